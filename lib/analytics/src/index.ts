@@ -1,0 +1,2 @@
+// Public API of @agents/analytics: named re-exports only.
+export {};

@@ -1,0 +1,2 @@
+// Public API of @agents/rate-limit: named re-exports only.
+export {};

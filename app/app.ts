@@ -1,0 +1,75 @@
+import Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import type { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
+import type { DatabasePool } from 'slonik';
+import type { Config } from './config.ts';
+import type { AppDeps } from './core/deps.ts';
+import { errorMiddleware } from './core/error-middleware.ts';
+import { HttpError, ValidationError } from './core/errors.ts';
+import { buildRouter, type RateLimitLookup } from './core/mount.ts';
+import { buildOpenApiDocument } from './core/openapi.ts';
+import { requestId } from './core/request-id.ts';
+import { requestLog } from './core/request-log.ts';
+import type { Route } from './core/route.ts';
+import { docsRoutes } from './docs/routes.ts';
+import { areaRoutes } from './routes.ts';
+
+export type CreateAppOptions = {
+  db: DatabasePool;
+  redis?: Redis;
+  config: Config;
+  clock?: () => Date;
+  logger?: Logger;
+  /** The limiter of each declared route (see app/rate-limits.ts); none by default. */
+  rateLimitFor?: RateLimitLookup;
+};
+
+export type App = Koa & { deps: AppDeps; routes: Route[] };
+
+/** Builds the Koa application. No global state: every call gets its own deps and routes. */
+export function createApp(options: CreateAppOptions): App {
+  const logger = options.logger ?? pino({ level: options.config.logLevel });
+  const deps: AppDeps = {
+    db: options.db,
+    redis: options.redis,
+    config: options.config,
+    clock: options.clock ?? (() => new Date()),
+    logger,
+  };
+
+  const app = new Koa({ proxy: true, maxIpsCount: 1 }) as App;
+  const routes: Route[] = [...areaRoutes];
+  let document: Record<string, unknown> | undefined;
+  routes.push(
+    ...docsRoutes(() => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }))),
+  );
+  const mounted = routes.filter((route) => !route.enabled || route.enabled(deps));
+  const router = buildRouter(mounted, deps, options.rateLimitFor ?? (() => undefined));
+
+  app.on('error', (error: Error, ctx?: Koa.Context) => {
+    logger.error({ err: error, requestId: ctx?.state.requestId }, 'unhandled error');
+  });
+
+  app.use(requestId);
+  app.use(requestLog(logger));
+  app.use(errorMiddleware);
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: `${options.config.bodyLimitBytes}b`,
+      strict: true,
+      // co-body marks too-large bodies 413 and everything else it refuses 400 (unparseable JSON).
+      onerror: (error) => {
+        if ((error as { status?: number }).status === 413) throw new HttpError(413, 'Payload too large');
+        throw new ValidationError([{ path: [], message: 'Malformed JSON' }]);
+      },
+    }),
+  );
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+
+  app.deps = deps;
+  app.routes = mounted;
+  return app;
+}

@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Validated runtime configuration. Every field comes from one environment variable. */
+export type Config = {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  /** Absent: the embedded PGlite database under `dataDir`. */
+  databaseUrl: string | undefined;
+  /** Absent: the rate limiter keeps its windows in memory. */
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  dataDir: string;
+  /** Seed the demo fixtures at start (always on the embedded default, never in production). */
+  seedDemo: boolean;
+  /** Largest accepted JSON body, in bytes. */
+  bodyLimitBytes: number;
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .url()
+    .refine((value) => protocols.includes(new URL(value).protocol), {
+      message: `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+    });
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  SEED_DEMO: z.enum(['true', 'false']).optional(),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(100 * 1024),
+});
+
+/**
+ * Reads and validates the environment. Throws a ConfigError naming the bad variable.
+ * In development a missing JWT_SECRET is generated once and kept in DATA_DIR/jwt-secret.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const blankAsAbsent = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = envSchema.safeParse(blankAsAbsent);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid environment variable ${issue.path.join('.')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.DATA_DIR);
+  if (e.NODE_ENV === 'production' && !e.JWT_SECRET) {
+    throw new ConfigError('Invalid environment variable JWT_SECRET: required when NODE_ENV=production');
+  }
+  if (e.NODE_ENV === 'production' && !e.DATABASE_URL) {
+    throw new ConfigError('Invalid environment variable DATABASE_URL: required when NODE_ENV=production');
+  }
+  const embedded = e.DATABASE_URL === undefined;
+  return {
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    jwtSecret: e.JWT_SECRET ?? readOrCreateSecret(dataDir, 'jwt-secret'),
+    logLevel: e.LOG_LEVEL,
+    dataDir,
+    seedDemo: e.NODE_ENV !== 'production' && (e.SEED_DEMO === 'true' || (embedded && e.SEED_DEMO !== 'false')),
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+  };
+}
+
+/** A random secret generated on first use and kept (mode 0600) in the data directory. */
+export function readOrCreateSecret(dataDir: string, name: string, bytes = 48): string {
+  const file = join(dataDir, name);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(bytes).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return secret;
+}

@@ -1,0 +1,14 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { DatabasePool } from 'slonik';
+import type { Config } from '../config.ts';
+
+/** What handlers may use. Built once per app; tests build their own. */
+export type AppDeps = {
+  db: DatabasePool;
+  redis: Redis | undefined;
+  config: Config;
+  /** The current instant; injected so tests control time. */
+  clock: () => Date;
+  logger: Logger;
+};

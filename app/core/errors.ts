@@ -1,0 +1,41 @@
+/** The error types a handler throws; the error middleware turns each into its envelope (contract §1). */
+
+export type Localized = { en: string; es: string };
+export type ValidationIssue = { path: string[]; message: string };
+
+/** An error answered with `{ statusCode, message, ...extra }`. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** 400 `{ statusCode: 400, message: 'Validation failed', errors }`. */
+export class ValidationError extends HttpError {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(400, 'Validation failed');
+    this.name = 'ValidationError';
+  }
+}
+
+/** An error with a code: `{ statusCode, errorCode, message: { en, es }, metadata? }`. */
+export class CodedError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    readonly messages: Localized,
+    readonly metadata?: Record<string, unknown>,
+  ) {
+    super(messages.en);
+    this.name = 'CodedError';
+  }
+}
+
+export const unauthorized = () => new HttpError(401, 'Invalid or missing access token');
+export const forbidden = () => new HttpError(403, 'Forbidden');
+export const notFound = (what = 'Resource') => new HttpError(404, `${what} not found`);

@@ -1,0 +1,68 @@
+import Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
+import qs from 'qs';
+import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
+import type { AppDeps } from './deps.ts';
+import { HttpError } from './errors.ts';
+import { API_PREFIX, fullPath, type Route } from './route.ts';
+import { compileValidator, type Validator } from './validation.ts';
+
+/** Returns the limiter middleware declared for a route, if any (see app/rate-limits.ts). */
+export type RateLimitLookup = (method: string, fullPath: string) => Middleware | undefined;
+
+/**
+ * Parses a query string into nested objects and arrays: `tags[0]=a&sort[0][field]=name`.
+ * Bounded so that a hostile query cannot build large structures.
+ */
+export function parseQuery(querystring: string): Record<string, unknown> {
+  return qs.parse(querystring, { depth: 3, arrayLimit: 100, parameterLimit: 200, allowDots: false });
+}
+
+/**
+ * Mounts every route under `/api` with its chain, always in this order:
+ * rate limit -> authentication -> principal type -> policy -> validation -> handler.
+ * The limiter comes first so that every request to a limited route counts (contract §8).
+ */
+export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLimitLookup): Router {
+  const router = new Router({ prefix: API_PREFIX });
+  const requireToken = authenticate(deps.config.jwtSecret);
+  for (const route of routes) {
+    if (route.enabled && !route.enabled(deps)) continue;
+    const chain: Middleware[] = [];
+    const limiter = rateLimitFor(route.method, fullPath(route));
+    if (limiter) chain.push(limiter);
+    if (route.auth === 'jwt') chain.push(requireToken);
+    if (route.principal) chain.push(requirePrincipal(route.principal));
+    if (route.policy) chain.push(requirePolicy(deps, route.policy));
+    chain.push(handle(route, deps));
+    router.register(route.path, [route.method], chain, { name: `${route.method} ${route.path}` });
+  }
+  return router;
+}
+
+function handle(route: Route, deps: AppDeps): Middleware {
+  const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {};
+  if (route.schemas?.params) validators.params = compileValidator('params', route.schemas.params);
+  if (route.schemas?.query) validators.query = compileValidator('query', route.schemas.query);
+  if (route.schemas?.body) validators.body = compileValidator('body', route.schemas.body);
+  const successStatus = route.status ?? 200;
+
+  return async function routeHandler(ctx: Context, _next: Next) {
+    if (route.schemas?.body && ctx.request.length && !ctx.request.is('application/json')) {
+      throw new HttpError(415, 'Content-Type must be application/json');
+    }
+    const params = validators.params ? validators.params({ ...ctx.params }) : {};
+    const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
+    const body = validators.body ? validators.body(ctx.request.body ?? {}) : {};
+    const result = await route.handler({
+      params,
+      query,
+      body,
+      auth: ctx.state.auth,
+      deps,
+      ctx,
+    } as Parameters<Route['handler']>[0]);
+    ctx.status = successStatus;
+    if (successStatus !== 204) ctx.body = result;
+  };
+}

@@ -1,0 +1,29 @@
+import { Type, type TProperties, type ObjectOptions, type StringOptions } from '@sinclair/typebox';
+
+/** An object that rejects unknown keys (the 400 names each at its path). */
+export const StrictObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
+
+/** A UUID v7 identifier. */
+export const Uuid = (options: StringOptions = {}) => Type.String({ format: 'uuid-v7', ...options });
+
+/** ISO-8601 UTC date-time with milliseconds, as printed by Date#toJSON. */
+export const DateTime = (options: StringOptions = {}) => Type.String({ format: 'date-time', ...options });
+
+/** The path parameter `name` as a UUID v7. */
+export const UuidParam = <K extends string>(name: K) => StrictObject({ [name]: Uuid() } as Record<K, ReturnType<typeof Uuid>>);
+
+export const ErrorBody = Type.Object({ statusCode: Type.Integer(), message: Type.String() }, { $id: undefined });
+
+export const CodedErrorBody = Type.Object({
+  statusCode: Type.Integer(),
+  errorCode: Type.String(),
+  message: Type.Object({ en: Type.String(), es: Type.String() }),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+export const ValidationErrorBody = Type.Object({
+  statusCode: Type.Literal(400),
+  message: Type.String(),
+  errors: Type.Array(Type.Object({ path: Type.Array(Type.String()), message: Type.String() })),
+});

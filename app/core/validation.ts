@@ -1,0 +1,125 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema } from '@sinclair/typebox';
+import { ValidationError, type ValidationIssue } from './errors.ts';
+
+// ajv-formats is CommonJS; its default export arrives as the module object under NodeNext.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+function makeAjv(coerceTypes: boolean | 'array') {
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    coerceTypes,
+    discriminator: true,
+    strict: true,
+    strictTypes: false,
+    removeAdditional: false,
+  });
+  addFormats(ajv);
+  // UUID v7: the version nibble is 7 and the variant is RFC 9562's.
+  ajv.addFormat('uuid-v7', /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i);
+  ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+  return ajv;
+}
+
+/** Bodies are JSON and keep their types; query strings and path parameters arrive as text and are coerced. */
+const bodyAjv = makeAjv(false);
+const textAjv = makeAjv('array');
+
+export type Part = 'body' | 'query' | 'params';
+
+export type Validator = (value: unknown) => unknown;
+
+/**
+ * Compiles a schema for one part of a request. The returned function answers the value with
+ * defaults applied, or throws the documented 400. Compiled once, when the route is declared.
+ */
+export function compileValidator(part: Part, schema: TSchema): Validator {
+  const validate: ValidateFunction = (part === 'body' ? bodyAjv : textAjv).compile(schema);
+  const prefix = part === 'body' ? [] : [part];
+  return (value) => {
+    if (validate(value)) return value;
+    throw new ValidationError(issuesOf(validate.errors ?? [], prefix, schema));
+  };
+}
+
+/** Reshapes AJV's errors into `{ path, message }` issues: the only place this happens. */
+export function issuesOf(errors: ErrorObject[], prefix: string[], schema?: TSchema): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    // A failed `if` only repeats what the failed `then` branch reports.
+    if (error.keyword === 'if') continue;
+    const issue = issueOf(error, prefix, schema);
+    const key = JSON.stringify(issue);
+    if (!seen.has(key)) {
+      seen.add(key);
+      issues.push(issue);
+    }
+  }
+  return issues;
+}
+
+function issueOf(error: ErrorObject, prefix: string[], schema?: TSchema): ValidationIssue {
+  const path = [...prefix, ...pointerSegments(error.instancePath)];
+  switch (error.keyword) {
+    case 'required':
+      return { path: [...path, String(error.params.missingProperty)], message: 'Required' };
+    case 'additionalProperties':
+      return { path: [...path, String(error.params.additionalProperty)], message: 'Unrecognized key' };
+    case 'enum':
+      return { path, message: `must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}` };
+    case 'const':
+      return { path, message: `must be ${JSON.stringify(error.params.allowedValue)}` };
+    case 'format':
+      return { path, message: formatMessage(String(error.params.format)) };
+    case 'discriminator':
+      return { path: [...path, String(error.params.tag)], message: discriminatorMessage(error) };
+    default: {
+      const custom = customMessage(schema, error.schemaPath);
+      return { path, message: custom ?? error.message ?? 'is invalid' };
+    }
+  }
+}
+
+function pointerSegments(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function formatMessage(format: string): string {
+  switch (format) {
+    case 'uuid':
+    case 'uuid-v7':
+      return 'must be a UUID';
+    case 'date-time':
+      return 'must be an ISO-8601 date-time';
+    case 'email':
+      return 'must be an email address';
+    case 'uri':
+      return 'must be an absolute URL';
+    default:
+      return `must match format "${format}"`;
+  }
+}
+
+function discriminatorMessage(error: ErrorObject): string {
+  return error.params.error === 'mapping' ? 'is not a known variant type' : 'Required';
+}
+
+/** A schema may carry `errorMessage: '...'` to replace AJV's generic text for its own keywords. */
+function customMessage(schema: TSchema | undefined, schemaPath: string): string | undefined {
+  if (!schema) return undefined;
+  const segments = pointerSegments(schemaPath.replace(/^#/, ''));
+  let node: unknown = schema;
+  for (const segment of segments.slice(0, -1)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  const message = (node as { errorMessage?: unknown } | undefined)?.errorMessage;
+  return typeof message === 'string' ? message : undefined;
+}

@@ -1,0 +1,44 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { lockDataDir } from './embedded-lock.ts';
+
+export type EmbeddedDatabase = {
+  /** postgres:// URL of the private socket server. */
+  url: string;
+  close(): Promise<void>;
+};
+
+/**
+ * The zero-configuration default: PGlite (PostgreSQL compiled to WASM) persisted in
+ * `<dataDir>/pglite`, served over the PostgreSQL wire protocol on a private loopback port
+ * so that the same Slonik code runs against it. PGlite is a single session, so the
+ * server takes one connection at a time (use a pool of size 1).
+ */
+/** `dataDir` undefined: in memory, gone at exit (the smoke test uses this). */
+export async function startEmbeddedDatabase(dataDir: string | undefined): Promise<EmbeddedDatabase> {
+  let db: PGlite;
+  let unlock = () => {};
+  if (dataDir === undefined) {
+    db = new PGlite();
+  } else {
+    const path = join(dataDir, 'pglite');
+    mkdirSync(path, { recursive: true });
+    unlock = lockDataDir(dataDir);
+    db = new PGlite(path);
+  }
+  await db.waitReady;
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  await server.start();
+  const address = (server as unknown as { server?: { address(): { port: number } } }).server?.address();
+  if (!address) throw new Error('embedded database did not report its port');
+  return {
+    url: `postgres://postgres@127.0.0.1:${address.port}/postgres`,
+    async close() {
+      await server.stop();
+      await db.close();
+      unlock();
+    },
+  };
+}

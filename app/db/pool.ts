@@ -1,0 +1,51 @@
+import {
+  createPool,
+  createTypeParserPreset,
+  SchemaValidationError,
+  type DatabasePool,
+  type Interceptor,
+} from 'slonik';
+
+export type { DatabasePool } from 'slonik';
+
+/**
+ * Validates every row against the zod schema of its `sql.type(...)` query.
+ * Slonik only carries the parser; checking it is an interceptor's job (see the slonik README, "Result parser interceptor").
+ */
+const resultParser: Interceptor = {
+  name: 'result-parser',
+  transformRow: (context, query, row) => {
+    const parser = context.resultParser;
+    if (!parser) return row;
+    const result = parser.safeParse(row);
+    if (!result.success) throw new SchemaValidationError(query, row, result.error.issues);
+    return result.data as typeof row;
+  },
+};
+
+/** timestamptz as the ISO-8601 UTC string with milliseconds that the API prints (Date#toJSON). */
+const timestamptzAsIso = {
+  name: 'timestamptz',
+  parse: (value: string) => new Date(value).toISOString(),
+};
+
+export type PoolOptions = {
+  /** 1 for the embedded PGlite server, which is a single session. */
+  maximumPoolSize?: number;
+  /** Milliseconds to wait for a connection before failing. Default 5000. */
+  connectionTimeoutMs?: number;
+};
+
+export function createDatabasePool(url: string, options: PoolOptions = {}): Promise<DatabasePool> {
+  return createPool(url, {
+    maximumPoolSize: options.maximumPoolSize ?? 10,
+    connectionTimeout: options.connectionTimeoutMs ?? 5_000,
+    idleTimeout: 10_000,
+    statementTimeout: 60_000,
+    interceptors: [resultParser],
+    typeParsers: [
+      ...createTypeParserPreset().filter((parser) => parser.name !== 'timestamptz'),
+      timestamptzAsIso,
+    ],
+  });
+}

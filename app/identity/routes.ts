@@ -1,0 +1,63 @@
+import { Type } from '@sinclair/typebox';
+import { findUserProfile } from '../../sql/users.ts';
+import { notFound } from '../core/errors.ts';
+import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { ErrorBody } from '../core/schemas.ts';
+import { LoginBody, RefreshBody, TokenPairSchema } from './schemas.ts';
+import { logIn, refresh } from './sessions.ts';
+
+const loginRoute = (type: PrincipalType) =>
+  defineRoute({
+    method: 'POST',
+    path: `/identity/auth/${type}/login`,
+    summary: `Sign in a ${type} with email and password`,
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: LoginBody },
+    responses: {
+      200: { description: 'Token pair', schema: TokenPairSchema },
+      401: { description: 'Wrong email or password (one message for both)', schema: ErrorBody },
+    },
+    handler: ({ deps, body }) => logIn(deps, type, body.email, body.password),
+  });
+
+export const identityCoreRoutes = [
+  loginRoute('user'),
+  loginRoute('client'),
+  defineRoute({
+    method: 'POST',
+    path: '/identity/auth/refresh',
+    summary: 'Rotate a refresh token for a new token pair',
+    description: 'A refresh token works once. Presenting a rotated token again revokes its whole family.',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: RefreshBody },
+    responses: {
+      200: { description: 'New token pair', schema: TokenPairSchema },
+      401: { description: 'Unknown, expired, rotated or revoked refresh token', schema: ErrorBody },
+    },
+    handler: ({ deps, body }) => refresh(deps, body.refreshToken),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/identity/me',
+    summary: 'The signed-in principal',
+    tags: ['identity'],
+    auth: 'jwt',
+    responses: {
+      200: {
+        description: 'Profile',
+        schema: Type.Object({
+          id: Type.String(),
+          organizationId: Type.String(),
+          type: Type.Union([Type.Literal('user'), Type.Literal('client')]),
+          email: Type.String(),
+          name: Type.String(),
+          emailVerified: Type.Boolean(),
+          createdAt: Type.String(),
+        }),
+      },
+    },
+    handler: async ({ deps, auth }) => (await findUserProfile(deps.db, auth.sub)) ?? Promise.reject(notFound('User')),
+  }),
+];

@@ -1,0 +1,57 @@
+import type { Server } from 'node:http';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase } from './db/open.ts';
+import { prepareData } from './startup.ts';
+
+/** How long in-flight requests may take to finish after SIGTERM/SIGINT, in milliseconds. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+async function main() {
+  const config = loadConfig();
+  const logger = pino({ level: config.logLevel });
+  if (!config.databaseUrl) logger.info({ dataDir: config.dataDir }, 'using the embedded PGlite database');
+  const database = await openDatabase(config, {
+    onMigration: (name) => logger.info({ migration: name }, 'migration applied'),
+  });
+  await prepareData(database.pool, config, logger);
+
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
+    : undefined;
+  redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+
+  const app = createApp({ db: database.pool, redis, config, logger });
+  const server: Server = app.listen(config.port, () => {
+    logger.info({ port: config.port, docs: `http://localhost:${config.port}/api/docs` }, 'listening');
+  });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    clearTimeout(force);
+    await redis?.quit().catch(() => undefined);
+    await database.close();
+    logger.info('stopped');
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    pino().fatal({ err: error }, 'start-up failed');
+  }
+  process.exitCode = 1;
+});

@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { DatabasePool } from 'slonik';
+import { seedDemo } from '../seeds/demo.ts';
+import type { Config } from './config.ts';
+
+/**
+ * What every start does once the schema is current: seed the demo fixtures where the
+ * configuration asks for them (never in production).
+ */
+export async function prepareData(db: DatabasePool, config: Config, logger: Logger): Promise<void> {
+  if (config.seedDemo) {
+    await seedDemo(db, (message) => logger.info(message));
+  }
+}

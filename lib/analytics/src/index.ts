@@ -1,2 +1,3 @@
 // Public API of @agents/analytics: named re-exports only.
-export {};
+export { ols, fitLinear } from './regression/ols.ts';
+export type { Point, LinearFit } from './regression/ols.ts';

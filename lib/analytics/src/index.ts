@@ -3,3 +3,7 @@ export { ols, fitLinear } from './regression/ols.ts';
 export type { Point, LinearFit } from './regression/ols.ts';
 export { studentTQuantile } from './distributions/student-t-quantile.ts';
 export { studentTCdf, studentTDensity } from './distributions/student-t.ts';
+export { predictionIntervalForSum } from './forecast/prediction-interval.ts';
+export type { FitSummary, SumPredictionOptions, SumPrediction } from './forecast/prediction-interval.ts';
+export { projectFutureTotal } from './forecast/project-future-total.ts';
+export type { CostPoint, ProjectFutureTotalOptions, FutureTotal } from './forecast/project-future-total.ts';

@@ -7,3 +7,6 @@ export { predictionIntervalForSum } from './forecast/prediction-interval.ts';
 export type { FitSummary, SumPredictionOptions, SumPrediction } from './forecast/prediction-interval.ts';
 export { projectFutureTotal } from './forecast/project-future-total.ts';
 export type { CostPoint, ProjectFutureTotalOptions, FutureTotal } from './forecast/project-future-total.ts';
+export { percentileCont } from './stats/percentile.ts';
+export { deriveGranularity, GRANULARITY_LIMITS_MS } from './time/granularity.ts';
+export type { Granularity } from './time/granularity.ts';

@@ -10,3 +10,8 @@ export type { CostPoint, ProjectFutureTotalOptions, FutureTotal } from './foreca
 export { percentileCont } from './stats/percentile.ts';
 export { deriveGranularity, GRANULARITY_LIMITS_MS } from './time/granularity.ts';
 export type { Granularity } from './time/granularity.ts';
+export { bucketStarts, countBuckets } from './time/buckets.ts';
+export type { BucketOptions } from './time/buckets.ts';
+export { isValidTimeZone } from './time/time-zone.ts';
+export { localDayOfWeekAndHour } from './time/local-time.ts';
+export type { LocalDayOfWeekAndHour } from './time/local-time.ts';

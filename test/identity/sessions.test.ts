@@ -1,13 +1,14 @@
-import anyTest from 'ava';
+import anyTest, { type ExecutionContext } from 'ava';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { USERS } from '../../seeds/demo-fixtures.ts';
-import { withTestApp } from '../helpers/app.ts';
+import { withTestApp, type TestContext } from '../helpers/app.ts';
 
 const test = withTestApp(anyTest);
 
-const login = (t: { context: { t: { http: () => import('supertest').Agent } } }, email: string, password: string) =>
-  t.context.t.http().post('/api/identity/auth/user/login').send({ email, password });
+const login = (t: ExecutionContext<TestContext>, email: string, password: string) =>
+  t.context.t
+    .http().post('/api/identity/auth/user/login').send({ email, password });
 
 test('login answers a token pair for the right password', async (t) => {
   const response = await login(t, USERS.owner.email, 'demo-password-1').expect(200);

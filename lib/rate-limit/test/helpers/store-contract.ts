@@ -1,6 +1,6 @@
 // One behavioural contract, run against every Store implementation.
 import { randomUUID } from 'node:crypto';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createSlidingWindowLimiter } from '../../src/limiter.ts';
 import type { Store } from '../../src/store.ts';
 
@@ -19,7 +19,7 @@ export interface StoreHarness {
 const key = (): string => `contract:${randomUUID()}`;
 
 export function runStoreContract(name: string, makeHarness: () => Promise<StoreHarness>): void {
-  const withHarness = (title: string, body: (h: StoreHarness, t: Parameters<Parameters<typeof test>[1]>[0]) => Promise<void>) =>
+  const withHarness = (title: string, body: (h: StoreHarness, t: ExecutionContext) => Promise<void>) =>
     test(`${name}: ${title}`, async (t) => {
       const harness = await makeHarness();
       try {

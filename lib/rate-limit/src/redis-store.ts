@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { SLIDING_LOG_SCRIPT } from './lua.ts';
 import type { Store } from './store.ts';
 import type { HitResult } from './types.ts';
-import { withTimeout } from './with-timeout.ts';
+import { TimeoutQueue } from './timeout-queue.ts';
 
 /** The two ioredis calls the store needs; an ioredis `Redis` or `Cluster` fits. */
 export type RedisScriptClient = Pick<Redis, 'evalsha' | 'eval'>;
@@ -28,7 +28,7 @@ const SCRIPT_SHA = createHash('sha1').update(SLIDING_LOG_SCRIPT).digest('hex');
 export class RedisStore implements Store {
   readonly #redis: RedisScriptClient;
   readonly #prefix: string;
-  readonly #timeoutMs: number;
+  readonly #timeouts: TimeoutQueue;
   /** Unique per store instance; with `#seq` it makes every ZSET member unique across processes. */
   readonly #instanceId = randomBytes(6).toString('base64url');
   #seq = 0;
@@ -36,7 +36,7 @@ export class RedisStore implements Store {
   constructor(redis: RedisScriptClient, options: RedisStoreOptions = {}) {
     this.#redis = redis;
     this.#prefix = options.prefix ?? 'rate-limit:';
-    this.#timeoutMs = options.timeoutMs ?? 200;
+    this.#timeouts = new TimeoutQueue(options.timeoutMs ?? 200);
   }
 
   /** The Redis key that holds the sliding log of `key`. */
@@ -46,7 +46,7 @@ export class RedisStore implements Store {
 
   async hit(key: string, windowMs: number, limit: number): Promise<HitResult> {
     const nonce = `${this.#instanceId}:${(this.#seq++).toString(36)}`;
-    const reply = await withTimeout(this.#run(this.redisKey(key), windowMs, limit, nonce), this.#timeoutMs);
+    const reply = await this.#timeouts.run(this.#run(this.redisKey(key), windowMs, limit, nonce));
     return parseReply(reply);
   }
 
@@ -69,7 +69,7 @@ function parseReply(reply: unknown): HitResult {
   if (!Array.isArray(reply) || reply.length !== 4) {
     throw new Error(`unexpected rate-limit script reply: ${JSON.stringify(reply)}`);
   }
-  const [allowed, count, oldestUs, nowUs] = reply as [number, number, string, number];
+  const [allowed, count, oldestUs, nowUs] = reply as [number, number, string | number, number];
   return {
     allowed: allowed === 1,
     count: Number(count),

@@ -3,7 +3,7 @@ import { MemoryStore } from './memory-store.ts';
 import { silentLogger } from './silent-logger.ts';
 import type { Store } from './store.ts';
 import type { Clock, HitResult, Logger, StoreErrorPolicy } from './types.ts';
-import { withTimeout } from './with-timeout.ts';
+import { TimeoutQueue } from './timeout-queue.ts';
 
 /** Options of {@link ResilientStore}. */
 export interface ResilientStoreOptions {
@@ -40,7 +40,7 @@ export interface ResilientStoreOptions {
 export class ResilientStore implements Store {
   readonly #primary: Store;
   readonly #policy: StoreErrorPolicy;
-  readonly #timeoutMs: number;
+  readonly #timeouts: TimeoutQueue;
   readonly #retryIntervalMs: number;
   readonly #logger: Logger;
   readonly #now: Clock;
@@ -51,7 +51,7 @@ export class ResilientStore implements Store {
   constructor(primary: Store, options: ResilientStoreOptions = {}) {
     this.#primary = primary;
     this.#policy = options.onStoreError ?? 'fallback-memory';
-    this.#timeoutMs = options.timeoutMs ?? 200;
+    this.#timeouts = new TimeoutQueue(options.timeoutMs ?? 200);
     this.#retryIntervalMs = options.retryIntervalMs ?? 1_000;
     this.#logger = options.logger ?? silentLogger;
     this.#now = options.now ?? Date.now;
@@ -75,7 +75,7 @@ export class ResilientStore implements Store {
       // Claim the probe slot before awaiting, so concurrent checks during an outage do not all probe.
       if (this.#downSince !== undefined) this.#nextProbeAt = t + this.#retryIntervalMs;
       try {
-        const result = await withTimeout(this.#primary.hit(key, windowMs, limit, nowMs), this.#timeoutMs);
+        const result = await this.#timeouts.run(this.#primary.hit(key, windowMs, limit, nowMs));
         this.#markUp();
         return result;
       } catch (error) {

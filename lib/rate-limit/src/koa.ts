@@ -71,7 +71,8 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const errorBody = options.errorBody ?? defaultErrorBody;
 
   return async function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> {
-    const key = `${keyPrefix}:${options.endpoint ?? endpointOf(ctx)}:${await identify(ctx)}`;
+    const identifier = identify(ctx); // skip a microtask when the resolver is synchronous (the `ip` default)
+    const key = `${keyPrefix}:${options.endpoint ?? endpointOf(ctx)}:${typeof identifier === 'string' ? identifier : await identifier}`;
     let result;
     try {
       result = await limiter.check(key);

@@ -35,10 +35,9 @@ export function createSlidingWindowLimiter(options: SlidingWindowLimiterOptions)
   return {
     limit,
     windowMs,
-    async check(key: string): Promise<CheckResult> {
+    check(key: string): Promise<CheckResult> {
       const callerNow = now();
-      const hit = await store.hit(key, windowMs, limit, callerNow);
-      return toCheckResult(hit, limit, windowMs, callerNow);
+      return store.hit(key, windowMs, limit, callerNow).then((hit) => toCheckResult(hit, limit, windowMs, callerNow));
     },
   };
 }

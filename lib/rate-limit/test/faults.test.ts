@@ -15,7 +15,7 @@ import { startBlackhole, ToggleProxy } from './helpers/tcp.ts';
 const prefix = uniquePrefix('faults');
 const TIMEOUT_MS = 100;
 // Loose on purpose: the machine is shared; a hang would take seconds (ioredis waits forever without a timeout).
-const MARGIN_MS = 250;
+const MARGIN_MS = 400;
 const POLICIES: StoreErrorPolicy[] = ['fallback-memory', 'fail-open', 'fail-closed'];
 
 let blackhole: Awaited<ReturnType<typeof startBlackhole>>;

@@ -9,6 +9,8 @@ import { runStoreContract } from './helpers/store-contract.ts';
 import { startBlackhole } from './helpers/tcp.ts';
 
 const prefix = uniquePrefix('redis-store');
+// Generous per-call timeout: these tests are about counting, and the shared Redis can be slow under load.
+const opts = { prefix, timeoutMs: 5_000 };
 let redis: Redis;
 let second: Redis;
 
@@ -22,23 +24,23 @@ test.after.always(async () => {
 });
 
 runStoreContract('RedisStore', async () => ({
-  store: new RedisStore(redis, { prefix }),
+  store: new RedisStore(redis, opts),
   now: Date.now,
   advance: sleep,
-  toleranceMs: 60,
+  toleranceMs: 2,
   close: async () => {},
 }));
 
 test('RedisStore allows exactly 10 of 200 concurrent checks split over two connections and two limiters', async (t) => {
-  const a = createSlidingWindowLimiter({ store: new RedisStore(redis, { prefix }), limit: 10, window: '5s' });
-  const b = createSlidingWindowLimiter({ store: new RedisStore(second, { prefix }), limit: 10, window: '5s' });
+  const a = createSlidingWindowLimiter({ store: new RedisStore(redis, opts), limit: 10, window: '5s' });
+  const b = createSlidingWindowLimiter({ store: new RedisStore(second, opts), limit: 10, window: '5s' });
   const key = randomUUID();
   const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).check(key)));
   t.is(results.filter((r) => r.allowed).length, 10);
 });
 
 test('RedisStore counts on the Redis clock, so an instance with a skewed clock sees the same log', async (t) => {
-  const store = new RedisStore(redis, { prefix });
+  const store = new RedisStore(redis, opts);
   const skewMs = 3_600_000;
   const honest = createSlidingWindowLimiter({ store, limit: 2, window: '2s' });
   const ahead = createSlidingWindowLimiter({ store, limit: 2, window: '2s', now: () => Date.now() + skewMs });
@@ -56,7 +58,7 @@ test('RedisStore counts on the Redis clock, so an instance with a skewed clock s
 });
 
 test('RedisStore keys carry a {hash tag} and a TTL of at most the window', async (t) => {
-  const store = new RedisStore(redis, { prefix });
+  const store = new RedisStore(redis, opts);
   const key = `POST /login:ip:${randomUUID()}`;
   await store.hit(key, 500, 3);
   const redisKey = store.redisKey(key);
@@ -67,7 +69,7 @@ test('RedisStore keys carry a {hash tag} and a TTL of at most the window', async
 });
 
 test('RedisStore does not re-arm the TTL on a denied check', async (t) => {
-  const store = new RedisStore(redis, { prefix });
+  const store = new RedisStore(redis, opts);
   const key = randomUUID();
   await store.hit(key, 1_000, 1);
   await sleep(300);
@@ -77,7 +79,7 @@ test('RedisStore does not re-arm the TTL on a denied check', async (t) => {
 });
 
 test('RedisStore gives every recorded hit its own member, even for concurrent hits', async (t) => {
-  const store = new RedisStore(redis, { prefix });
+  const store = new RedisStore(redis, opts);
   const key = randomUUID();
   await Promise.all(Array.from({ length: 200 }, () => store.hit(key, 5_000, 1_000)));
   t.is(await redis.zcard(store.redisKey(key)), 200);
@@ -95,13 +97,13 @@ test('RedisStore falls back to EVAL when the server answers NOSCRIPT', async (t)
       return redis.eval(...args);
     }) as RedisScriptClient['eval'],
   };
-  const result = await new RedisStore(client, { prefix }).hit(randomUUID(), 1_000, 1);
+  const result = await new RedisStore(client, opts).hit(randomUUID(), 1_000, 1);
   t.true(result.allowed);
   t.deepEqual(calls, ['evalsha', 'eval']);
 });
 
 test('RedisStore surfaces script errors other than NOSCRIPT', async (t) => {
-  const store = new RedisStore(redis, { prefix });
+  const store = new RedisStore(redis, opts);
   const key = randomUUID();
   await redis.set(store.redisKey(key), 'not a zset', 'PX', 5_000);
   await t.throwsAsync(store.hit(key, 1_000, 1), { message: /WRONGTYPE/ });
@@ -118,5 +120,5 @@ test('RedisStore rejects with StoreTimeoutError when Redis stalls past timeoutMs
   const error = await t.throwsAsync(new RedisStore(stalled, { prefix, timeoutMs: 100 }).hit('k', 1_000, 1));
   const elapsed = performance.now() - started;
   t.true(error instanceof StoreTimeoutError);
-  t.true(elapsed >= 95 && elapsed < 350, `${elapsed.toFixed(0)} ms`);
+  t.true(elapsed >= 95 && elapsed < 600, `${elapsed.toFixed(0)} ms`);
 });

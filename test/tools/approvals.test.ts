@@ -2,15 +2,15 @@ import anyTest from 'ava';
 import { answerToolApproval, requestToolApproval } from '../../app/tools/approvals.ts';
 import { CodedError } from '../../app/core/errors.ts';
 import { withTestApp } from '../helpers/app.ts';
-import { MEMBER, OWNER, RESEARCH, SUPPORT } from './support.ts';
+import { type Ctx, MEMBER, OWNER, RESEARCH, SUPPORT } from './support.ts';
 
 const test = withTestApp(anyTest);
 
-const pending = (t: { context: { t: { db: { pool: import('slonik').DatabasePool } } } }, userId = OWNER.id, agentId = SUPPORT) =>
+const pending = (t: Ctx, userId = OWNER.id, agentId = SUPPORT) =>
   requestToolApproval(t.context.t.db.pool, { userId, agentId, toolName: 'send_email', toolCallId: 'call_1', input: { to: 'a@b.test' } });
 
 /** The coded error a rejected answer throws, checked for status and both messages. */
-async function rejection(t: import('ava').ExecutionContext<unknown>, answer: Promise<unknown>) {
+async function rejection(t: Ctx, answer: Promise<unknown>) {
   const error = await t.throwsAsync(answer, { instanceOf: CodedError });
   t.is(error?.status, 400);
   t.true((error?.messages.en.length ?? 0) > 0 && (error?.messages.es.length ?? 0) > 0);

@@ -2,13 +2,13 @@ import anyTest from 'ava';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { withTestApp } from '../helpers/app.ts';
-import { AGENT_NOT_FOUND, as, OTHER_AGENT, OWNER, overridesPath, RESEARCH, SUPPORT } from './support.ts';
+import { AGENT_NOT_FOUND, as, type Ctx, OTHER_AGENT, OWNER, overridesPath, RESEARCH, SUPPORT } from './support.ts';
 
 const test = withTestApp(anyTest);
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-const countOverrides = (t: { context: { t: { db: { pool: import('slonik').DatabasePool } } } }, userId: string, agentId: string, toolName: string) =>
+const countOverrides = (t: Ctx, userId: string, agentId: string, toolName: string) =>
   t.context.t.db.pool.oneFirst(sql.type(z.object({ n: z.number() }))`
     SELECT count(*)::int AS n FROM tool_overrides WHERE user_id = ${userId} AND agent_id = ${agentId} AND tool_name = ${toolName}`);
 
@@ -39,7 +39,7 @@ test('20 concurrent identical POSTs give twenty 200s, one row and one createdAt'
   t.is(new Set(responses.map((r) => r.body.createdAt)).size, 1);
   t.is(await countOverrides(t, OWNER.id, RESEARCH, 'concurrent_tool'), 1);
   const listed = (await owner.get(overridesPath(RESEARCH)).expect(200)).body.overrides;
-  t.deepEqual(listed.filter((o: { toolName: string }) => o.toolName === 'concurrent_tool'), [responses[0].body]);
+  t.deepEqual(listed.filter((o: { toolName: string }) => o.toolName === 'concurrent_tool'), [responses[0]?.body]);
 });
 
 test('GET lists only the caller own overrides', async (t) => {

@@ -2,7 +2,7 @@ import anyTest from 'ava';
 import { resolveAgentTools } from '../../app/tools/resolution.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
-import { AGENT_NOT_FOUND, as, effectivePath, insertMcpServer, MEMBER, OTHER_AGENT, OWNER, overridesPath, toolsPath } from './support.ts';
+import { AGENT_NOT_FOUND, as, type Ctx, effectivePath, insertMcpServer, MEMBER, OTHER_AGENT, OWNER, overridesPath, toolsPath } from './support.ts';
 
 const test = withTestApp(anyTest);
 
@@ -15,14 +15,14 @@ const SET = [
 ];
 
 /** A fresh agent of Demo Agency with SET as its tools. */
-async function agentWithSet(t: Parameters<Parameters<typeof test>[1]>[0]) {
+async function agentWithSet(t: Ctx) {
   const owner = await as(t.context.t, 'owner@demo.test');
   const created = await owner.post('/api/ai/agents', { name: 'Resolver' }).expect(201);
   await owner.put(toolsPath(created.body.id), { tools: SET }).expect(200);
   return created.body.id as string;
 }
 
-const offered = async (t: Parameters<Parameters<typeof test>[1]>[0], email: string, agentId: string) => {
+const offered = async (t: Ctx, email: string, agentId: string) => {
   const caller = await as(t.context.t, email);
   const response = await caller.get(effectivePath(agentId)).expect(200);
   return Object.fromEntries((response.body.tools as Offered[]).map((tool) => [tool.toolName, tool]));
@@ -34,7 +34,7 @@ test('always_allow is offered without approval, needs_approval with approval, bl
   t.deepEqual(Object.keys(tools).sort(), ['send_email', 'web_search']);
   t.like(tools.web_search, { permissionStatus: 'always_allow', requiresApproval: false, providerKey: 'web' });
   t.like(tools.send_email, { permissionStatus: 'needs_approval', requiresApproval: true, providerKey: 'email' });
-  t.is(typeof tools.web_search.description, 'string');
+  t.is(typeof tools.web_search?.description, 'string');
   t.false('create_event' in tools);
   t.false('list_events' in tools);
 });
@@ -43,17 +43,17 @@ test('an override bypasses needs_approval for its own user only', async (t) => {
   const agentId = await agentWithSet(t);
   const owner = await as(t.context.t, 'owner@demo.test');
   await owner.post(overridesPath(agentId), { toolName: 'send_email' }).expect(200);
-  t.false((await offered(t, 'owner@demo.test', agentId)).send_email.requiresApproval);
-  t.true((await offered(t, 'member@demo.test', agentId)).send_email.requiresApproval);
+  t.false((await offered(t, 'owner@demo.test', agentId)).send_email?.requiresApproval);
+  t.true((await offered(t, 'member@demo.test', agentId)).send_email?.requiresApproval);
 });
 
 test('a deleted override brings the approval prompt back', async (t) => {
   const agentId = await agentWithSet(t);
   const member = await as(t.context.t, 'member@demo.test');
   await member.post(overridesPath(agentId), { toolName: 'send_email' }).expect(200);
-  t.false((await offered(t, 'member@demo.test', agentId)).send_email.requiresApproval);
+  t.false((await offered(t, 'member@demo.test', agentId)).send_email?.requiresApproval);
   await member.delete(`${overridesPath(agentId)}/send_email`).expect(204);
-  t.true((await offered(t, 'member@demo.test', agentId)).send_email.requiresApproval);
+  t.true((await offered(t, 'member@demo.test', agentId)).send_email?.requiresApproval);
 });
 
 test('an override does nothing for a blocked tool or a tool outside the set', async (t) => {
@@ -78,7 +78,7 @@ test('changing a level takes effect at once: unblocking offers the tool, blockin
     .expect(200);
   const tools = await offered(t, 'owner@demo.test', agentId);
   t.deepEqual(Object.keys(tools), ['create_event']);
-  t.true(tools.create_event.requiresApproval);
+  t.true(tools.create_event?.requiresApproval);
 });
 
 test('an MCP server tool is offered with its provider and no catalog description', async (t) => {

@@ -1,7 +1,10 @@
 import { sql, type DatabasePool } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
-import type { TestApp } from '../helpers/app.ts';
+import type { ExecutionContext } from 'ava';
+import type { TestApp, TestContext } from '../helpers/app.ts';
+
+export type Ctx = ExecutionContext<TestContext>;
 
 export const SUPPORT = AGENTS.support.id;
 export const RESEARCH = AGENTS.research.id;

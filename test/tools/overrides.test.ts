@@ -53,8 +53,10 @@ test('GET lists only the caller own overrides', async (t) => {
 });
 
 test('GET without overrides answers { overrides: [] }', async (t) => {
+  // A fresh agent: tests of this file run concurrently and others add overrides to the fixtures.
   const other = await as(t.context.t, 'owner@other.test');
-  t.deepEqual((await other.get(overridesPath(OTHER_AGENT)).expect(200)).body, { overrides: [] });
+  const agent = await other.post('/api/ai/agents', { name: 'No overrides yet' }).expect(201);
+  t.deepEqual((await other.get(overridesPath(agent.body.id)).expect(200)).body, { overrides: [] });
 });
 
 test('DELETE answers 204 with no body and the override is gone; a second DELETE is 204 too', async (t) => {

@@ -5,7 +5,7 @@ import { withTestApp } from '../helpers/app.ts';
 
 const test = withTestApp(anyTest);
 
-test("the owner reads the agency's organization", async (t) => {
+test.serial("the owner reads the agency's organization", async (t) => {
   const token = await t.context.t.login('owner@demo.test');
   const response = await t.context.t.http().get('/api/organization/my').set('authorization', `Bearer ${token}`).expect(200);
   t.like(response.body, {
@@ -53,7 +53,7 @@ test('Guard 1: turning the flag on without an active public plan is 409 and leav
   t.not(after.body.name, 'Should Not Stick');
 });
 
-test('turning the flag off and on again works while an active public plan exists', async (t) => {
+test.serial('turning the flag off and on again works while an active public plan exists', async (t) => {
   const token = await t.context.t.login('owner@demo.test');
   const off = await t.context.t.http().patch('/api/organization/my').set('authorization', `Bearer ${token}`).send({ allowBusinessRegistration: false }).expect(200);
   t.is(off.body.allowBusinessRegistration, false);

@@ -18,6 +18,18 @@ export type Config = {
   seedDemo: boolean;
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
+  /** Origin the service is reached at from outside (OAuth redirect URIs are built on it). */
+  publicBaseUrl: string;
+  /** Google sign-in; absent unless GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are both set. */
+  google: GoogleOAuthConfig | undefined;
+};
+
+export type GoogleOAuthConfig = {
+  clientId: string;
+  clientSecret: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
 };
 
 export class ConfigError extends Error {
@@ -42,6 +54,13 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   SEED_DEMO: z.enum(['true', 'false']).optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(100 * 1024),
+  PUBLIC_BASE_URL: url(['http:', 'https:']).optional(),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  // Google's endpoints (https://accounts.google.com/.well-known/openid-configuration).
+  GOOGLE_AUTHORIZATION_URL: url(['https:', 'http:']).default('https://accounts.google.com/o/oauth2/v2/auth'),
+  GOOGLE_TOKEN_URL: url(['https:', 'http:']).default('https://oauth2.googleapis.com/token'),
+  GOOGLE_USERINFO_URL: url(['https:', 'http:']).default('https://openidconnect.googleapis.com/v1/userinfo'),
 });
 
 /**
@@ -64,6 +83,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid environment variable DATABASE_URL: required when NODE_ENV=production');
   }
   const embedded = e.DATABASE_URL === undefined;
+  if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
+    const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';
+    throw new ConfigError(`Invalid environment variable ${missing}: required when the other Google credential is set`);
+  }
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -74,6 +97,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     seedDemo: e.NODE_ENV !== 'production' && (e.SEED_DEMO === 'true' || (embedded && e.SEED_DEMO !== 'false')),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    google:
+      e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
+        ? {
+            clientId: e.GOOGLE_CLIENT_ID,
+            clientSecret: e.GOOGLE_CLIENT_SECRET,
+            authorizationUrl: e.GOOGLE_AUTHORIZATION_URL,
+            tokenUrl: e.GOOGLE_TOKEN_URL,
+            userinfoUrl: e.GOOGLE_USERINFO_URL,
+          }
+        : undefined,
   };
 }
 

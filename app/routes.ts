@@ -1,9 +1,25 @@
 import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { googleRoutes } from './identity/google-routes.ts';
+import { registrationRoutes } from './identity/registration-routes.ts';
 import { identityCoreRoutes } from './identity/routes.ts';
+import { notificationRoutes } from './notifications/routes.ts';
+import { organizationRoutes } from './organization/routes.ts';
+import { planRoutes } from './plans/routes.ts';
 import { toolOverrideRoutes } from './tools/override-routes.ts';
 import { toolRoutes } from './tools/routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
-export const areaRoutes: Route[] = [...healthRoutes, ...identityCoreRoutes, ...agentRoutes, ...toolRoutes, ...toolOverrideRoutes];
+export const areaRoutes: Route[] = [
+  ...healthRoutes,
+  ...identityCoreRoutes,
+  ...registrationRoutes,
+  ...googleRoutes,
+  ...notificationRoutes,
+  ...organizationRoutes,
+  ...planRoutes,
+  ...agentRoutes,
+  ...toolRoutes,
+  ...toolOverrideRoutes,
+];

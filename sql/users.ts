@@ -7,6 +7,7 @@ const LoginCandidate = z.object({
   id: z.string(),
   organizationId: z.string(),
   type: principalType,
+  email: z.string(),
   passwordHash: z.string().nullable(),
   emailVerified: z.boolean(),
 });
@@ -15,7 +16,7 @@ export type LoginCandidate = z.infer<typeof LoginCandidate>;
 /** The principal of this type that signs in with this email, if any. */
 export function findLoginCandidate(db: CommonQueryMethods, type: 'user' | 'client', email: string) {
   return db.maybeOne(sql.type(LoginCandidate)`
-    SELECT id, organization_id AS "organizationId", type, password_hash AS "passwordHash",
+    SELECT id, organization_id AS "organizationId", type, email, password_hash AS "passwordHash",
            email_verified_at IS NOT NULL AS "emailVerified"
     FROM users
     WHERE type = ${type} AND email = ${email.toLowerCase()}`);

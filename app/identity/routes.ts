@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { findUserProfile } from '../../sql/users.ts';
 import { notFound } from '../core/errors.ts';
 import { defineRoute, type PrincipalType } from '../core/route.ts';
-import { ErrorBody } from '../core/schemas.ts';
+import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
 import { LoginBody, RefreshBody, TokenPairSchema } from './schemas.ts';
 import { logIn, refresh } from './sessions.ts';
 
@@ -17,6 +17,10 @@ const loginRoute = (type: PrincipalType) =>
     responses: {
       200: { description: 'Token pair', schema: TokenPairSchema },
       401: { description: 'Wrong email or password (one message for both)', schema: ErrorBody },
+      403: {
+        description: 'IDENTITY.EMAIL_NOT_VERIFIED, only after a correct password; a new verification code is sent',
+        schema: CodedErrorBody,
+      },
     },
     handler: ({ deps, body }) => logIn(deps, type, body.email, body.password),
   });

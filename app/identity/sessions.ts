@@ -10,6 +10,7 @@ import {
 import type { AppDeps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
 import type { PrincipalType } from '../core/route.ts';
+import { emailNotVerified } from './errors.ts';
 import { verifyPassword } from './passwords.ts';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
@@ -19,14 +20,15 @@ import {
   signAccessToken,
   type TokenPair,
 } from './tokens.ts';
+import { sendEmailVerificationCode } from './verification-codes.ts';
 
 /** One message for every failed sign-in, so a caller cannot tell which part was wrong. */
 export const invalidCredentials = () => new HttpError(401, 'Invalid email or password');
 const invalidRefreshToken = () => new HttpError(401, 'Invalid refresh token');
 
-type Subject = { id: string; organizationId: string; type: PrincipalType };
+export type Subject = { id: string; organizationId: string; type: PrincipalType };
 
-async function issueTokens(
+export async function issueTokens(
   deps: AppDeps,
   db: Pick<DatabaseTransactionConnection, 'query'>,
   subject: Subject,
@@ -48,11 +50,19 @@ async function issueTokens(
   };
 }
 
-/** Email and password sign-in for a principal of `type`; starts a new refresh-token family. */
+/**
+ * Email and password sign-in for a principal of `type`; starts a new refresh-token family.
+ * A principal whose email is not verified gets 403 `IDENTITY.EMAIL_NOT_VERIFIED` and a fresh code.
+ */
 export async function logIn(deps: AppDeps, type: PrincipalType, email: string, password: string): Promise<TokenPair> {
   const candidate = await findLoginCandidate(deps.db, type, email);
   const valid = await verifyPassword(candidate?.passwordHash, password);
   if (!candidate || !valid) throw invalidCredentials();
+  // Only after a correct password, so the answer reveals nothing to someone guessing.
+  if (!candidate.emailVerified) {
+    await deps.db.transaction((tx) => sendEmailVerificationCode(deps, tx, { id: candidate.id, email: candidate.email }));
+    throw emailNotVerified();
+  }
   return issueTokens(deps, deps.db, candidate, uuidv7());
 }
 

@@ -21,6 +21,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     dataDir: '.data-test',
     seedDemo: false,
     bodyLimitBytes: 100 * 1024,
+    publicBaseUrl: 'http://localhost:3000',
+    google: undefined,
     ...overrides,
   };
 }

@@ -1,0 +1,54 @@
+import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { CodedErrorBody } from '../core/schemas.ts';
+import { finishGoogleSignIn, startGoogleSignIn } from './google/sign-in.ts';
+import { GoogleAuthorization, GoogleAuthorizeQuery, GoogleCallbackQuery, TokenPairSchema } from './schemas.ts';
+import { ValidationError } from '../core/errors.ts';
+
+/** Mounted only when GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set; elsewhere the paths answer 404. */
+const googleConfigured = (deps: { config: { google: unknown } }) => deps.config.google !== undefined;
+
+const authorizeRoute = (type: PrincipalType) =>
+  defineRoute({
+    method: 'GET',
+    path: `/identity/auth/${type}/google/authorize`,
+    summary: `Start a Google sign-in for a ${type}`,
+    description:
+      'Answers the Google authorization URL (authorization-code flow with PKCE S256 and a signed state valid ' +
+      'for 10 minutes). Send the browser there; Google redirects it to the callback.' +
+      (type === 'client' ? ' organizationId is required: a new client joins that organization.' : ''),
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { query: GoogleAuthorizeQuery },
+    enabled: googleConfigured,
+    responses: { 200: { description: 'Where to send the browser', schema: GoogleAuthorization } },
+    handler: ({ deps, query }) => {
+      if (type === 'client' && !query.organizationId) {
+        throw new ValidationError([{ path: ['query', 'organizationId'], message: 'Required' }]);
+      }
+      return startGoogleSignIn(deps, deps.config.google!, type, query.organizationId);
+    },
+  });
+
+const callbackRoute = (type: PrincipalType) =>
+  defineRoute({
+    method: 'GET',
+    path: `/identity/auth/${type}/google/callback`,
+    summary: `Finish a Google sign-in for a ${type}`,
+    description:
+      'Exchanges the authorization code, then signs in the principal linked to the Google account, links the ' +
+      'one with the same verified email, or creates one. Answers a token pair.',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { query: GoogleCallbackQuery },
+    enabled: googleConfigured,
+    responses: {
+      200: { description: 'Token pair', schema: TokenPairSchema },
+      401: { description: 'IDENTITY.GOOGLE_STATE_INVALID or IDENTITY.GOOGLE_SIGN_IN_FAILED', schema: CodedErrorBody },
+      403: { description: 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED', schema: CodedErrorBody },
+      409: { description: 'IDENTITY.GOOGLE_ACCOUNT_CONFLICT or IDENTITY.EMAIL_TAKEN', schema: CodedErrorBody },
+      502: { description: 'IDENTITY.GOOGLE_UNAVAILABLE', schema: CodedErrorBody },
+    },
+    handler: ({ deps, query }) => finishGoogleSignIn(deps, deps.config.google!, type, query),
+  });
+
+export const googleRoutes = [authorizeRoute('user'), callbackRoute('user'), authorizeRoute('client'), callbackRoute('client')];

@@ -1,0 +1,115 @@
+import { uuidv7 } from 'uuidv7';
+import { findOrganization, insertOrganization } from '../../../sql/organizations.ts';
+import { findGoogleCandidates, findRoleIdByName, grantRole, insertPrincipal, linkGoogleAccount } from '../../../sql/principals.ts';
+import type { GoogleOAuthConfig } from '../../config.ts';
+import type { AppDeps } from '../../core/deps.ts';
+import { CodedError, ValidationError } from '../../core/errors.ts';
+import type { PrincipalType } from '../../core/route.ts';
+import { emailTaken, organizationNotFound } from '../errors.ts';
+import { AGENCY_OWNER_ROLE } from '../registration.ts';
+import { issueTokens } from '../sessions.ts';
+import type { TokenPair } from '../tokens.ts';
+import { authorizationUrl, exchangeCodeForProfile, googleSignInFailed, type GoogleProfile } from './provider.ts';
+import { codeChallengeFor, codeVerifierFor, signState, STATE_TTL_SECONDS, verifyState } from './state.ts';
+
+export const redirectUriFor = (deps: AppDeps, type: PrincipalType) =>
+  `${deps.config.publicBaseUrl}/api/identity/auth/${type}/google/callback`;
+
+/** Starts a sign-in: the URL to send the browser to, with a signed state and a PKCE challenge. */
+export function startGoogleSignIn(deps: AppDeps, google: GoogleOAuthConfig, type: PrincipalType, organizationId?: string) {
+  const now = deps.clock();
+  const state = signState(deps.config.jwtSecret, organizationId ? { type, organizationId } : { type }, now);
+  return {
+    authorizationUrl: authorizationUrl(google, {
+      redirectUri: redirectUriFor(deps, type),
+      state,
+      codeChallenge: codeChallengeFor(codeVerifierFor(deps.config.jwtSecret, state)),
+    }),
+    state,
+    expiresAt: new Date(now.getTime() + STATE_TTL_SECONDS * 1000).toJSON(),
+  };
+}
+
+const invalidState = () =>
+  new CodedError(401, 'IDENTITY.GOOGLE_STATE_INVALID', {
+    en: 'The sign-in link is invalid or has expired. Start again.',
+    es: 'El enlace de inicio de sesión no es válido o ha caducado. Vuelve a empezar.',
+  });
+const unverifiedGoogleEmail = () =>
+  new CodedError(403, 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED', {
+    en: 'Google has not verified this email address.',
+    es: 'Google no ha verificado esta dirección de correo electrónico.',
+  });
+const accountConflict = () =>
+  new CodedError(409, 'IDENTITY.GOOGLE_ACCOUNT_CONFLICT', {
+    en: 'This email is linked to a different Google account.',
+    es: 'Este correo electrónico está vinculado a otra cuenta de Google.',
+  });
+
+/**
+ * Finishes a sign-in at the callback: checks the state, exchanges the code, then signs in the
+ * principal linked to the Google account, links the one with the same (Google-verified) email,
+ * or creates one: a `user` with a new agency it owns, a `client` in the organization named
+ * when the sign-in started.
+ */
+export async function finishGoogleSignIn(
+  deps: AppDeps,
+  google: GoogleOAuthConfig,
+  type: PrincipalType,
+  query: { code?: string | undefined; state: string; error?: string | undefined },
+): Promise<TokenPair> {
+  const payload = verifyState(deps.config.jwtSecret, query.state, type, deps.clock());
+  if (!payload) throw invalidState();
+  if (query.error) throw googleSignInFailed();
+  if (!query.code) throw new ValidationError([{ path: ['query', 'code'], message: 'Required' }]);
+  const profile = await exchangeCodeForProfile(google, {
+    code: query.code,
+    redirectUri: redirectUriFor(deps, type),
+    codeVerifier: codeVerifierFor(deps.config.jwtSecret, query.state),
+  });
+  if (!profile.emailVerified) throw unverifiedGoogleEmail();
+  return deps.db.transaction(async (tx) => {
+    const subject = await principalFor(deps, tx, type, profile, payload.organizationId);
+    return issueTokens(deps, tx, subject, uuidv7());
+  });
+}
+
+type Tx = Parameters<Parameters<AppDeps['db']['transaction']>[0]>[0];
+
+async function principalFor(deps: AppDeps, tx: Tx, type: PrincipalType, profile: GoogleProfile, organizationId?: string) {
+  const [match] = await findGoogleCandidates(tx, type, profile.subject, profile.email);
+  if (match) {
+    if (match.googleSubject === profile.subject) return match;
+    if (match.googleSubject !== null) throw accountConflict();
+    await linkGoogleAccount(tx, match.id, profile.subject, !match.emailVerified);
+    return match;
+  }
+  let ownerOf: string;
+  if (type === 'client') {
+    const organization = organizationId ? await findOrganization(tx, organizationId) : null;
+    if (!organization || organization.type === 'PLATFORM') throw organizationNotFound();
+    ownerOf = organization.id;
+  } else {
+    ownerOf = uuidv7();
+    const agencyName = (profile.name || profile.email).slice(0, 200);
+    await insertOrganization(tx, { id: ownerOf, name: agencyName, type: 'AGENCY', parentId: null });
+  }
+  const id = uuidv7();
+  const inserted = await insertPrincipal(tx, {
+    id,
+    organizationId: ownerOf,
+    type,
+    email: profile.email,
+    name: profile.name,
+    passwordHash: null,
+    googleSubject: profile.subject,
+    emailVerified: true,
+  });
+  if (!inserted) throw emailTaken();
+  if (type === 'user') {
+    const roleId = await findRoleIdByName(tx, AGENCY_OWNER_ROLE);
+    if (roleId) await grantRole(tx, id, roleId);
+  }
+  deps.logger.info({ userId: id, type }, 'principal created from a Google sign-in');
+  return { id, organizationId: ownerOf, type };
+}

@@ -1,0 +1,130 @@
+import { isEmailTaken } from '../../sql/principals.ts';
+import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
+import { changePassword } from './password-change.ts';
+import { registerBusiness, registerClient, registerUser } from './registration.ts';
+import {
+  ChangePasswordBody,
+  CheckEmailBody,
+  CheckEmailResult,
+  RegisterBusinessBody,
+  RegisterClientBody,
+  RegisterUserBody,
+  Registered,
+  VerifyEmailBody,
+  VerifyEmailResult,
+} from './schemas.ts';
+import { verifyEmail } from './verification-codes.ts';
+
+const verifyEmailRoute = (type: PrincipalType) =>
+  defineRoute({
+    method: 'POST',
+    path: `/identity/auth/${type}/verify-email`,
+    summary: `Verify a ${type}'s email with the code sent to it`,
+    description:
+      'A code is valid for 15 minutes and for 5 wrong attempts. An unknown email, an already verified one ' +
+      'and a wrong code all answer IDENTITY.VERIFICATION_CODE_INVALID. A new code is sent when the principal ' +
+      'signs in with the right password while unverified.',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: VerifyEmailBody },
+    responses: {
+      200: { description: 'Email verified', schema: VerifyEmailResult },
+      400: {
+        description: 'IDENTITY.VERIFICATION_CODE_INVALID (metadata.attemptsRemaining after a wrong guess), _EXPIRED or _EXHAUSTED',
+        schema: CodedErrorBody,
+      },
+    },
+    handler: async ({ deps, body }) => {
+      await verifyEmail(deps, type, body.email, body.code);
+      return { email: body.email.toLowerCase(), emailVerified: true as const };
+    },
+  });
+
+const changePasswordRoute = (type: PrincipalType) =>
+  defineRoute({
+    method: 'POST',
+    path: `/identity/auth/${type}/change-password`,
+    summary: `Change the signed-in ${type}'s password`,
+    description: 'Revokes every refresh token of the principal; access tokens already issued expire on their own (15 minutes).',
+    tags: ['identity'],
+    auth: 'jwt',
+    principal: type,
+    schemas: { body: ChangePasswordBody },
+    status: 204,
+    responses: {
+      204: { description: 'Password changed' },
+      401: { description: 'Missing or invalid access token', schema: ErrorBody },
+      403: { description: 'A token of the other principal type (no code), or IDENTITY.WRONG_PASSWORD', schema: CodedErrorBody },
+    },
+    handler: ({ deps, auth, body }) => changePassword(deps, auth, body),
+  });
+
+const conflictResponses = {
+  201: { description: 'Registered; the email is unverified and a code was sent to it', schema: Registered },
+  409: { description: 'IDENTITY.EMAIL_TAKEN', schema: CodedErrorBody },
+};
+
+export const registrationRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/identity/auth/user/check-email',
+    summary: 'Is this email free for a new user?',
+    description: 'Answers only availability: nothing about verification, sign-in methods or the organization.',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: CheckEmailBody },
+    responses: { 200: { description: 'Availability', schema: CheckEmailResult } },
+    handler: async ({ deps, body }) => ({ available: !(await isEmailTaken(deps.db, 'user', body.email)) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/identity/auth/user/register',
+    summary: 'Register a user with a new agency it owns',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: RegisterUserBody },
+    status: 201,
+    responses: conflictResponses,
+    handler: ({ deps, body }) => registerUser(deps, body),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/identity/auth/user/register/business',
+    summary: 'Register a business under an agency, with its owner user',
+    description:
+      'Gates, fail-fast in this order: 403 IDENTITY.BUSINESS_REGISTRATION_DISABLED (the agency flag read), ' +
+      '409 PLANS.NO_ACTIVE_PUBLIC_PLAN, 409 SUBSCRIPTION.USER_LIMIT_REACHED; then 409 IDENTITY.EMAIL_TAKEN.',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: RegisterBusinessBody },
+    status: 201,
+    responses: {
+      201: { description: 'Business and owner created; the owner must verify the email', schema: Registered },
+      403: { description: 'IDENTITY.BUSINESS_REGISTRATION_DISABLED', schema: CodedErrorBody },
+      409: {
+        description: 'PLANS.NO_ACTIVE_PUBLIC_PLAN, SUBSCRIPTION.USER_LIMIT_REACHED or IDENTITY.EMAIL_TAKEN',
+        schema: CodedErrorBody,
+      },
+    },
+    handler: ({ deps, body }) => registerBusiness(deps, body),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/identity/auth/client/register',
+    summary: 'Register a client of an agency or business',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: RegisterClientBody },
+    status: 201,
+    responses: {
+      ...conflictResponses,
+      404: { description: 'ORGANIZATION.NOT_FOUND', schema: CodedErrorBody },
+    },
+    handler: ({ deps, body }) => registerClient(deps, body),
+  }),
+  verifyEmailRoute('user'),
+  verifyEmailRoute('client'),
+  changePasswordRoute('user'),
+  changePasswordRoute('client'),
+];

@@ -1,0 +1,101 @@
+import type { CommonQueryMethods } from 'slonik';
+import { uuidv7 } from 'uuidv7';
+import { findOrganization, insertOrganization, lockOrganization } from '../../sql/organizations.ts';
+import { findRoleIdByName, grantRole, insertPrincipal } from '../../sql/principals.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { CodedError } from '../core/errors.ts';
+import type { PrincipalType } from '../core/route.ts';
+import { isBusinessRegistrationOpen } from '../organization/business-registration-flag.ts';
+import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
+import { hasUserCapacity } from '../subscriptions/user-capacity.ts';
+import { businessRegistrationDisabled, emailTaken, organizationNotFound } from './errors.ts';
+import { hashPassword } from './passwords.ts';
+import { sendEmailVerificationCode } from './verification-codes.ts';
+
+export type Registered = { userId: string; organizationId: string; email: string };
+
+/** The role a self-registered agency owner receives (created by migration 0100). */
+export const AGENCY_OWNER_ROLE = 'agency-owner';
+
+/** Inserts an unverified principal and sends its verification code; 409 when the email is taken. */
+async function createUnverifiedPrincipal(
+  deps: AppDeps,
+  tx: CommonQueryMethods,
+  input: { type: PrincipalType; organizationId: string; email: string; name: string; passwordHash: string },
+): Promise<Registered> {
+  const userId = uuidv7();
+  const email = input.email.toLowerCase();
+  const inserted = await insertPrincipal(tx, { id: userId, ...input, email, emailVerified: false });
+  // Thrown inside the transaction: an organization created for this principal is rolled back too.
+  if (!inserted) throw emailTaken();
+  await sendEmailVerificationCode(deps, tx, { id: userId, email });
+  return { userId, organizationId: input.organizationId, email };
+}
+
+/** A new agency and its owner (`POST /identity/auth/user/register`). */
+export async function registerUser(
+  deps: AppDeps,
+  body: { email: string; password: string; name: string; organizationName: string },
+): Promise<Registered> {
+  const passwordHash = await hashPassword(body.password);
+  return deps.db.transaction(async (tx) => {
+    const organizationId = uuidv7();
+    await insertOrganization(tx, { id: organizationId, name: body.organizationName, type: 'AGENCY', parentId: null });
+    const registered = await createUnverifiedPrincipal(deps, tx, { type: 'user', organizationId, passwordHash, ...body });
+    const roleId = await findRoleIdByName(tx, AGENCY_OWNER_ROLE);
+    if (roleId) await grantRole(tx, registered.userId, roleId);
+    return registered;
+  });
+}
+
+/** A client (end customer) of an existing agency or business (`POST /identity/auth/client/register`). */
+export async function registerClient(
+  deps: AppDeps,
+  body: { email: string; password: string; name: string; organizationId: string },
+): Promise<Registered> {
+  const passwordHash = await hashPassword(body.password);
+  return deps.db.transaction(async (tx) => {
+    const organization = await findOrganization(tx, body.organizationId);
+    if (!organization || organization.type === 'PLATFORM') throw organizationNotFound();
+    return createUnverifiedPrincipal(deps, tx, { type: 'client', passwordHash, ...body });
+  });
+}
+
+const noActivePublicPlan = () =>
+  new CodedError(409, 'PLANS.NO_ACTIVE_PUBLIC_PLAN', {
+    en: 'This agency has no active public plan.',
+    es: 'Esta agencia no tiene ningún plan público activo.',
+  });
+const userLimitReached = () =>
+  new CodedError(409, 'SUBSCRIPTION.USER_LIMIT_REACHED', {
+    en: 'This agency has reached its user limit.',
+    es: 'Esta agencia ha alcanzado su límite de usuarios.',
+  });
+
+/**
+ * A business under an agency and its owner (contract §6). The gates run fail-fast in this
+ * order, each from its own area: the flag, an active public plan, user capacity; a taken
+ * email is checked after them. The agency row is locked first, so the gates read a state
+ * that Guard 1, Guard 2 and concurrent registrations cannot change before this commits.
+ */
+export async function registerBusiness(
+  deps: AppDeps,
+  body: { email: string; password: string; name: string; businessName: string; agencyId: string },
+): Promise<Registered> {
+  const passwordHash = await hashPassword(body.password);
+  return deps.db.transaction(async (tx) => {
+    await lockOrganization(tx, body.agencyId);
+    if (!(await isBusinessRegistrationOpen(tx, body.agencyId))) throw businessRegistrationDisabled();
+    if (!(await hasActivePublicPlan(tx, body.agencyId))) throw noActivePublicPlan();
+    if (!(await hasUserCapacity(tx, body.agencyId))) throw userLimitReached();
+    const organizationId = uuidv7();
+    await insertOrganization(tx, { id: organizationId, name: body.businessName, type: 'BUSINESS', parentId: body.agencyId });
+    return createUnverifiedPrincipal(deps, tx, {
+      type: 'user',
+      organizationId,
+      email: body.email,
+      name: body.name,
+      passwordHash,
+    });
+  });
+}

@@ -1,0 +1,31 @@
+import { uuidv7 } from 'uuidv7';
+import { insertOutboxMessage } from '../../sql/notification-outbox.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { seal } from './sealing.ts';
+import { maskRecipient } from './mask.ts';
+import type { NotificationTransport } from './transport.ts';
+
+/**
+ * Records each message in `notification_outbox` (body sealed, see sealing.ts) and logs one
+ * line naming the message, never its body: the body may carry a verification code.
+ */
+export function outboxTransport(deps: AppDeps): NotificationTransport {
+  return {
+    async send(db, message) {
+      const messageId = uuidv7();
+      const body = JSON.stringify({ subject: message.subject, text: message.text });
+      await insertOutboxMessage(db, {
+        id: messageId,
+        channel: message.channel,
+        recipient: message.to,
+        template: message.template,
+        sealedBody: seal(deps.config.jwtSecret, body),
+      });
+      deps.logger.info(
+        { messageId, channel: message.channel, template: message.template, to: maskRecipient(message.to) },
+        'notification queued in the outbox',
+      );
+      return { messageId };
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../core/route.ts';
+import { CodedErrorBody, DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { getMyOrganization, updateMyOrganization } from './my-organization.ts';
+
+const OrganizationSchema = Type.Object({
+  id: Uuid(),
+  name: Type.String(),
+  type: Type.Union([Type.Literal('AGENCY'), Type.Literal('BUSINESS'), Type.Literal('PLATFORM')]),
+  parentId: Type.Union([Uuid(), Type.Null()]),
+  allowBusinessRegistration: Type.Boolean(),
+  userCapacity: Type.Union([Type.Integer(), Type.Null()]),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+});
+
+const UpdateOrganizationBody = StrictObject({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  allowBusinessRegistration: Type.Optional(Type.Boolean()),
+});
+
+export const organizationRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/organization/my',
+    summary: "The caller's organization",
+    tags: ['organization'],
+    auth: 'jwt',
+    policy: { subject: 'organization', action: 'read' },
+    responses: { 200: { description: 'Organization', schema: OrganizationSchema } },
+    handler: ({ deps, auth }) => getMyOrganization(deps, auth),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/organization/my',
+    summary: "Rename the caller's organization or switch business registration",
+    description:
+      'Guard 1: turning allowBusinessRegistration on without an active public plan answers 409 ' +
+      'ORGANIZATION.NO_ACTIVE_PUBLIC_PLAN; only an AGENCY can turn it on (409 ORGANIZATION.NOT_AN_AGENCY).',
+    tags: ['organization'],
+    auth: 'jwt',
+    policy: { subject: 'organization', action: 'update' },
+    schemas: { body: UpdateOrganizationBody },
+    responses: {
+      200: { description: 'Updated organization', schema: OrganizationSchema },
+      409: { description: 'ORGANIZATION.NO_ACTIVE_PUBLIC_PLAN or ORGANIZATION.NOT_AN_AGENCY', schema: CodedErrorBody },
+    },
+    handler: ({ deps, auth, body }) => updateMyOrganization(deps, auth, body),
+  }),
+];

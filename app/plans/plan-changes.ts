@@ -1,0 +1,51 @@
+import { uuidv7 } from 'uuidv7';
+import { lockOrganization } from '../../sql/organizations.ts';
+import { insertPlan, listPlansOfAgency, updatePlanOfAgency, type Plan } from '../../sql/plans.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { CodedError } from '../core/errors.ts';
+import type { AccessClaims } from '../core/route.ts';
+import { hasActivePublicPlan } from './active-public-plan.ts';
+
+const planNotFound = () =>
+  new CodedError(404, 'PLANS.PLAN_NOT_FOUND', { en: 'The plan does not exist.', es: 'El plan no existe.' });
+const lastActivePublicPlan = () =>
+  new CodedError(409, 'PLANS.LAST_ACTIVE_PUBLIC_PLAN', {
+    en: 'This is the last active public plan while business registration is on. Turn registration off first.',
+    es: 'Es el último plan público activo mientras el registro de empresas está activado. Desactiva antes el registro.',
+  });
+
+export const listPlans = (deps: AppDeps, auth: AccessClaims) => listPlansOfAgency(deps.db, auth.agencyId);
+
+/** Plan creation takes the agency lock too, so it is ordered with Guard 1 and Guard 2. */
+export function createPlan(
+  deps: AppDeps,
+  auth: AccessClaims,
+  body: { name: string; isPublic: boolean; isActive: boolean; maxUsers?: number },
+): Promise<Plan> {
+  return deps.db.transaction(async (tx) => {
+    await lockOrganization(tx, auth.agencyId);
+    return insertPlan(tx, { id: uuidv7(), agencyId: auth.agencyId, ...body, maxUsers: body.maxUsers ?? null });
+  });
+}
+
+/**
+ * Guard 2: a change that would leave the agency with the flag on and no active public plan is
+ * refused. The change is applied under the agency lock and checked afterwards; a refused
+ * change is rolled back, so what is checked is exactly the state that would be committed.
+ */
+export function updatePlan(
+  deps: AppDeps,
+  auth: AccessClaims,
+  planId: string,
+  change: { name?: string; isPublic?: boolean; isActive?: boolean },
+): Promise<Plan> {
+  return deps.db.transaction(async (tx) => {
+    const agency = await lockOrganization(tx, auth.agencyId);
+    const plan = await updatePlanOfAgency(tx, auth.agencyId, planId, change);
+    if (!plan) throw planNotFound();
+    if (agency?.allowBusinessRegistration && !(await hasActivePublicPlan(tx, auth.agencyId))) {
+      throw lastActivePublicPlan();
+    }
+    return plan;
+  });
+}

@@ -1,0 +1,57 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+const Plan = z.object({
+  id: z.string(),
+  name: z.string(),
+  isPublic: z.boolean(),
+  isActive: z.boolean(),
+  maxUsers: z.number().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Plan = z.infer<typeof Plan>;
+
+const columns = sql.fragment`
+  id, name, is_public AS "isPublic", is_active AS "isActive", max_users AS "maxUsers",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** Does the agency offer at least one plan that is both active and public? */
+export function agencyHasActivePublicPlan(db: CommonQueryMethods, agencyId: string) {
+  return db.oneFirst(sql.type(z.object({ present: z.boolean() }))`
+    SELECT EXISTS (
+      SELECT 1 FROM plans WHERE agency_id = ${agencyId} AND is_active AND is_public
+    ) AS present`);
+}
+
+export function listPlansOfAgency(db: CommonQueryMethods, agencyId: string) {
+  return db.any(sql.type(Plan)`
+    SELECT ${columns} FROM plans WHERE agency_id = ${agencyId} ORDER BY created_at, id`);
+}
+
+export function insertPlan(
+  db: CommonQueryMethods,
+  plan: { id: string; agencyId: string; name: string; isPublic: boolean; isActive: boolean; maxUsers: number | null },
+) {
+  return db.one(sql.type(Plan)`
+    INSERT INTO plans (id, agency_id, name, is_public, is_active, max_users)
+    VALUES (${plan.id}, ${plan.agencyId}, ${plan.name}, ${plan.isPublic}, ${plan.isActive}, ${plan.maxUsers})
+    RETURNING ${columns}`);
+}
+
+/** Changes a plan of this agency; none when the plan is missing or belongs to another agency. */
+export function updatePlanOfAgency(
+  db: CommonQueryMethods,
+  agencyId: string,
+  planId: string,
+  change: { name?: string | undefined; isPublic?: boolean | undefined; isActive?: boolean | undefined },
+) {
+  return db.maybeOne(sql.type(Plan)`
+    UPDATE plans
+    SET name = COALESCE(${change.name ?? null}::text, name),
+        is_public = COALESCE(${change.isPublic ?? null}::boolean, is_public),
+        is_active = COALESCE(${change.isActive ?? null}::boolean, is_active),
+        updated_at = now()
+    WHERE id = ${planId} AND agency_id = ${agencyId}
+    RETURNING ${columns}`);
+}

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { generateKeyEntry, KeyringError, parseKeyring, type Keyring } from './crypto/credentials.ts';
 
 /** Validated runtime configuration. Every field comes from one environment variable. */
 export type Config = {
@@ -18,6 +19,8 @@ export type Config = {
   seedDemo: boolean;
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
+  /** Keys that encrypt MCP server credentials at rest (`CREDENTIALS_KEY`; see docs/mcp.md). */
+  credentialsKeyring: Keyring;
 };
 
 export class ConfigError extends Error {
@@ -42,6 +45,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   SEED_DEMO: z.enum(['true', 'false']).optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(100 * 1024),
+  CREDENTIALS_KEY: z.string().optional(),
 });
 
 /**
@@ -63,6 +67,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.NODE_ENV === 'production' && !e.DATABASE_URL) {
     throw new ConfigError('Invalid environment variable DATABASE_URL: required when NODE_ENV=production');
   }
+  if (e.NODE_ENV === 'production' && !e.CREDENTIALS_KEY) {
+    throw new ConfigError('Invalid environment variable CREDENTIALS_KEY: required when NODE_ENV=production');
+  }
   const embedded = e.DATABASE_URL === undefined;
   return {
     nodeEnv: e.NODE_ENV,
@@ -74,15 +81,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     seedDemo: e.NODE_ENV !== 'production' && (e.SEED_DEMO === 'true' || (embedded && e.SEED_DEMO !== 'false')),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    credentialsKeyring: keyringFrom(
+      e.CREDENTIALS_KEY ?? readOrCreateSecret(dataDir, 'credentials-key', 32, () => generateKeyEntry('k1')),
+    ),
   };
 }
 
-/** A random secret generated on first use and kept (mode 0600) in the data directory. */
-export function readOrCreateSecret(dataDir: string, name: string, bytes = 48): string {
+function keyringFrom(value: string): Keyring {
+  try {
+    return parseKeyring(value);
+  } catch (error) {
+    if (error instanceof KeyringError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
+/** A random secret generated on first use (by `make`, if given) and kept (mode 0600) in the data directory. */
+export function readOrCreateSecret(
+  dataDir: string,
+  name: string,
+  bytes = 48,
+  make: () => string = () => randomBytes(bytes).toString('base64url'),
+): string {
   const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(bytes).toString('base64url');
+  const secret = make();
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;
 }

@@ -52,7 +52,7 @@ const variant = <T extends VariantType>(type: T, fields: TSchema) =>
     url: VariantUrl,
     transportType: TransportType,
     credentialSchema: StrictObject({
-      type: Type.Literal(type, { errorMessage: `must be "${type}" (the variant type)` }),
+      type: Type.Literal(type),
       fields,
     }),
   });

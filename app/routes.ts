@@ -2,6 +2,7 @@ import type { Route } from './core/route.ts';
 import { healthRoutes } from './health/routes.ts';
 import { identityCoreRoutes } from './identity/routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
+import { agentMcpServerRoutes } from './mcp-servers/routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
-export const areaRoutes: Route[] = [...healthRoutes, ...identityCoreRoutes, ...availableMcpRoutes];
+export const areaRoutes: Route[] = [...healthRoutes, ...identityCoreRoutes, ...availableMcpRoutes, ...agentMcpServerRoutes];

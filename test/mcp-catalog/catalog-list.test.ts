@@ -1,5 +1,6 @@
 import anyTest from 'ava';
-import { sql } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
+import type { Agent } from 'supertest';
 import { withTestApp } from '../helpers/app.ts';
 import { entry } from './fixtures.ts';
 
@@ -16,7 +17,7 @@ const ROWS = [
   { name: 'Echo', tags: ['docs', 'database'] },
 ];
 
-type T = { context: { t: { login(e: string): Promise<string>; http: () => import('supertest').Agent; db: { pool: import('slonik').DatabasePool } } } };
+type T = { context: { t: { login(e: string): Promise<string>; http: () => Agent; db: { pool: DatabasePool } } } };
 
 // Hooks registered with test.before run concurrently with the app helper's, so the fixture is built on first use.
 let fixture: Promise<void> | undefined;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import anyTest from 'ava';
 import { pino } from 'pino';
-import { sql } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { prepareData } from '../../app/startup.ts';
 import { seedCatalog } from '../../seeds/mcp-catalog.ts';
@@ -26,7 +26,7 @@ const Row = z.object({
   isActive: z.boolean(),
   variants: z.array(z.any()),
 });
-const rows = (t: { context: { t: { db: { pool: import('slonik').DatabasePool } } } }) =>
+const rows = (t: { context: { t: { db: { pool: DatabasePool } } } }) =>
   t.context.t.db.pool.any(sql.type(Row)`
     SELECT name, seed_key AS "seedKey", tags, logo, description, is_active AS "isActive", variants
     FROM available_mcps ORDER BY name`);

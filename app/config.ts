@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { generateKeyEntry, KeyringError, parseKeyring, type Keyring } from './crypto/credentials.ts';
 
 /** Validated runtime configuration. Every field comes from one environment variable. */
 export type Config = {
@@ -22,6 +23,8 @@ export type Config = {
   publicBaseUrl: string;
   /** Google sign-in; absent unless GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are both set. */
   google: GoogleOAuthConfig | undefined;
+  /** Keys that encrypt MCP server credentials at rest (`CREDENTIALS_KEY`; see docs/mcp.md). */
+  credentialsKeyring: Keyring;
 };
 
 export type GoogleOAuthConfig = {
@@ -61,6 +64,7 @@ const envSchema = z.object({
   GOOGLE_AUTHORIZATION_URL: url(['https:', 'http:']).default('https://accounts.google.com/o/oauth2/v2/auth'),
   GOOGLE_TOKEN_URL: url(['https:', 'http:']).default('https://oauth2.googleapis.com/token'),
   GOOGLE_USERINFO_URL: url(['https:', 'http:']).default('https://openidconnect.googleapis.com/v1/userinfo'),
+  CREDENTIALS_KEY: z.string().optional(),
 });
 
 /**
@@ -81,6 +85,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.NODE_ENV === 'production' && !e.DATABASE_URL) {
     throw new ConfigError('Invalid environment variable DATABASE_URL: required when NODE_ENV=production');
+  }
+  if (e.NODE_ENV === 'production' && !e.CREDENTIALS_KEY) {
+    throw new ConfigError('Invalid environment variable CREDENTIALS_KEY: required when NODE_ENV=production');
   }
   const embedded = e.DATABASE_URL === undefined;
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
@@ -108,15 +115,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             userinfoUrl: e.GOOGLE_USERINFO_URL,
           }
         : undefined,
+    credentialsKeyring: keyringFrom(
+      e.CREDENTIALS_KEY ?? readOrCreateSecret(dataDir, 'credentials-key', 32, () => generateKeyEntry('k1')),
+    ),
   };
 }
 
-/** A random secret generated on first use and kept (mode 0600) in the data directory. */
-export function readOrCreateSecret(dataDir: string, name: string, bytes = 48): string {
+function keyringFrom(value: string): Keyring {
+  try {
+    return parseKeyring(value);
+  } catch (error) {
+    if (error instanceof KeyringError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
+/** A random secret generated on first use (by `make`, if given) and kept (mode 0600) in the data directory. */
+export function readOrCreateSecret(
+  dataDir: string,
+  name: string,
+  bytes = 48,
+  make: () => string = () => randomBytes(bytes).toString('base64url'),
+): string {
   const file = join(dataDir, name);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(bytes).toString('base64url');
+  const secret = make();
   writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
   return secret;
 }

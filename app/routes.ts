@@ -1,6 +1,8 @@
 import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { availableMcpRoutes } from './mcp-catalog/routes.ts';
+import { agentMcpServerRoutes } from './mcp-servers/routes.ts';
 import { googleRoutes } from './identity/google-routes.ts';
 import { registrationRoutes } from './identity/registration-routes.ts';
 import { identityCoreRoutes } from './identity/routes.ts';
@@ -22,4 +24,6 @@ export const areaRoutes: Route[] = [
   ...agentRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,
+  ...availableMcpRoutes,
+  ...agentMcpServerRoutes,
 ];

@@ -4,11 +4,16 @@ import { pino } from 'pino';
 import request from 'supertest';
 import { createApp, type App, type CreateAppOptions } from '../../app/app.ts';
 import type { Config } from '../../app/config.ts';
+import { parseKeyring } from '../../app/crypto/credentials.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { DEMO_PASSWORD } from '../../seeds/demo-fixtures.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+/** A fixed keyring for tests (never used outside them): current key `t1`, older key `t0`. */
+export const TEST_CREDENTIALS_KEY =
+  't1:dGVzdC1jcmVkZW50aWFscy1rZXktMzItYnl0ZXMhISE=,t0:b2xkZXItdGVzdC1jcmVkZW50aWFscy1rZXktMzJieXQ=';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
@@ -23,6 +28,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     bodyLimitBytes: 100 * 1024,
     publicBaseUrl: 'http://localhost:3000',
     google: undefined,
+    credentialsKeyring: parseKeyring(TEST_CREDENTIALS_KEY),
     ...overrides,
   };
 }

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { usageSlices, type UsageWindow } from './usage-window.ts';
 
 const CacheSavingsRow = z.object({
-  estimatedSavingsUsd: z.number(),
-  totalCacheReadTokens: z.number(),
-  totalInputTokens: z.number(),
-  skippedModelsCount: z.number().int(),
+  estimatedSavingsUsd: z.coerce.number(),
+  totalCacheReadTokens: z.coerce.number(),
+  totalInputTokens: z.coerce.number(),
+  skippedModelsCount: z.coerce.number().int(),
 });
 export type CacheSavingsRow = z.infer<typeof CacheSavingsRow>;
 

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { usageSlices, type UsageWindow } from './usage-window.ts';
 
 const HeatmapCellRow = z.object({
-  dayOfWeek: z.number().int(),
-  hour: z.number().int(),
-  totalTokens: z.number(),
-  totalCostUsd: z.number(),
+  dayOfWeek: z.coerce.number().int(),
+  hour: z.coerce.number().int(),
+  totalTokens: z.coerce.number(),
+  totalCostUsd: z.coerce.number(),
 });
 export type HeatmapCellRow = z.infer<typeof HeatmapCellRow>;
 

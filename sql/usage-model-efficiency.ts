@@ -4,11 +4,11 @@ import { rawFilters, ts, usageSlices, type UsageWindow } from './usage-window.ts
 
 const ModelEfficiencyRow = z.object({
   modelId: z.string(),
-  avgLatencyMs: z.number().nullable(),
-  p95LatencyMs: z.number().nullable(),
-  totalCostUsd: z.number(),
-  totalTokens: z.number(),
-  executionsCount: z.number(),
+  avgLatencyMs: z.coerce.number().nullable(),
+  p95LatencyMs: z.coerce.number().nullable(),
+  totalCostUsd: z.coerce.number(),
+  totalTokens: z.coerce.number(),
+  executionsCount: z.coerce.number(),
 });
 export type ModelEfficiencyRow = z.infer<typeof ModelEfficiencyRow>;
 

@@ -4,10 +4,10 @@ import { ts, usageSlices, type UsageWindow } from './usage-window.ts';
 
 const DailySpendRow = z.object({
   /** Whole UTC days from the UTC day of the window start. */
-  t: z.number().int(),
-  costUsd: z.number(),
+  t: z.coerce.number().int(),
+  costUsd: z.coerce.number(),
   /** Total cost of the window (same on every row). */
-  windowCostUsd: z.number(),
+  windowCostUsd: z.coerce.number(),
 });
 export type DailySpendRow = z.infer<typeof DailySpendRow>;
 

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { rawFilters, ts, usageSlices, type UsageWindow } from './usage-window.ts';
 
 const UsageTotalsRow = z.object({
-  totalTokens: z.number(),
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number(),
-  totalCostUsd: z.number(),
-  executionsCount: z.number(),
-  modelsCount: z.number().int(),
+  totalTokens: z.coerce.number(),
+  inputTokens: z.coerce.number(),
+  outputTokens: z.coerce.number(),
+  cacheReadTokens: z.coerce.number(),
+  totalCostUsd: z.coerce.number(),
+  executionsCount: z.coerce.number(),
+  modelsCount: z.coerce.number().int(),
 });
 export type UsageTotalsRow = z.infer<typeof UsageTotalsRow>;
 
@@ -29,9 +29,9 @@ export async function findUsageTotals(db: CommonQueryMethods, window: UsageWindo
 const AgentUsageRow = z.object({
   agentId: z.string().nullable(),
   agentName: z.string().nullable(),
-  totalTokens: z.number(),
-  totalCostUsd: z.number(),
-  executionsCount: z.number(),
+  totalTokens: z.coerce.number(),
+  totalCostUsd: z.coerce.number(),
+  executionsCount: z.coerce.number(),
 });
 export type AgentUsageRow = z.infer<typeof AgentUsageRow>;
 

@@ -6,14 +6,14 @@ export type UsageGroupBy = 'none' | 'action' | 'model';
 
 const BucketRow = z.object({
   /** 1-based index into the bucket starts. */
-  idx: z.number().int(),
+  idx: z.coerce.number().int(),
   /** The action or model; NULL on the bucket's total row. */
   key: z.string().nullable(),
-  inputTokens: z.number(),
-  outputTokens: z.number(),
-  cacheReadTokens: z.number(),
-  totalCostUsd: z.number(),
-  executionsCount: z.number(),
+  inputTokens: z.coerce.number(),
+  outputTokens: z.coerce.number(),
+  cacheReadTokens: z.coerce.number(),
+  totalCostUsd: z.coerce.number(),
+  executionsCount: z.coerce.number(),
 });
 export type BucketRow = z.infer<typeof BucketRow>;
 
@@ -36,7 +36,7 @@ export async function findUsageByBucket(
     'timestamptz',
   );
   // With a breakdown, the rows with a NULL key are the bucket totals (summed exactly in numeric).
-  const grouping = groupBy === 'none' ? sql.fragment`idx` : sql.fragment`GROUPING SETS ((idx), (idx, key))`;
+  const grouping = groupBy === 'none' ? sql.fragment`idx, key` : sql.fragment`GROUPING SETS ((idx), (idx, key))`;
   return db.any(sql.type(BucketRow)`
     SELECT idx, key,
            sum(input_tokens)::int8 AS "inputTokens", sum(output_tokens)::int8 AS "outputTokens",

@@ -42,7 +42,7 @@ function filters(window: UsageWindow): FragmentSqlToken {
   const parts: FragmentSqlToken[] = [];
   if (window.source !== 'all') parts.push(sql.fragment`AND source = ${window.source}`);
   if (window.actionType) parts.push(sql.fragment`AND action_type = ${window.actionType}`);
-  return sql.fragment`${sql.join(parts, sql.fragment` `)}`;
+  return parts.length ? sql.fragment`${sql.join(parts, sql.fragment` `)}` : sql.fragment``;
 }
 
 function rawRange(window: UsageWindow, from: Date, to: Date): FragmentSqlToken {

@@ -90,21 +90,47 @@ const around = (random: () => number, median: number, spread = 0.8) => {
   return Math.max(1, Math.round(median * Math.exp(spread * gaussian)));
 };
 
-/** Yields batches of generated rows (default 5,000 a batch). */
+const HOUR_MS = 3_600_000;
+
+/**
+ * Row timestamps in ascending order: each hour of the window gets its share of `rows` in
+ * proportion to its activity (cumulative rounding, so the total is exact), spread over the hour.
+ * Ascending time keeps inserts at the right edge of the time indexes, as live traffic does.
+ */
+function* timestamps(random: () => number, rows: number, startMs: number, endMs: number): Generator<number> {
+  const spanMs = endMs - startMs;
+  const hours = Math.ceil(spanMs / HOUR_MS);
+  const weights: number[] = [];
+  let total = 0;
+  for (let h = 0; h < hours; h++) {
+    const weight = activity(startMs + h * HOUR_MS + HOUR_MS / 2, startMs, spanMs);
+    weights.push(weight);
+    total += weight;
+  }
+  let cumulative = 0;
+  let emitted = 0;
+  for (let h = 0; h < hours; h++) {
+    cumulative += weights[h]!;
+    const target = h === hours - 1 ? rows : Math.round((cumulative / total) * rows);
+    const hourStart = startMs + h * HOUR_MS;
+    const hourEnd = Math.min(endMs, hourStart + HOUR_MS);
+    const offsets: number[] = [];
+    for (; emitted < target; emitted++) offsets.push(hourStart + Math.floor(random() * (hourEnd - hourStart)));
+    offsets.sort((a, b) => a - b);
+    yield* offsets;
+  }
+}
+
+/** Yields batches of generated rows (default 5,000 a batch), oldest first. */
 export function* generateUsage(options: GenerateOptions): Generator<UsageEventInput[]> {
   const random = mulberry32(options.seed);
   const endMs = options.end.getTime();
-  const spanMs = options.days * DAY_MS;
-  const startMs = endMs - spanMs;
+  const startMs = endMs - options.days * DAY_MS;
   const chatModels = GENERATED_MODELS.filter((model) => !model.embedding);
   const embedding = GENERATED_MODELS.find((model) => model.embedding)!;
   const batchSize = options.batchSize ?? 5_000;
   let batch: UsageEventInput[] = [];
-  for (let i = 0; i < options.rows; i++) {
-    let ms: number;
-    // Rejection sampling against the activity curve (its maximum is below 1.3 * 1.15).
-    do ms = startMs + Math.floor(random() * spanMs);
-    while (random() * 1.5 > activity(ms, startMs, spanMs));
+  for (const ms of timestamps(random, options.rows, startMs, endMs)) {
     const action = pick(random, ACTION_MIX, ([, share]) => share)[0];
     const embeds = action === 'rag_query_embedding' || action === 'document_indexing';
     const model = embeds ? embedding : pick(random, chatModels, (m) => m.weight);

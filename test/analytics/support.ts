@@ -81,3 +81,9 @@ export function getUsage(t: TestApp, token: string, endpoint: string, query: Rec
   for (const [name, value] of Object.entries(headers)) request.set(name, value);
   return request;
 }
+
+/** A fixture built once per test file, on first use (ava runs `before` hooks concurrently). */
+export function once<C, T>(build: (context: C) => Promise<T>): (context: C) => Promise<T> {
+  let value: Promise<T> | undefined;
+  return (context) => (value ??= build(context));
+}

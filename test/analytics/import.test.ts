@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import anyTest from 'ava';
-import { sql } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { importUsageFile } from '../../app/analytics/usage-import.ts';
 import { parsePricingFile } from '../../app/analytics/pricing-file.ts';
@@ -24,7 +24,7 @@ const event = (organizationId: string, overrides: Record<string, unknown> = {}) 
     organizationId, modelId: 'imp/model', actionType: 'user_interaction', source: 'system',
     inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, costUsd: 0.001, createdAt: '2026-05-01T10:00:00Z', ...overrides,
   });
-const count = (t: { context: { t: { db: { pool: import('slonik').DatabasePool } } } }, organizationId: string) =>
+const count = (t: { context: { t: { db: { pool: DatabasePool } } } }, organizationId: string) =>
   t.context.t.db.pool.oneFirst(sql.type(z.object({ n: z.coerce.number() }))`
     SELECT (SELECT count(*) FROM usage_events WHERE organization_id = ${organizationId})
          + (SELECT coalesce(sum(events), 0) FROM usage_rollup_15m WHERE organization_id = ${organizationId}) AS n`);

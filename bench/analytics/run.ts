@@ -12,7 +12,8 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { pino } from 'pino';
 import { sql } from 'slonik';
-import request from 'supertest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { uuidv7 } from 'uuidv7';
 import { createApp } from '../../app/app.ts';
 import { analyticsCache } from '../../app/analytics/cache.ts';
@@ -79,7 +80,10 @@ async function main() {
   await db.query(sql.unsafe`INSERT INTO user_roles (user_id, role_id) VALUES (${userId}, ${ROLES.agencyOwner.id})`);
   const token = accessToken(userId, orgId(0));
   const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }) });
-  const server = app.callback();
+  // One listening server and keep-alive connections, as a deployed instance would see.
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const cache = analyticsCache(app.deps);
 
   const time = async (run: () => Promise<unknown>) => {
@@ -106,7 +110,12 @@ async function main() {
       // Windows end at an odd minute so both raw edges are exercised.
       const to = new Date(END.getTime() - 7 * 60_000 - 13_000).toISOString();
       const from = new Date(Date.parse(to) - days * 86_400_000).toISOString();
-      const call = () => request(server).get(`/api/ai/org-usage/${endpoint}`).query({ from, to, ...extra[endpoint] }).set('authorization', `Bearer ${token}`).expect(200);
+      const url = `${base}/api/ai/org-usage/${endpoint}?${new URLSearchParams({ from, to, ...extra[endpoint] })}`;
+      const call = async () => {
+        const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+        if (response.status !== 200) throw new Error(`${endpoint}: ${response.status} ${await response.text()}`);
+        return response.json();
+      };
       const cold: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         cache.flushAll();
@@ -124,6 +133,7 @@ async function main() {
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stdout.write(importRate === undefined ? 'import: dataset reused (set BENCH_DB to a new name to measure import)\n' : `import: ${Math.round(importRate)} rows/s (generation + batched unnest inserts + rollup trigger)\n`);
+  server.close();
   await db.end();
 }
 

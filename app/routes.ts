@@ -1,5 +1,6 @@
 import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
+import { analyticsRoutes } from './analytics/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
 import { agentMcpServerRoutes } from './mcp-servers/routes.ts';
@@ -26,4 +27,5 @@ export const areaRoutes: Route[] = [
   ...toolOverrideRoutes,
   ...availableMcpRoutes,
   ...agentMcpServerRoutes,
+  ...analyticsRoutes,
 ];

@@ -3,6 +3,7 @@ import { ConfigError } from '../app/config.ts';
 import { CliError } from './cli-context.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerSeed } from './commands/seed.ts';
+import { registerUsage } from './commands/usage.ts';
 
 const program = new Command()
   .name('npm run cli --')
@@ -12,6 +13,7 @@ const program = new Command()
 
 registerMigrate(program);
 registerSeed(program);
+registerUsage(program);
 
 try {
   await program.parseAsync(process.argv);

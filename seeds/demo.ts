@@ -1,5 +1,6 @@
 import { sql, type DatabasePool } from 'slonik';
 import { hashPassword } from '../app/identity/passwords.ts';
+import { seedDemoUsage } from './demo-usage.ts';
 import { AGENTS, DEMO_PASSWORD, ORGANIZATIONS, PLANS, ROLES, USERS } from './demo-fixtures.ts';
 
 /**
@@ -50,4 +51,6 @@ export async function seedDemo(db: DatabasePool, report: (message: string) => vo
     }
     report('demo organizations, accounts, plans and agents are present');
   });
+  const added = await seedDemoUsage(db);
+  report(added ? 'demo usage added (120 days for Demo Agency)' : 'demo usage already present');
 }

@@ -1,0 +1,50 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { DatabasePool } from 'slonik';
+import { findExistingOrganizationIds, insertUsageEvents, type UsageEventInput } from '../../sql/usage-import.ts';
+import { parseUsageLine, UsageLineError } from './usage-event-parser.ts';
+
+export const IMPORT_BATCH_SIZE = 5_000;
+
+/**
+ * Imports an NDJSON file of usage events: streamed line by line, inserted in batches, all in
+ * one transaction, so a bad line (named with its number and field) leaves nothing behind.
+ * Blank lines are skipped. Returns the number of rows inserted.
+ */
+export async function importUsageFile(
+  db: DatabasePool,
+  path: string,
+  onProgress: (rows: number) => void = () => {},
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const knownOrganizations = new Set<string>();
+    let batch: UsageEventInput[] = [];
+    let batchLines: number[] = [];
+    let total = 0;
+    const flush = async () => {
+      const unknown = batch.map((row) => row.organizationId).filter((id) => !knownOrganizations.has(id));
+      if (unknown.length) {
+        const found = await findExistingOrganizationIds(tx, [...new Set(unknown)]);
+        for (const id of found) knownOrganizations.add(id);
+        const missing = batch.findIndex((row) => !knownOrganizations.has(row.organizationId));
+        if (missing >= 0) throw new UsageLineError(batchLines[missing]!, 'organizationId', 'no such organization');
+      }
+      await insertUsageEvents(tx, batch);
+      total += batch.length;
+      onProgress(total);
+      batch = [];
+      batchLines = [];
+    };
+    const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+    let lineNumber = 0;
+    for await (const text of lines) {
+      lineNumber += 1;
+      if (text.trim() === '') continue;
+      batch.push(parseUsageLine(text, lineNumber));
+      batchLines.push(lineNumber);
+      if (batch.length >= IMPORT_BATCH_SIZE) await flush();
+    }
+    if (batch.length) await flush();
+    return total;
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * Usage analytics benchmark (issue 7). Builds (or reuses) the database `bench_analytics` on the
+ * local PostgreSQL with BENCH_ROWS rows (default 10,000,000) over 100 organizations, the largest
+ * holding a fifth of them (2,000,000) over 365 days, then measures each endpoint for the largest
+ * organization: cold p50/p95 (cache flushed before every call) for 7, 30, 90 and 365-day windows,
+ * the cached p50, the ratio against a naive query over the raw rows, and the import throughput.
+ *
+ *   npm run bench:analytics                 # full size
+ *   BENCH_ROWS=1000000 npm run bench:analytics   # scaled down (same code path)
+ */
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { pino } from 'pino';
+import { sql } from 'slonik';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { uuidv7 } from 'uuidv7';
+import { createApp } from '../../app/app.ts';
+import { analyticsCache } from '../../app/analytics/cache.ts';
+import { generateUsage } from '../../app/analytics/usage-generator.ts';
+import { createDatabasePool } from '../../app/db/pool.ts';
+import { migrate } from '../../sql/migrate.ts';
+import { insertUsageEvents } from '../../sql/usage-import.ts';
+import { ROLES } from '../../seeds/demo-fixtures.ts';
+import { accessToken } from '../../test/analytics/support.ts';
+import { testConfig } from '../../test/helpers/app.ts';
+
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DB_NAME = process.env.BENCH_DB ?? 'bench_analytics';
+const TOTAL_ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
+const ORGS = 100;
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const END = new Date(Date.UTC(2026, 10, 1));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const dbUrl = () => Object.assign(new URL(ADMIN_URL), { pathname: `/${DB_NAME}` }).toString();
+const orgId = (i: number) => `01900000-0000-7000-8000-${(0xb000 + i).toString(16).padStart(12, '0')}`;
+
+async function ensureDatabase(): Promise<void> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
+  if (!exists.rowCount) await admin.query(`CREATE DATABASE "${DB_NAME.replace(/[^a-z0-9_]/g, '')}"`);
+  await admin.end();
+  await migrate(dbUrl());
+}
+
+async function main() {
+  await ensureDatabase();
+  const db = await createDatabasePool(dbUrl(), { maximumPoolSize: 4 });
+  const count = Number(await db.oneFirst(sql.unsafe`SELECT count(*) AS n FROM usage_events`));
+  let importRate: number | undefined;
+  if (count < TOTAL_ROWS) {
+    if (count > 0) throw new Error(`${DB_NAME} holds ${count} rows, fewer than ${TOTAL_ROWS}: drop it and run again`);
+    await db.query(sql.unsafe`
+      INSERT INTO roles (id, name) VALUES (${ROLES.agencyOwner.id}, ${ROLES.agencyOwner.name}) ON CONFLICT DO NOTHING`);
+    await db.query(sql.unsafe`
+      INSERT INTO role_permissions (role_id, subject, action) VALUES (${ROLES.agencyOwner.id}, 'ai.agent', 'read') ON CONFLICT DO NOTHING`);
+    for (let i = 0; i < ORGS; i++) {
+      await db.query(sql.unsafe`INSERT INTO organizations (id, name, type) VALUES (${orgId(i)}, ${`Bench ${i}`}, 'AGENCY') ON CONFLICT DO NOTHING`);
+    }
+    const largest = Math.round(TOTAL_ROWS / 5);
+    const rest = Math.floor((TOTAL_ROWS - largest) / (ORGS - 1));
+    const started = performance.now();
+    let done = 0;
+    for (let i = 0; i < ORGS; i++) {
+      const rows = i === 0 ? largest : i === ORGS - 1 ? TOTAL_ROWS - largest - rest * (ORGS - 2) : rest;
+      for (const batch of generateUsage({ organizationId: orgId(i), rows, days: i === 0 ? 365 : 30 + (i % 300), end: END, seed: i + 1, batchSize: 10_000 })) {
+        await insertUsageEvents(db, batch);
+        done += batch.length;
+      }
+      log(`generated org ${i + 1}/${ORGS}: ${done} rows, ${Math.round(done / ((performance.now() - started) / 1000))} rows/s`);
+    }
+    importRate = done / ((performance.now() - started) / 1000);
+    await db.query(sql.unsafe`VACUUM ANALYZE usage_events`);
+    await db.query(sql.unsafe`VACUUM ANALYZE usage_rollup_15m`);
+  }
+  const userId = uuidv7();
+  await db.query(sql.unsafe`INSERT INTO users (id, organization_id, type, email) VALUES (${userId}, ${orgId(0)}, 'user', ${`bench-${userId}@bench.test`})`);
+  await db.query(sql.unsafe`INSERT INTO user_roles (user_id, role_id) VALUES (${userId}, ${ROLES.agencyOwner.id})`);
+  const token = accessToken(userId, orgId(0));
+  const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }) });
+  // One listening server and keep-alive connections, as a deployed instance would see.
+  const server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const cache = analyticsCache(app.deps);
+
+  const time = async (run: () => Promise<unknown>) => {
+    const started = performance.now();
+    await run();
+    return performance.now() - started;
+  };
+  const pct = (values: number[], p: number) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1) + 0.5))]!;
+  };
+  const naive: Record<string, (from: string, to: string) => ReturnType<typeof sql.unsafe>> = {
+    'time-series': (from, to) => sql.unsafe`SELECT date_trunc('day', created_at AT TIME ZONE 'UTC'), sum(input_tokens + output_tokens + cache_read_tokens), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    projection: (from, to) => sql.unsafe`SELECT (created_at AT TIME ZONE 'UTC')::date, sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    'model-efficiency': (from, to) => sql.unsafe`SELECT model_id, sum(cost_usd), avg(latency_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    heatmap: (from, to) => sql.unsafe`SELECT extract(dow FROM created_at AT TIME ZONE 'Europe/Madrid'), extract(hour FROM created_at AT TIME ZONE 'Europe/Madrid'), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1, 2`,
+    'cache-savings': (from, to) => sql.unsafe`SELECT model_id, sum(cache_read_tokens), sum(input_tokens) FROM usage_events WHERE organization_id = ${orgId(0)} AND source = 'system' AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+  };
+  const extra: Record<string, Record<string, string>> = { heatmap: { timezone: 'Europe/Madrid' }, 'time-series': { timezone: 'Europe/Madrid' } };
+
+  const lines = ['| endpoint | window | cold p50 ms | cold p95 ms | cached p50 ms | naive raw p50 ms | naive / cold |', '|---|---|---|---|---|---|---|'];
+  for (const endpoint of Object.keys(naive)) {
+    for (const days of [7, 30, 90, 365]) {
+      // Windows end at an odd minute so both raw edges are exercised.
+      const to = new Date(END.getTime() - 7 * 60_000 - 13_000).toISOString();
+      const from = new Date(Date.parse(to) - days * 86_400_000).toISOString();
+      const url = `${base}/api/ai/org-usage/${endpoint}?${new URLSearchParams({ from, to, ...extra[endpoint] })}`;
+      const call = async () => {
+        const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+        if (response.status !== 200) throw new Error(`${endpoint}: ${response.status} ${await response.text()}`);
+        return response.json();
+      };
+      const cold: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        cache.flushAll();
+        cold.push(await time(call));
+      }
+      await call();
+      const warm: number[] = [];
+      for (let i = 0; i < RUNS; i++) warm.push(await time(call));
+      const raw: number[] = [];
+      for (let i = 0; i < Math.min(5, RUNS); i++) raw.push(await time(() => db.any(naive[endpoint]!(from, to))));
+      const row = [endpoint, `${days} d`, pct(cold, 0.5), pct(cold, 0.95), pct(warm, 0.5), pct(raw, 0.5)];
+      lines.push(`| ${row.map((v) => (typeof v === 'number' ? v.toFixed(1) : v)).join(' | ')} | ${(pct(raw, 0.5) / pct(cold, 0.5)).toFixed(1)}x |`);
+      log(lines.at(-1)!);
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(importRate === undefined ? 'import: dataset reused (set BENCH_DB to a new name to measure import)\n' : `import: ${Math.round(importRate)} rows/s (generation + batched unnest inserts + rollup trigger)\n`);
+  server.close();
+  await db.end();
+}
+
+await main();

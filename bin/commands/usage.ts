@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { SingleBar, Presets } from 'cli-progress';
+import { parsePricingFile } from '../../app/analytics/pricing-file.ts';
+import { UsageLineError } from '../../app/analytics/usage-event-parser.ts';
+import { importUsageFile } from '../../app/analytics/usage-import.ts';
+import { generateUsage } from '../../app/analytics/usage-generator.ts';
+import { findExistingOrganizationIds, insertUsageEvents, upsertModelPricing } from '../../sql/usage-import.ts';
+import { CliError, say, withDatabase } from '../cli-context.ts';
+
+const positiveInteger = (name: string, max: number) => (value: string) => {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+    throw new CliError(`--${name} must be an integer from 1 to ${max}`);
+  }
+  return n;
+};
+
+export function registerUsage(program: Command) {
+  program
+    .command('import-usage')
+    .description('import usage events from an NDJSON file (one event a line); all or nothing')
+    .argument('<file>', 'NDJSON file')
+    .action(async (file: string) => {
+      await withDatabase(async ({ pool }) => {
+        const started = Date.now();
+        try {
+          const rows = await importUsageFile(pool, file, (count) => say(`imported ${count} rows...`));
+          const seconds = (Date.now() - started) / 1000;
+          say(`imported ${rows} usage rows in ${seconds.toFixed(1)} s`);
+        } catch (error) {
+          if (error instanceof UsageLineError) throw new CliError(`${error.message} (nothing was imported)`);
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file: ${file}`);
+          throw error;
+        }
+      });
+    });
+
+  program
+    .command('import-pricing')
+    .description('insert or replace model prices (USD per million tokens) from a JSON file')
+    .argument('<file>', 'JSON array of { modelId, inputUsdPerMTok, outputUsdPerMTok, cacheReadUsdPerMTok }')
+    .action(async (file: string) => {
+      let prices;
+      try {
+        prices = parsePricingFile(await readFile(file, 'utf8'));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file: ${file}`);
+        throw new CliError((error as Error).message);
+      }
+      await withDatabase(async ({ pool }) => {
+        await upsertModelPricing(pool, prices);
+        say(`upserted ${prices.length} model prices`);
+      });
+    });
+
+  program
+    .command('generate-usage')
+    .description('add synthetic usage (models, actions, sources, cache reads, latencies; weekly and daily rhythms) ending now')
+    .requiredOption('--org <id>', 'organization id')
+    .requiredOption('--rows <n>', 'rows to add', positiveInteger('rows', 100_000_000))
+    .option('--days <n>', 'days back from now', positiveInteger('days', 3650), 30)
+    .option('--seed <n>', 'random seed (same seed, same rows)', positiveInteger('seed', 2 ** 31), 1)
+    .action(async (options: { org: string; rows: number; days: number; seed: number }) => {
+      await withDatabase(async ({ pool }) => {
+        if (!(await findExistingOrganizationIds(pool, [options.org]).catch(() => new Set<string>())).has(options.org)) {
+          throw new CliError(`--org: no organization with id ${options.org}`);
+        }
+        const bar = new SingleBar({ format: 'generate-usage [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s', stream: process.stderr }, Presets.shades_classic);
+        const started = Date.now();
+        bar.start(options.rows, 0, { rate: 0 });
+        let done = 0;
+        // One transaction per batch: a long generation can be interrupted and keeps what it wrote.
+        for (const batch of generateUsage({ organizationId: options.org, rows: options.rows, days: options.days, end: new Date(), seed: options.seed })) {
+          await insertUsageEvents(pool, batch);
+          done += batch.length;
+          bar.update(done, { rate: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)) });
+        }
+        bar.stop();
+        say(`generated ${done} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      });
+    });
+}

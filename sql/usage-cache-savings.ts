@@ -19,7 +19,7 @@ export async function findCacheSavings(db: CommonQueryMethods, window: UsageWind
   return db.one(sql.type(CacheSavingsRow)`
     WITH per_model AS (
       SELECT model_id, sum(cache_read_tokens) AS cache_read, sum(input_tokens) AS input
-      FROM (${usageSlices(window)}) slices
+      FROM (${usageSlices(window, 'day')}) slices
       GROUP BY model_id
     )
     SELECT coalesce(sum(m.cache_read * greatest(0, p.input_usd_per_mtok - p.cache_read_usd_per_mtok))

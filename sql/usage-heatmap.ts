@@ -25,7 +25,7 @@ export async function findUsageByLocalDayAndHour(
            sum(tokens)::int8 AS "totalTokens", sum(cost)::float8 AS "totalCostUsd"
     FROM (
       SELECT at, sum(input_tokens + output_tokens + cache_read_tokens) AS tokens, sum(cost_usd) AS cost
-      FROM (${usageSlices(window)}) slices
+      FROM (${usageSlices(window, 'slot')}) slices
       GROUP BY at
     ) per_slot
     GROUP BY 1, 2

@@ -27,7 +27,7 @@ export async function findModelEfficiency(
     WITH top_models AS (
       SELECT model_id, sum(cost_usd) AS cost, sum(input_tokens + output_tokens + cache_read_tokens) AS tokens,
              sum(events) AS events, sum(latency_sum) AS latency_sum, sum(latency_count) AS latency_count
-      FROM (${usageSlices(window)}) slices
+      FROM (${usageSlices(window, 'day')}) slices
       GROUP BY model_id
       ORDER BY cost DESC, model_id COLLATE "C" ASC
       LIMIT ${limit}

@@ -17,7 +17,7 @@ export async function findDailySpendInWindow(db: CommonQueryMethods, window: Usa
     SELECT ((at AT TIME ZONE 'UTC')::date - (${ts(window.from)} AT TIME ZONE 'UTC')::date) AS t,
            sum(cost_usd)::float8 AS "costUsd",
            (sum(sum(cost_usd)) OVER ())::float8 AS "windowCostUsd"
-    FROM (${usageSlices(window)}) slices
+    FROM (${usageSlices(window, 'day')}) slices
     GROUP BY 1
     ORDER BY 1`);
 }

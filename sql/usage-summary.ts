@@ -23,7 +23,7 @@ export async function findUsageTotals(db: CommonQueryMethods, window: UsageWindo
            coalesce(sum(cost_usd), 0)::float8 AS "totalCostUsd",
            coalesce(sum(events), 0)::int8 AS "executionsCount",
            count(DISTINCT model_id)::int AS "modelsCount"
-    FROM (${usageSlices(window)}) slices`);
+    FROM (${usageSlices(window, 'day')}) slices`);
 }
 
 const AgentUsageRow = z.object({

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import { usageSlices, type UsageWindow } from './usage-window.ts';
+import { usageSlices, type RollupGrain, type UsageWindow } from './usage-window.ts';
 
 export type UsageGroupBy = 'none' | 'action' | 'model';
 
@@ -18,6 +18,7 @@ const BucketRow = z.object({
 export type BucketRow = z.infer<typeof BucketRow>;
 
 const GROUP_COLUMN = { action: 'action_type', model: 'model_id' } as const;
+const GRAIN: Record<UsageGroupBy, RollupGrain> = { none: 'slot', action: 'slot-action', model: 'slot-model' };
 
 /**
  * Usage summed per bucket (and per action or model): each slice goes to the bucket whose
@@ -45,7 +46,7 @@ export async function findUsageByBucket(
     FROM (
       SELECT width_bucket(at, ${starts}) AS idx, ${key} AS key,
              input_tokens, output_tokens, cache_read_tokens, cost_usd, events
-      FROM (${usageSlices(window)}) slices
+      FROM (${usageSlices(window, GRAIN[groupBy])}) slices
     ) keyed
     GROUP BY ${grouping}
     ORDER BY idx, key NULLS FIRST`);

@@ -22,16 +22,32 @@ export type UsageWindow = {
   actionType?: ActionType;
 };
 
-/** Width of a rollup slot (sql/migrations/0400_usage.sql). */
+/** Width of a 15-minute rollup slot and of a day rollup row (sql/migrations/0401_usage_rollups_by_grain.sql). */
 export const SLOT_MS = 15 * 60_000;
+export const DAY_MS = 86_400_000;
 
 /**
- * Splits `[from, to)` into the whole 15-minute slots read from the rollup and the partial
- * edges read from the raw rows, so that every answer equals the answer over raw rows.
+ * Which rollup a query reads (docs/decisions/0043-rollups-by-grain.md): the 15-minute slots
+ * per source, per source and action, per source and model, or whole UTC days with every
+ * dimension (for window totals). A query may only read dimensions its rollup keeps.
  */
-export function splitWindow(from: Date, to: Date): { innerFrom: Date; innerTo: Date } {
-  const innerFrom = Math.ceil(from.getTime() / SLOT_MS) * SLOT_MS;
-  const innerTo = Math.floor(to.getTime() / SLOT_MS) * SLOT_MS;
+export type RollupGrain = 'slot' | 'slot-action' | 'slot-model' | 'day';
+
+const ROLLUPS: Record<RollupGrain, { table: string; at: string; unit: number; model: boolean; action: boolean; latency: boolean }> = {
+  slot: { table: 'usage_rollup_15m_source', at: 'slot', unit: SLOT_MS, model: false, action: false, latency: false },
+  'slot-action': { table: 'usage_rollup_15m_action', at: 'slot', unit: SLOT_MS, model: false, action: true, latency: false },
+  'slot-model': { table: 'usage_rollup_15m_model', at: 'slot', unit: SLOT_MS, model: true, action: false, latency: false },
+  day: { table: 'usage_rollup_day', at: 'day', unit: DAY_MS, model: true, action: true, latency: true },
+};
+
+/**
+ * Splits `[from, to)` into the whole rollup units (15-minute slots or UTC days, both aligned
+ * to the Unix epoch) read from a rollup and the partial edges read from the raw rows, so that
+ * every answer equals the answer over raw rows.
+ */
+export function splitWindow(from: Date, to: Date, unit = SLOT_MS): { innerFrom: Date; innerTo: Date } {
+  const innerFrom = Math.ceil(from.getTime() / unit) * unit;
+  const innerTo = Math.floor(to.getTime() / unit) * unit;
   if (innerFrom >= innerTo) return { innerFrom: to, innerTo: to };
   return { innerFrom: new Date(innerFrom), innerTo: new Date(innerTo) };
 }
@@ -55,19 +71,27 @@ function rawRange(window: UsageWindow, from: Date, to: Date): FragmentSqlToken {
 }
 
 /**
- * The usage of a window as "slices" with the rollup's columns (`at`, model_id, action_type,
- * source, events, input_tokens, output_tokens, cache_read_tokens, cost_usd, latency_sum,
- * latency_count): whole slots from `usage_rollup_15m` (`at` = slot start) plus the raw rows
- * of the partial slots at both edges (`at` = created_at). Any grouping by a local hour, day,
- * week or month gives the raw rows' answer, since no bucket boundary falls inside a slot.
+ * The usage of a window as "slices" with the columns at, model_id, action_type, source,
+ * events, input_tokens, output_tokens, cache_read_tokens, cost_usd, latency_sum, latency_count:
+ * whole units from the rollup of `grain` (`at` = unit start; dimensions the rollup lacks are
+ * NULL, latency sums 0) plus the raw rows of the partial units at both edges (`at` =
+ * created_at). With the 15-minute grains any grouping by a local hour, day, week or month
+ * gives the raw rows' answer, since no bucket boundary falls inside a slot; the day grain
+ * suits window totals and UTC days only.
  */
-export function usageSlices(window: UsageWindow): FragmentSqlToken {
-  const { innerFrom, innerTo } = splitWindow(window.from, window.to);
+export function usageSlices(window: UsageWindow, grain: RollupGrain): FragmentSqlToken {
+  const rollup = ROLLUPS[grain];
+  if (window.actionType && !rollup.action) throw new Error(`the ${grain} rollup cannot filter by action`);
+  const { innerFrom, innerTo } = splitWindow(window.from, window.to, rollup.unit);
+  const at = sql.identifier([rollup.at]);
+  const model = rollup.model ? sql.fragment`model_id` : sql.fragment`NULL::text`;
+  const action = rollup.action ? sql.fragment`action_type` : sql.fragment`NULL::text`;
+  const latency = rollup.latency ? sql.fragment`latency_sum, latency_count` : sql.fragment`0::bigint, 0::bigint`;
   return sql.fragment`
-    SELECT slot AS at, model_id, action_type, source, events, input_tokens, output_tokens,
-           cache_read_tokens, cost_usd, latency_sum, latency_count
-    FROM usage_rollup_15m
-    WHERE organization_id = ${window.organizationId} AND slot >= ${ts(innerFrom)} AND slot < ${ts(innerTo)} ${filters(window)}
+    SELECT ${at} AS at, ${model} AS model_id, ${action} AS action_type, source, events, input_tokens, output_tokens,
+           cache_read_tokens, cost_usd, ${latency}
+    FROM ${sql.identifier([rollup.table])}
+    WHERE organization_id = ${window.organizationId} AND ${at} >= ${ts(innerFrom)} AND ${at} < ${ts(innerTo)} ${filters(window)}
     UNION ALL ${rawRange(window, window.from, innerFrom)}
     UNION ALL ${rawRange(window, innerTo, window.to)}`;
 }

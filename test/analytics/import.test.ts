@@ -27,7 +27,7 @@ const event = (organizationId: string, overrides: Record<string, unknown> = {}) 
 const count = (t: { context: { t: { db: { pool: DatabasePool } } } }, organizationId: string) =>
   t.context.t.db.pool.oneFirst(sql.type(z.object({ n: z.coerce.number() }))`
     SELECT (SELECT count(*) FROM usage_events WHERE organization_id = ${organizationId})
-         + (SELECT coalesce(sum(events), 0) FROM usage_rollup_15m WHERE organization_id = ${organizationId}) AS n`);
+         + (SELECT coalesce(sum(events), 0) FROM usage_rollup_day WHERE organization_id = ${organizationId}) AS n`);
 
 test('import-usage inserts every line and the analytics see them', async (t) => {
   const tenant = await createTenant(t.context.t.db.pool, 'import-ok');

@@ -18,10 +18,8 @@ export async function importUsageFile(
 ): Promise<number> {
   return db.transaction(async (tx) => {
     const knownOrganizations = new Set<string>();
-    let batch: UsageEventInput[] = [];
-    let batchLines: number[] = [];
     let total = 0;
-    const flush = async () => {
+    const flush = async (batch: UsageEventInput[], batchLines: number[]) => {
       const unknown = batch.map((row) => row.organizationId).filter((id) => !knownOrganizations.has(id));
       if (unknown.length) {
         const found = await findExistingOrganizationIds(tx, [...new Set(unknown)]);
@@ -32,19 +30,38 @@ export async function importUsageFile(
       await insertUsageEvents(tx, batch);
       total += batch.length;
       onProgress(total);
-      batch = [];
-      batchLines = [];
     };
+    // Pipelined: the next batch is parsed while PostgreSQL inserts the previous one (at most
+    // one statement in flight, so batches still run in file order on the one connection).
+    let pending: Promise<void> = Promise.resolve();
+    const send = async (batch: UsageEventInput[], batchLines: number[]) => {
+      await pending;
+      pending = flush(batch, batchLines);
+      pending.catch(() => {}); // awaited later; this only marks the rejection as handled
+    };
+    let batch: UsageEventInput[] = [];
+    let batchLines: number[] = [];
     const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
     let lineNumber = 0;
-    for await (const text of lines) {
-      lineNumber += 1;
-      if (text.trim() === '') continue;
-      batch.push(parseUsageLine(text, lineNumber));
-      batchLines.push(lineNumber);
-      if (batch.length >= IMPORT_BATCH_SIZE) await flush();
+    try {
+      for await (const text of lines) {
+        lineNumber += 1;
+        if (text.trim() === '') continue;
+        batch.push(parseUsageLine(text, lineNumber));
+        batchLines.push(lineNumber);
+        if (batch.length >= IMPORT_BATCH_SIZE) {
+          await send(batch, batchLines);
+          batch = [];
+          batchLines = [];
+        }
+      }
+      if (batch.length) await send(batch, batchLines);
+    } catch (error) {
+      // Let the statement in flight finish before the transaction rolls back.
+      await pending.catch(() => {});
+      throw error;
     }
-    if (batch.length) await flush();
+    await pending;
     return total;
   });
 }

@@ -17,7 +17,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importUsageFile } from '../../app/analytics/usage-import.ts';
-import { createServer } from 'node:http';
+import { Agent, createServer, get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { uuidv7 } from 'uuidv7';
 import { createApp } from '../../app/app.ts';
@@ -111,6 +111,10 @@ async function main() {
     await db.query(sql.unsafe`VACUUM ANALYZE ${sql.identifier([table])}`);
   }
   const importRate = await measureImport(db);
+  if (process.env.BENCH_IMPORT_ONLY) {
+    await db.end();
+    return;
+  }
   const userId = uuidv7();
   await db.query(sql.unsafe`INSERT INTO users (id, organization_id, type, email) VALUES (${userId}, ${orgId(0)}, 'user', ${`bench-${userId}@bench.test`})`);
   await db.query(sql.unsafe`INSERT INTO user_roles (user_id, role_id) VALUES (${userId}, ${ROLES.agencyOwner.id})`);
@@ -121,6 +125,8 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const cache = analyticsCache(app.deps);
+  // One keep-alive connection reused by every call, as a client of a deployed instance would.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
   const time = async (run: () => Promise<unknown>) => {
     const started = performance.now();
@@ -147,11 +153,20 @@ async function main() {
       const to = new Date(END.getTime() - 7 * 60_000 - 13_000).toISOString();
       const from = new Date(Date.parse(to) - days * 86_400_000).toISOString();
       const url = `${base}/api/ai/org-usage/${endpoint}?${new URLSearchParams({ from, to, ...extra[endpoint] })}`;
-      const call = async () => {
-        const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-        if (response.status !== 200) throw new Error(`${endpoint}: ${response.status} ${await response.text()}`);
-        return response.json();
-      };
+      const call = () =>
+        new Promise<unknown>((resolve, reject) => {
+          const request = httpGet(url, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              if (response.statusCode !== 200) reject(new Error(`${endpoint}: ${response.statusCode} ${text}`));
+              else resolve(JSON.parse(text));
+            });
+            response.on('error', reject);
+          });
+          request.on('error', reject);
+        });
       const cold: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         cache.flushAll();
@@ -170,6 +185,7 @@ async function main() {
   process.stdout.write(`${lines.join('\n')}\n`);
   process.stdout.write(`import-usage: ${Math.round(importRate)} rows/s (${IMPORT_ROWS} rows from an NDJSON file into the ${count || TOTAL_ROWS}-row table: parse, validate, insert, rollup triggers, one transaction)\n`);
   if (buildRate !== undefined) process.stdout.write(`dataset build: ${Math.round(buildRate)} rows/s (generation + inserts + rollup triggers)\n`);
+  agent.destroy();
   server.close();
   await db.end();
 }

@@ -35,6 +35,7 @@ const DB_NAME = process.env.BENCH_DB ?? 'bench_analytics';
 const TOTAL_ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const ORGS = 100;
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const CACHED_RUNS = 200;
 const END = new Date(Date.UTC(2026, 10, 1));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -172,9 +173,10 @@ async function main() {
         cache.flushAll();
         cold.push(await time(call));
       }
-      await call();
+      // Cached: warm up the stored entry and the code path (JIT), then many cheap calls.
+      for (let i = 0; i < 20; i++) await call();
       const warm: number[] = [];
-      for (let i = 0; i < RUNS; i++) warm.push(await time(call));
+      for (let i = 0; i < CACHED_RUNS; i++) warm.push(await time(call));
       const raw: number[] = [];
       for (let i = 0; i < Math.min(5, RUNS); i++) raw.push(await time(() => db.any(naive[endpoint]!(from, to))));
       const row = [endpoint, `${days} d`, pct(cold, 0.5), pct(cold, 0.95), pct(warm, 0.5), pct(raw, 0.5)];

@@ -71,11 +71,17 @@ export function registerUsage(program: Command) {
         bar.start(options.rows, 0, { rate: 0 });
         let done = 0;
         // One transaction per batch: a long generation can be interrupted and keeps what it wrote.
+        // Pipelined: the next batch is generated while PostgreSQL inserts the previous one.
+        let pending: Promise<void> = Promise.resolve();
         for (const batch of generateUsage({ organizationId: options.org, rows: options.rows, days: options.days, end: new Date(), seed: options.seed })) {
-          await insertUsageEvents(pool, batch);
-          done += batch.length;
-          bar.update(done, { rate: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)) });
+          await pending;
+          pending = insertUsageEvents(pool, batch).then(() => {
+            done += batch.length;
+            bar.update(done, { rate: Math.round(done / Math.max(0.001, (Date.now() - started) / 1000)) });
+          });
+          pending.catch(() => {}); // awaited on the next turn or after the loop
         }
+        await pending;
         bar.stop();
         say(`generated ${done} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       });

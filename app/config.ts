@@ -21,6 +21,22 @@ export type Config = {
   bodyLimitBytes: number;
   /** Keys that encrypt MCP server credentials at rest (`CREDENTIALS_KEY`; see docs/mcp.md). */
   credentialsKeyring: Keyring;
+  /** MCP OAuth (docs/mcp-oauth.md): `PUBLIC_BASE_URL`, `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
+  mcpOAuth: McpOAuthConfig;
+};
+
+/** A pre-registered OAuth client of one authorization server (issuer). */
+export type ConfiguredOAuthClient = { clientId: string; clientSecret?: string };
+
+export type McpOAuthConfig = {
+  /** The service's public origin; the redirect URI is `${publicBaseUrl}/api/ai/mcp-oauth/callback`. */
+  publicBaseUrl: string;
+  /** Pre-registered clients by issuer; issuers not listed use dynamic client registration. */
+  clients: Record<string, ConfiguredOAuthClient>;
+  /** Bounds of every outbound request (discovery, registration, token). */
+  outboundTimeoutMs: number;
+  outboundMaxResponseBytes: number;
+  outboundMaxRedirects: number;
 };
 
 export class ConfigError extends Error {
@@ -46,7 +62,36 @@ const envSchema = z.object({
   SEED_DEMO: z.enum(['true', 'false']).optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(100 * 1024),
   CREDENTIALS_KEY: z.string().optional(),
+  PUBLIC_BASE_URL: url(['https:', 'http:'])
+    .refine((value) => !/[?#]/.test(value), { message: 'must be an origin with an optional path, no query' })
+    .optional(),
+  MCP_OAUTH_CLIENTS: z.string().optional(),
+  OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
+  OUTBOUND_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
 });
+
+const oauthClientsSchema = z.record(
+  z.string().url(),
+  z.object({ clientId: z.string().min(1), clientSecret: z.string().min(1).optional() }).strict(),
+);
+
+/** Parses `MCP_OAUTH_CLIENTS`: `{ "<issuer>": { "clientId": "...", "clientSecret"?: "..." } }`. */
+export function parseOAuthClients(value: string | undefined): Record<string, ConfiguredOAuthClient> {
+  if (value === undefined) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    throw new ConfigError('Invalid environment variable MCP_OAUTH_CLIENTS: must be JSON');
+  }
+  const parsed = oauthClientsSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid environment variable MCP_OAUTH_CLIENTS: ${issue.path.join('.')} ${issue.message}`);
+  }
+  return parsed.data;
+}
 
 /**
  * Reads and validates the environment. Throws a ConfigError naming the bad variable.
@@ -84,6 +129,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentialsKeyring: keyringFrom(
       e.CREDENTIALS_KEY ?? readOrCreateSecret(dataDir, 'credentials-key', 32, () => generateKeyEntry('k1')),
     ),
+    mcpOAuth: {
+      publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+      clients: parseOAuthClients(e.MCP_OAUTH_CLIENTS),
+      outboundTimeoutMs: e.OUTBOUND_TIMEOUT_MS,
+      outboundMaxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES,
+      outboundMaxRedirects: e.OUTBOUND_MAX_REDIRECTS,
+    },
   };
 }
 

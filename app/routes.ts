@@ -1,6 +1,7 @@
 import type { Route } from './core/route.ts';
 import { healthRoutes } from './health/routes.ts';
 import { identityCoreRoutes } from './identity/routes.ts';
+import { mcpOAuthRoutes } from './mcp-oauth/routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
-export const areaRoutes: Route[] = [...healthRoutes, ...identityCoreRoutes];
+export const areaRoutes: Route[] = [...healthRoutes, ...identityCoreRoutes, ...mcpOAuthRoutes];

@@ -27,6 +27,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     seedDemo: false,
     bodyLimitBytes: 100 * 1024,
     credentialsKeyring: parseKeyring(TEST_CREDENTIALS_KEY),
+    mcpOAuth: {
+      publicBaseUrl: 'http://localhost:3000',
+      clients: {},
+      outboundTimeoutMs: 2_000,
+      outboundMaxResponseBytes: 64 * 1024,
+      outboundMaxRedirects: 3,
+    },
     ...overrides,
   };
 }

@@ -7,12 +7,12 @@ import { testConfig, type TestContext } from '../helpers/app.ts';
 import { insertOAuthServer, startFakeOAuth, type FakeOAuth, type FakeOptions } from './fake-servers.ts';
 
 /**
- * Development mode lets the service call the fake servers on 127.0.0.1 (http to loopback);
- * small bounds keep the timeout and size tests fast.
+ * Development mode lets the service call the fake servers on 127.0.0.1 (http to loopback).
+ * The default timeout is generous (the test machine is shared); the timeout test sets a short one.
  */
 export function oauthTestConfig(overrides: Partial<Config['mcpOAuth']> = {}): Config {
   const base = testConfig({ nodeEnv: 'development' });
-  return { ...base, mcpOAuth: { ...base.mcpOAuth, outboundTimeoutMs: 600, outboundMaxResponseBytes: 16 * 1024, ...overrides } };
+  return { ...base, mcpOAuth: { ...base.mcpOAuth, outboundTimeoutMs: 5_000, outboundMaxResponseBytes: 16 * 1024, ...overrides } };
 }
 
 export const CALLBACK_PATH = '/api/ai/mcp-oauth/callback';

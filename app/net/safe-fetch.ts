@@ -1,3 +1,5 @@
+import type { Dispatcher } from 'undici';
+import { guardedAgent } from './connect-guard.ts';
 import { checkOutboundUrl, UrlRefusedError, type HostLookup, type UrlPolicy } from './url-policy.ts';
 
 /**
@@ -12,16 +14,17 @@ import { checkOutboundUrl, UrlRefusedError, type HostLookup, type UrlPolicy } fr
  *   POST into a body-less GET (WHATWG fetch §4.4). Callers that send secrets pass
  *   `maxRedirects: 0`.
  *
- * DNS rebinding: `checkOutboundUrl` resolves the host and fetch resolves it again when it
- * connects; the address is not pinned between the two (global fetch offers no per-request
- * lookup hook without a custom undici dispatcher). See docs/decisions/0036-outbound-http.md.
+ * DNS rebinding: `checkOutboundUrl` resolves the host before the request, and the connection
+ * is made through a dispatcher whose socket lookup checks the addresses again at connect time
+ * (`connect-guard.ts`), so a changed DNS answer cannot reach a refused address.
+ * See docs/decisions/0036-outbound-http.md.
  */
 export type OutboundOptions = {
   policy: UrlPolicy;
   timeoutMs: number;
   maxResponseBytes: number;
   maxRedirects: number;
-  /** Host resolution for the URL check (tests); node:dns by default. */
+  /** Host resolution for the URL check and the connect-time check (tests); node:dns by default. */
   lookup?: HostLookup;
 };
 
@@ -56,13 +59,29 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 export async function safeFetch(raw: string, request: OutboundRequest, options: OutboundOptions): Promise<OutboundResponse> {
   const signal = AbortSignal.timeout(options.timeoutMs);
+  const dispatcher = guardedAgent(options.policy, options.lookup);
   try {
-    return await follow(raw, request, options, signal);
+    return await follow(raw, request, options, signal, dispatcher);
   } catch (error) {
     if (error instanceof OutboundError) throw error;
     if (signal.aborted) throw new OutboundError('timeout', `no complete answer within ${options.timeoutMs} ms`);
+    if (causes(error).some((cause) => cause instanceof UrlRefusedError)) {
+      throw new OutboundError('refused', `refused to connect to ${safeOrigin(raw)}: its address is not public`);
+    }
     throw new OutboundError('network', 'the request could not be completed');
+  } finally {
+    // One dispatcher per request: no pooled socket outlives it.
+    dispatcher.destroy().catch(() => {});
   }
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let current = error; current !== undefined && chain.length < 5; current = (current as { cause?: unknown }).cause) {
+    chain.push(current);
+    if (current === null || typeof current !== 'object') break;
+  }
+  return chain;
 }
 
 async function follow(
@@ -70,6 +89,7 @@ async function follow(
   request: OutboundRequest,
   options: OutboundOptions,
   signal: AbortSignal,
+  dispatcher: Dispatcher,
 ): Promise<OutboundResponse> {
   let target = raw;
   let method = request.method ?? 'GET';
@@ -79,7 +99,9 @@ async function follow(
   for (let hop = 0; ; hop++) {
     const url = await checked(target, options, signal);
     if (previous && previous.origin !== url.origin) delete headers.authorization;
-    const response = await fetch(url, { method, headers, body, redirect: 'manual', signal });
+    // `dispatcher` is undici's extension of RequestInit, honoured by Node's global fetch.
+    const init = { method, headers, body, redirect: 'manual', signal, dispatcher } as RequestInit;
+    const response = await fetch(url, init);
     if (!REDIRECT_STATUSES.has(response.status)) {
       return { status: response.status, headers: response.headers, url, body: await readBounded(response, options) };
     }

@@ -64,6 +64,10 @@ const envSchema = z.object({
   CREDENTIALS_KEY: z.string().optional(),
   PUBLIC_BASE_URL: url(['https:', 'http:'])
     .refine((value) => !/[?#]/.test(value), { message: 'must be an origin with an optional path, no query' })
+    // The OAuth redirect URI must be HTTPS or localhost (MCP authorization spec, "Communication Security").
+    .refine((value) => new URL(value).protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(new URL(value).hostname), {
+      message: 'must use https (http only for localhost)',
+    })
     .optional(),
   MCP_OAUTH_CLIENTS: z.string().optional(),
   OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),

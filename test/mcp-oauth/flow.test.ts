@@ -23,6 +23,8 @@ test('an OAuth MCP server is connected end to end and its tokens are stored encr
 
   const redirect = await started.fake.authorize(initiated.body.authorizationUrl);
   t.is(redirect.get('state'), initiated.body.state);
+  // Authorization servers may add parameters of their own; they are ignored.
+  redirect.set('session_state', 'opaque-as-value');
   const done = await callback(t, redirect, started.token).expect(200);
   t.is(done.body.agentId, AGENTS.support.id);
   t.is(done.body.serverId, started.serverId);

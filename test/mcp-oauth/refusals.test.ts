@@ -173,3 +173,12 @@ test('a token endpoint that refuses the code is a 502 naming its OAuth error and
   t.regex(response.body.metadata.detail, /invalid_grant/);
   t.is(await countTokens(t, started.serverId), 0);
 });
+
+test('a callback without code is a validation error at query.code', async (t) => {
+  const started = await startWithServer(t);
+  const initiated = await initiate(t, started).expect(200);
+  const query = new URLSearchParams({ state: initiated.body.state, iss: started.fake.issuer });
+  const response = await callback(t, query, started.token).expect(400);
+  t.deepEqual(response.body.errors, [{ path: ['query', 'code'], message: 'Required' }]);
+  t.is(started.fake.tokenRequests.length, 0);
+});

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { seedDemo } from '../../seeds/demo.ts';
+import { seedCatalog } from '../../seeds/mcp-catalog.ts';
 import { say, withDatabase } from '../cli-context.ts';
 
 export function registerSeed(program: Command) {
@@ -17,8 +18,8 @@ export function registerSeed(program: Command) {
     .command('catalog')
     .description('the curated MCP catalog entries whose names are absent')
     .action(async () => {
-      await withDatabase(async () => {
-        say('the MCP catalog seed has no entries yet');
+      await withDatabase(async (database) => {
+        await seedCatalog(database.pool, say);
       });
     });
 }

@@ -1,0 +1,163 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+
+/** A string enum as one JSON Schema `enum` (one clear 400 message, unlike a union of literals). */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+export const VARIANT_TYPES = ['free', 'apikey', 'oauth'] as const;
+export type VariantType = (typeof VARIANT_TYPES)[number];
+
+export const TRANSPORT_TYPES = ['http', 'sse'] as const;
+export const TransportType = StringEnum(TRANSPORT_TYPES, { description: '`http` (streamable HTTP) or `sse`' });
+
+/** `{value}` marks where the pasted secret goes: `Bearer {value}` (docs/mcp.md, "Header value templates"). */
+export const VALUE_PLACEHOLDER = '{value}';
+
+export const CredentialField = StrictObject({
+  key: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '^[A-Za-z][A-Za-z0-9_.-]*$',
+    errorMessage: 'must start with a letter and contain only letters, digits, "_", "." and "-"',
+    description: 'Key in the credentials map; the HTTP header name for `header` fields',
+  }),
+  label: Type.String({ minLength: 1, maxLength: 200 }),
+  type: StringEnum(['text', 'password', 'header'] as const),
+  required: Type.Boolean(),
+  placeholder: Type.Optional(Type.String({ maxLength: 200 })),
+  helpText: Type.Optional(Type.String({ maxLength: 500 })),
+  default: Type.Optional(Type.String({ maxLength: 500 })),
+  valueTemplate: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      pattern: '^[^{}]*\\{value\\}[^{}]*$',
+      errorMessage: 'must contain {value} exactly once, for example "Bearer {value}"',
+      description: 'How the stored value is built from what the user pastes, e.g. `Bearer {value}`',
+    }),
+  ),
+});
+export type CredentialField = Static<typeof CredentialField>;
+
+const VariantUrl = Type.String({
+  format: 'uri',
+  maxLength: 2048,
+  pattern: '^https?://',
+  errorMessage: 'must be an absolute http(s) URL',
+});
+
+const variant = <T extends VariantType>(type: T, fields: TSchema) =>
+  StrictObject({
+    type: Type.Literal(type),
+    url: VariantUrl,
+    transportType: TransportType,
+    credentialSchema: StrictObject({
+      type: Type.Literal(type),
+      fields,
+    }),
+  });
+
+const NoFields = Type.Array(CredentialField, {
+  maxItems: 0,
+  errorMessage: 'must be empty for free and oauth variants',
+});
+
+export const FreeVariant = variant('free', NoFields);
+export const ApiKeyVariant = variant(
+  'apikey',
+  Type.Array(CredentialField, { minItems: 1, maxItems: 20, errorMessage: 'must have at least one credential field for apikey variants' }),
+);
+export const OAuthVariant = variant('oauth', NoFields);
+
+type VariantStatic =
+  | Static<typeof FreeVariant>
+  | (Omit<Static<typeof ApiKeyVariant>, 'credentialSchema'> & {
+      credentialSchema: { type: 'apikey'; fields: CredentialField[] };
+    })
+  | Static<typeof OAuthVariant>;
+
+/**
+ * The variant union, discriminated on `type` (AJV `discriminator`, which needs `oneOf`): only
+ * the branch named by `type` is checked, so a 400 points at the offending variant and field.
+ */
+export const Variant = Type.Unsafe<VariantStatic>({
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string' } },
+  discriminator: { propertyName: 'type' },
+  oneOf: [FreeVariant, ApiKeyVariant, OAuthVariant],
+});
+export type Variant = {
+  type: VariantType;
+  url: string;
+  transportType: 'http' | 'sse';
+  credentialSchema: { type: VariantType; fields: CredentialField[] };
+};
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', errorMessage: 'must not be empty' });
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S', errorMessage: 'must be a non-empty string' }), {
+  minItems: 1,
+  maxItems: 20,
+  uniqueItems: true,
+  errorMessage: 'must hold 1 to 20 distinct non-empty strings',
+});
+const Logo = Type.String({
+  maxLength: 200,
+  pattern: '^$|^(?!.*\\.\\.)[A-Za-z0-9_-][A-Za-z0-9._/-]*$',
+  errorMessage: 'must be a relative path such as logos/github.svg',
+});
+/** Not required by the schema: a missing or empty list is a 422 (contract §7), checked by the handler. */
+const Variants = Type.Array(Variant, { maxItems: 3 });
+
+export const CreateAvailableMcpBody = StrictObject({
+  name: Name,
+  description: Type.Optional(Type.String({ maxLength: 1000 })),
+  logo: Type.Optional(Logo),
+  tags: Tags,
+  variants: Type.Optional(Variants),
+});
+export type CreateAvailableMcpBody = Static<typeof CreateAvailableMcpBody>;
+
+export const UpdateAvailableMcpBody = StrictObject(
+  {
+    name: Type.Optional(Name),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    logo: Type.Optional(Logo),
+    tags: Type.Optional(Tags),
+    variants: Type.Optional(Variants),
+  },
+  { minProperties: 1, errorMessage: 'must change at least one field' },
+);
+export type UpdateAvailableMcpBody = Static<typeof UpdateAvailableMcpBody>;
+
+export const SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
+
+export const ListAvailableMcpsQuery = StrictObject({
+  tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 20 })),
+  page: Type.Integer({ minimum: 1, maximum: 100_000, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  sort: Type.Optional(
+    Type.Array(
+      StrictObject({
+        field: StringEnum(SORT_FIELDS),
+        direction: StringEnum(['asc', 'desc'] as const, { default: 'asc' }),
+      }),
+      { minItems: 1, maxItems: 3 },
+    ),
+  ),
+});
+export type ListAvailableMcpsQuery = Static<typeof ListAvailableMcpsQuery>;
+
+export const AvailableMcpDto = Type.Object({
+  id: Uuid(),
+  name: Type.String(),
+  description: Type.String(),
+  logo: Type.String(),
+  tags: Type.Array(Type.String()),
+  variants: Type.Array(Variant),
+  isActive: Type.Boolean(),
+  createdAt: DateTime(),
+  updatedAt: DateTime(),
+});
+export type AvailableMcpDto = Static<typeof AvailableMcpDto>;

@@ -1,0 +1,113 @@
+import { uuidv7 } from 'uuidv7';
+import { findActiveAvailableMcp } from '../../sql/available-mcps.ts';
+import { findAgentInAgency, insertAgentMcpServer } from '../../sql/agent-mcp-servers.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { CodedError, HttpError, ValidationError } from '../core/errors.ts';
+import { sealJson } from '../crypto/credentials.ts';
+import type { Variant, VariantType } from '../mcp-catalog/schemas.ts';
+import { checkOutboundUrl, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
+import { credentialsForVariant, customCredentials, type StoredCredentials } from './credentials.ts';
+import type { AddMcpServerBody } from './schemas.ts';
+
+export const agentNotFound = () =>
+  new CodedError(404, 'AI.AGENT_NOT_FOUND', { en: 'Agent not found', es: 'Agente no encontrado' });
+
+/** 404 `AI.AGENT_NOT_FOUND` unless the agent exists in the caller's agency (another agency's looks missing). */
+export async function requireAgent(deps: AppDeps, agencyId: string, agentId: string): Promise<void> {
+  if (!(await findAgentInAgency(deps.db, agencyId, agentId))) throw agentNotFound();
+}
+
+/** Binds a ciphertext to its agency and server: a sealed value copied to another row does not open. */
+export const credentialsContext = (agencyId: string, serverId: string) => `agency:${agencyId}/server:${serverId}`;
+
+const AUTH_TYPE: Record<VariantType, 'none' | 'static_headers' | 'oauth'> = {
+  free: 'none',
+  apikey: 'static_headers',
+  oauth: 'oauth',
+};
+
+type Plan = {
+  url: string;
+  transportType: 'http' | 'sse';
+  authType: 'none' | 'static_headers' | 'oauth';
+  availableMcpId: string | null;
+  variantType: VariantType | null;
+  credentials: StoredCredentials | null;
+};
+
+/**
+ * The catalog flow of the service interface ("Adding a catalog entry to an agent"):
+ * 1. load the active entry (404 when unknown or soft-deleted);
+ * 2. find the variant of `variantType` (400 at `variantType` when the entry does not offer it);
+ * 3. check the credentials (400 for unknown keys, 422 with `missingFields`);
+ * 4. map the variant type to the auth type; 5. the caller saves with the reference set.
+ * `url` and `transportType` default to the variant's and must equal them when given, so a
+ * credential meant for a vendor is only ever sent to that vendor's catalogued URL.
+ */
+async function planFromCatalog(deps: AppDeps, body: AddMcpServerBody & { availableMcpId: string }): Promise<Plan> {
+  if (body.variantType === undefined) throw new ValidationError([{ path: ['variantType'], message: 'Required' }]);
+  const entry = await findActiveAvailableMcp(deps.db, body.availableMcpId);
+  if (!entry) throw new HttpError(404, 'Catalog entry not found');
+  const variant = (entry.variants as Variant[]).find((v) => v.type === body.variantType);
+  if (!variant) {
+    const offered = (entry.variants as Variant[]).map((v) => v.type).join(', ');
+    throw new ValidationError([{ path: ['variantType'], message: `is not offered by this catalog entry (offers: ${offered})` }]);
+  }
+  const mismatches = [
+    body.url !== undefined && body.url !== variant.url && { path: ['url'], message: `must be the catalog variant's URL ${variant.url}` },
+    body.transportType !== undefined &&
+      body.transportType !== variant.transportType && { path: ['transportType'], message: `must be ${variant.transportType}` },
+  ].filter((issue) => issue !== false);
+  if (mismatches.length) throw new ValidationError(mismatches);
+  return {
+    url: variant.url,
+    transportType: variant.transportType,
+    authType: AUTH_TYPE[variant.type],
+    availableMcpId: entry.id,
+    variantType: variant.type,
+    credentials: credentialsForVariant(variant, body.credentials ?? {}),
+  };
+}
+
+function planCustom(body: AddMcpServerBody): Plan {
+  const missing = [
+    body.url === undefined && { path: ['url'], message: 'Required' },
+    body.transportType === undefined && { path: ['transportType'], message: 'Required' },
+    body.variantType !== undefined && { path: ['variantType'], message: 'is allowed only with availableMcpId' },
+  ].filter((issue) => issue !== false);
+  if (missing.length) throw new ValidationError(missing);
+  const credentials = customCredentials(body.credentials ?? {});
+  return {
+    url: body.url!,
+    transportType: body.transportType!,
+    authType: credentials ? 'static_headers' : 'none',
+    availableMcpId: null,
+    variantType: null,
+    credentials,
+  };
+}
+
+/** POST /ai/agents/:agentId/mcp-servers: checks, encrypts the credentials, saves. */
+export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: string, body: AddMcpServerBody) {
+  await requireAgent(deps, agencyId, agentId);
+  const plan = body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
+  try {
+    await checkOutboundUrl(plan.url, urlPolicyFor(deps.config));
+  } catch (error) {
+    if (error instanceof UrlRefusedError) throw new ValidationError([{ path: ['url'], message: error.message }]);
+    throw error;
+  }
+  const id = uuidv7();
+  return insertAgentMcpServer(deps.db, {
+    id,
+    agencyId,
+    agentId,
+    name: body.name.trim(),
+    url: plan.url,
+    transportType: plan.transportType,
+    authType: plan.authType,
+    availableMcpId: plan.availableMcpId,
+    variantType: plan.variantType,
+    credentials: plan.credentials ? sealJson(deps.config.credentialsKeyring, plan.credentials, credentialsContext(agencyId, id)) : null,
+  });
+}

@@ -1,0 +1,39 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { StringEnum, TransportType, VARIANT_TYPES } from '../mcp-catalog/schemas.ts';
+
+/** Keys of the credentials map: credential field keys of the catalog variant, or header names. */
+const CREDENTIAL_KEY = '^[A-Za-z][A-Za-z0-9_.-]{0,99}$';
+
+export const AddMcpServerBody = StrictObject({
+  name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', errorMessage: 'must not be empty' }),
+  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  transportType: Type.Optional(TransportType),
+  availableMcpId: Type.Optional(Uuid()),
+  variantType: Type.Optional(StringEnum(VARIANT_TYPES)),
+  credentials: Type.Optional(
+    Type.Record(
+      Type.String({ pattern: CREDENTIAL_KEY }),
+      // No control characters: values end up in HTTP headers (no header injection).
+      Type.String({ maxLength: 4096, pattern: '^[^\\u0000-\\u001f\\u007f]*$', errorMessage: 'must be text without control characters' }),
+      { maxProperties: 20 },
+    ),
+  ),
+});
+export type AddMcpServerBody = Static<typeof AddMcpServerBody>;
+
+export const AgentMcpServerDto = Type.Object({
+  id: Uuid(),
+  agentId: Uuid(),
+  name: Type.String(),
+  url: Type.String(),
+  transportType: TransportType,
+  authType: StringEnum(['none', 'static_headers', 'oauth'] as const),
+  availableMcpId: Type.Union([Uuid(), Type.Null()]),
+  variantType: Type.Union([StringEnum(VARIANT_TYPES), Type.Null()]),
+  hasCredentials: Type.Boolean(),
+  createdAt: DateTime(),
+});
+
+export const AgentParams = StrictObject({ agentId: Uuid() });
+export const ServerParams = StrictObject({ agentId: Uuid(), serverId: Uuid() });

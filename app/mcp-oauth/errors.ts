@@ -7,9 +7,6 @@ import { OutboundError } from '../net/safe-fetch.ts';
  * metadata never carries a token, code, state, verifier or client secret.
  */
 
-export const agentNotFound = () =>
-  new CodedError(404, 'AI.AGENT_NOT_FOUND', { en: 'Agent not found', es: 'Agente no encontrado' });
-
 export const notAnOAuthServer = (authType: string) =>
   new CodedError(
     409,

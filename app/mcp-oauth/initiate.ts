@@ -13,7 +13,8 @@ import {
   fetchProtectedResourceMetadata,
   probeResource,
 } from './discovery.ts';
-import { agentNotFound, notAnOAuthServer, remoteRefused } from './errors.ts';
+import { agentNotFound } from '../mcp-servers/provision.ts';
+import { notAnOAuthServer, remoteRefused } from './errors.ts';
 import { outboundOptions, redirectUriOf } from './outbound.ts';
 import { assertS256Supported, createCodeVerifier, s256Challenge } from './pkce.ts';
 import { createState, hashState, STATE_LIFETIME_MS } from './state-token.ts';

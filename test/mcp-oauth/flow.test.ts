@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { openJson } from '../../app/crypto/credentials.ts';
 import { AGENTS, ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
-import { insertOAuthServer } from './fake-servers.ts';
+import { insertOAuthServer, startFakeOAuth } from './fake-servers.ts';
 import { callback, initiate, initiatePath, oauthTestConfig, startWithServer } from './context.ts';
 
 const test = withTestApp(anyTest, { app: { config: oauthTestConfig() } });
@@ -167,4 +167,35 @@ test('a user without the agent update policy gets 403 on initiate and callback',
   const anonymous = await t.context.t.http().get('/api/ai/mcp-oauth/callback?state=x&code=y');
   t.is(anonymous.status, 401);
   t.deepEqual(started.fake.hits, []);
+});
+
+test('a server added from an oauth catalog variant is connected through the public routes', async (t) => {
+  const fake = await startFakeOAuth();
+  t.teardown(() => fake.close());
+  const admin = await t.context.t.login('admin@platform.test');
+  const entry = await t.context.t
+    .http()
+    .post('/api/available-mcps')
+    .set('authorization', `Bearer ${admin}`)
+    .send({
+      name: `Fake OAuth ${fake.asOrigin}`,
+      tags: ['test'],
+      variants: [{ type: 'oauth', url: fake.resourceUrl, transportType: 'http', credentialSchema: { type: 'oauth', fields: [] } }],
+    })
+    .expect(201);
+  const owner = await t.context.t.login('owner@demo.test');
+  const server = await t.context.t
+    .http()
+    .post(`/api/ai/agents/${AGENTS.research.id}/mcp-servers`)
+    .set('authorization', `Bearer ${owner}`)
+    .send({ name: 'Fake OAuth', availableMcpId: entry.body.id, variantType: 'oauth' })
+    .expect(201);
+  t.is(server.body.authType, 'oauth');
+  const initiated = await t.context.t
+    .http()
+    .post(initiatePath(server.body.id, AGENTS.research.id))
+    .set('authorization', `Bearer ${owner}`)
+    .expect(200);
+  const done = await callback(t, await fake.authorize(initiated.body.authorizationUrl), owner).expect(200);
+  t.like(done.body, { agentId: AGENTS.research.id, serverId: server.body.id, connected: true });
 });

@@ -125,15 +125,23 @@ async function follow(
 
 async function checked(target: string, options: OutboundOptions, signal: AbortSignal): Promise<URL> {
   try {
-    const url = await checkOutboundUrl(target, options.policy, options.lookup ? { lookup: options.lookup } : {});
-    signal.throwIfAborted();
-    return url;
+    // The lookup inside the check has its own (longer) timeout; the request's deadline wins.
+    return await untilAborted(checkOutboundUrl(target, options.policy, options.lookup ? { lookup: options.lookup } : {}), signal);
   } catch (error) {
     if (error instanceof UrlRefusedError) {
       throw new OutboundError('refused', `refused to call ${safeOrigin(target)}: ${error.message}`);
     }
     throw error;
   }
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 /** Reads the body chunk by chunk and aborts as soon as it passes the bound. */

@@ -155,3 +155,11 @@ test('a body that is not a JSON object is reported as invalid JSON', async (t) =
     t.is(error?.kind, 'invalid_json');
   }
 });
+
+test('a host name that resolves slowly is refused at the deadline', async (t) => {
+  const slowLookup = () => new Promise<string[]>((resolve) => setTimeout(() => resolve(['127.0.0.1']), 3_000).unref());
+  const began = Date.now();
+  const error = await failure(safeFetch('http://slow-dns.test/', {}, { ...development, timeoutMs: 300, lookup: slowLookup }));
+  t.is(error.kind, 'timeout');
+  t.true(Date.now() - began < 2_500);
+});

@@ -182,3 +182,26 @@ test('a callback without code is a validation error at query.code', async (t) =>
   t.deepEqual(response.body.errors, [{ path: ['query', 'code'], message: 'Required' }]);
   t.is(started.fake.tokenRequests.length, 0);
 });
+
+test('concurrent callbacks with one state exchange the code once', async (t) => {
+  const started = await startWithServer(t);
+  const initiated = await initiate(t, started).expect(200);
+  const redirect = await started.fake.authorize(initiated.body.authorizationUrl);
+  const responses = await Promise.all(Array.from({ length: 5 }, () => callback(t, redirect, started.token)));
+  t.deepEqual(responses.map((response) => response.status).sort(), [200, 400, 400, 400, 400]);
+  t.is(started.fake.tokenRequests.length, 1);
+});
+
+test('protected resource metadata describing another resource is not used (RFC 9728 §3.3)', async (t) => {
+  const started = await startWithServer(t, {
+    routes: {
+      'GET /.well-known/oauth-protected-resource/mcp': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ resource: 'https://other.example/mcp', authorization_servers: ['https://evil.example'] }));
+      },
+    },
+  });
+  const response = await initiate(t, started).expect(502);
+  t.is(response.body.errorCode, 'MCP_OAUTH.DISCOVERY_FAILED');
+  t.false(started.fake.hits.some((hit) => hit.includes('oauth-authorization-server')));
+});

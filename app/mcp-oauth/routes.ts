@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, DateTime, ErrorBody, StrictObject, Uuid } from '../core/schemas.ts';
+import { CodedErrorBody, DateTime, ErrorBody, StrictObject, Uuid, ValidationErrorBody } from '../core/schemas.ts';
 import { completeAuthorization } from './callback.ts';
 import { initiateAuthorization } from './initiate.ts';
 
@@ -67,8 +67,8 @@ export const mcpOAuthRoutes = [
         }),
       },
       400: {
-        description: 'MCP_OAUTH.INVALID_STATE, MCP_OAUTH.ISSUER_MISMATCH or MCP_OAUTH.AUTHORIZATION_DENIED',
-        schema: CodedErrorBody,
+        description: 'MCP_OAUTH.INVALID_STATE, MCP_OAUTH.ISSUER_MISMATCH, MCP_OAUTH.AUTHORIZATION_DENIED, or a validation error',
+        schema: Type.Union([CodedErrorBody, ValidationErrorBody]),
       },
       502: remoteFailure,
       504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },

@@ -13,6 +13,7 @@ import { requestId } from './core/request-id.ts';
 import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
 import { docsRoutes } from './docs/routes.ts';
+import { rateLimitLookup } from './rate-limits.ts';
 import { areaRoutes } from './routes.ts';
 
 export type CreateAppOptions = {
@@ -21,7 +22,7 @@ export type CreateAppOptions = {
   config: Config;
   clock?: () => Date;
   logger?: Logger;
-  /** The limiter of each declared route (see app/rate-limits.ts); none by default. */
+  /** The limiter of each declared route. Default: the table of app/rate-limits.ts over one shared store. */
   rateLimitFor?: RateLimitLookup;
 };
 
@@ -45,7 +46,7 @@ export function createApp(options: CreateAppOptions): App {
     ...docsRoutes(() => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }))),
   );
   const mounted = routes.filter((route) => !route.enabled || route.enabled(deps));
-  const router = buildRouter(mounted, deps, options.rateLimitFor ?? (() => undefined));
+  const router = buildRouter(mounted, deps, options.rateLimitFor ?? rateLimitLookup(deps));
 
   app.on('error', (error: Error, ctx?: Koa.Context) => {
     logger.error({ err: error, requestId: ctx?.state.requestId }, 'unhandled error');

@@ -9,7 +9,7 @@ export function lockDataDir(dir: string): () => void {
   const file = join(dir, 'pglite.pid');
   try {
     const pid = Number(readFileSync(file, 'utf8'));
-    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) {
+    if (Number.isInteger(pid) && isAlive(pid)) {
       throw new Error(
         `The embedded database in ${dir} is in use by process ${pid}. Stop that process, or set DATABASE_URL.`,
       );

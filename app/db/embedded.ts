@@ -28,9 +28,14 @@ export async function startEmbeddedDatabase(dataDir: string | undefined): Promis
     unlock = lockDataDir(dataDir);
     db = new PGlite(path);
   }
-  await db.waitReady;
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
-  await server.start();
+  try {
+    await db.waitReady;
+    await server.start();
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const address = (server as unknown as { server?: { address(): { port: number } } }).server?.address();
   if (!address) throw new Error('embedded database did not report its port');
   return {

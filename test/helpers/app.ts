@@ -70,11 +70,11 @@ export type TestContext = { t: TestApp };
 
 /**
  * Gives each test file its own database (cloned from the migrated template), the demo
- * fixtures and an app with captured logs. Files call it once: `const test = withTestApp(anyTest)`.
+ * fixtures and an app with captured logs. Rate limits are off unless `rateLimits: true`. Files call it once: `const test = withTestApp(anyTest)`.
  */
 export function withTestApp(
   anyTest: TestFn,
-  options: { seed?: boolean; app?: Partial<CreateAppOptions> } = {},
+  options: { seed?: boolean; app?: Partial<CreateAppOptions>; rateLimits?: boolean } = {},
 ): TestFn<TestContext> {
   const test = anyTest as TestFn<TestContext>;
   test.before(async (context) => {
@@ -86,6 +86,8 @@ export function withTestApp(
         db: db.pool,
         config: testConfig(),
         logger: pino({ level: 'info' }, logs.stream),
+        // Files log in many times from one IP; only the rate-limit tests keep the limits on.
+        ...(options.rateLimits ? {} : { rateLimitFor: () => undefined }),
         ...options.app,
         ...extra,
       });

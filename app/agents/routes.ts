@@ -1,0 +1,60 @@
+import { uuidv7 } from 'uuidv7';
+import { findAgentInAgency, insertAgent, listAgentsOfAgency } from '../../sql/agents.ts';
+import { defineRoute } from '../core/route.ts';
+import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { agentNotFound } from './errors.ts';
+import { AgentIdParams, AgentListSchema, AgentSchema, agentNotFoundResponse, CreateAgentBody } from './schemas.ts';
+
+const AGENT = 'ai.agent';
+const unauthorized = { description: 'Missing or invalid access token', schema: ErrorBody };
+const forbidden = { description: 'The caller lacks the policy', schema: ErrorBody };
+
+/** Minimal agent routes (contract §7), always scoped to the caller's agency (`agencyId` claim). */
+export const agentRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/ai/agents',
+    summary: 'Create an agent in the caller\'s agency',
+    tags: ['agents'],
+    auth: 'jwt',
+    policy: { subject: AGENT, action: 'create' },
+    schemas: { body: CreateAgentBody },
+    status: 201,
+    responses: {
+      201: { description: 'The new agent', schema: AgentSchema },
+      400: { description: 'Invalid body', schema: ValidationErrorBody },
+      401: unauthorized,
+      403: forbidden,
+    },
+    handler: ({ deps, auth, body }) =>
+      insertAgent(deps.db, { id: uuidv7(), agencyId: auth.agencyId, name: body.name, description: body.description ?? '' }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents',
+    summary: 'List the agents of the caller\'s agency',
+    tags: ['agents'],
+    auth: 'jwt',
+    policy: { subject: AGENT, action: 'read' },
+    responses: { 200: { description: 'Agents, oldest first', schema: AgentListSchema }, 401: unauthorized, 403: forbidden },
+    handler: async ({ deps, auth }) => ({ agents: await listAgentsOfAgency(deps.db, auth.agencyId) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId',
+    summary: 'One agent of the caller\'s agency',
+    tags: ['agents'],
+    auth: 'jwt',
+    policy: { subject: AGENT, action: 'read' },
+    schemas: { params: AgentIdParams },
+    responses: {
+      200: { description: 'The agent', schema: AgentSchema },
+      400: { description: 'agentId is not a UUID', schema: ValidationErrorBody },
+      401: unauthorized,
+      403: forbidden,
+      404: agentNotFoundResponse,
+    },
+    handler: async ({ deps, auth, params }) =>
+      (await findAgentInAgency(deps.db, auth.agencyId, params.agentId)) ?? Promise.reject(agentNotFound()),
+  }),
+];

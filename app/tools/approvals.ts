@@ -1,0 +1,83 @@
+import type { CommonQueryMethods } from 'slonik';
+import { uuidv7 } from 'uuidv7';
+import { answerPendingToolApproval, insertPendingToolApproval, type AnsweredApproval } from '../../sql/tool-approvals.ts';
+import { CodedError } from '../core/errors.ts';
+
+/** Longest denial reason, in characters (service-interface.md, "Other limits and constants"). */
+export const MAX_DENIAL_REASON_CHARS = 2000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export const approvalUnknownId = () =>
+  new CodedError(400, 'TOOL_APPROVAL_UNKNOWN_ID', {
+    en: 'The approval response does not match any pending approval.',
+    es: 'La respuesta de aprobación no corresponde a ninguna aprobación pendiente.',
+  });
+
+export const approvalReasonTooLong = () =>
+  new CodedError(
+    400,
+    'TOOL_APPROVAL_REASON_TOO_LONG',
+    {
+      en: `The reason must be at most ${MAX_DENIAL_REASON_CHARS} characters.`,
+      es: `El motivo debe tener como máximo ${MAX_DENIAL_REASON_CHARS} caracteres.`,
+    },
+    { maxLength: MAX_DENIAL_REASON_CHARS },
+  );
+
+/**
+ * Records a tool call paused in `approval-requested` and returns the approval id the client
+ * answers with. Called by the chat stream when it offers a tool with `requiresApproval`.
+ */
+export async function requestToolApproval(
+  db: CommonQueryMethods,
+  pending: { userId: string; agentId: string; conversationId?: string; toolName: string; toolCallId?: string; input?: unknown },
+): Promise<string> {
+  const id = uuidv7();
+  await insertPendingToolApproval(db, {
+    id,
+    userId: pending.userId,
+    agentId: pending.agentId,
+    conversationId: pending.conversationId ?? null,
+    toolName: pending.toolName,
+    toolCallId: pending.toolCallId ?? null,
+    input: pending.input ?? {},
+  });
+  return id;
+}
+
+export type ApprovalResponse = {
+  userId: string;
+  agentId: string;
+  /** When given, the approval must also belong to this conversation. */
+  conversationId?: string;
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+};
+
+/**
+ * Checks and consumes the user's answer to a pending approval. Throws 400
+ * `TOOL_APPROVAL_REASON_TOO_LONG` for a reason over 2000 characters (code points, as PostgreSQL
+ * counts them) without consuming the approval, and 400 `TOOL_APPROVAL_UNKNOWN_ID` when the id
+ * matches no pending approval of this user and agent: unknown, already answered (single use) or
+ * raised for someone else look the same.
+ */
+export async function answerToolApproval(
+  db: CommonQueryMethods,
+  response: ApprovalResponse,
+  now: Date = new Date(),
+): Promise<AnsweredApproval> {
+  if (response.reason !== undefined && [...response.reason].length > MAX_DENIAL_REASON_CHARS) throw approvalReasonTooLong();
+  // PostgreSQL text cannot hold NUL; it is kept visible as U+FFFD.
+  const reason = response.reason?.replaceAll('\u0000', '\ufffd') ?? null;
+  const ids = [response.approvalId, ...(response.conversationId === undefined ? [] : [response.conversationId])];
+  if (!ids.every((id) => UUID.test(id))) throw approvalUnknownId();
+  const answered = await answerPendingToolApproval(
+    db,
+    { userId: response.userId, agentId: response.agentId, conversationId: response.conversationId },
+    { approvalId: response.approvalId, approved: response.approved, reason, answeredAt: now },
+  );
+  if (!answered) throw approvalUnknownId();
+  return answered;
+}

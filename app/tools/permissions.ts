@@ -1,0 +1,72 @@
+import type { DatabasePool } from 'slonik';
+import { lockAgentInAgency } from '../../sql/agents.ts';
+import {
+  findMcpServerIdsOfAgent,
+  replaceToolPermissionsOfAgent,
+  type StoredToolPermission,
+  type ToolPermission,
+} from '../../sql/tool-permissions.ts';
+import { agentNotFound } from '../agents/errors.ts';
+import { ValidationError, type ValidationIssue } from '../core/errors.ts';
+import { findCatalogTool, MCP_PROVIDER_PREFIX } from './catalog.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** The server id named by an `mcp:<serverId>` provider key, when it is one (lower-cased). */
+const mcpServerIdOf = (providerKey: string): string | undefined => {
+  if (!providerKey.startsWith(MCP_PROVIDER_PREFIX)) return undefined;
+  const id = providerKey.slice(MCP_PROVIDER_PREFIX.length);
+  return UUID.test(id) ? id.toLowerCase() : '';
+};
+
+/**
+ * Checks each element against the catalog and the agent's MCP servers (contract §7) and
+ * returns the rows to store, or the issues at each element's path.
+ */
+function checkToolSet(tools: ToolPermission[], serversOfAgent: Set<string>) {
+  const issues: ValidationIssue[] = [];
+  const stored: StoredToolPermission[] = [];
+  const seen = new Set<string>();
+  tools.forEach((tool, index) => {
+    const at = (field: string) => ['tools', String(index), field];
+    if (seen.has(tool.toolName)) issues.push({ path: at('toolName'), message: 'is given more than once' });
+    seen.add(tool.toolName);
+    const serverId = mcpServerIdOf(tool.providerKey);
+    if (serverId !== undefined) {
+      if (!serverId || !serversOfAgent.has(serverId)) {
+        issues.push({ path: at('providerKey'), message: 'is not an MCP server of this agent' });
+      }
+      stored.push({ ...tool, mcpServerId: serverId || null });
+      return;
+    }
+    const builtIn = findCatalogTool(tool.toolName);
+    if (!builtIn) issues.push({ path: at('toolName'), message: 'is not a tool of the catalog' });
+    else if (builtIn.providerKey !== tool.providerKey) {
+      issues.push({ path: at('providerKey'), message: `must be "${builtIn.providerKey}" for this tool` });
+    }
+    stored.push({ ...tool, mcpServerId: null });
+  });
+  return { issues, stored };
+}
+
+/**
+ * Replaces the agent's whole tool set in one transaction. The agent row is locked first, so
+ * concurrent replacements apply one after the other and the last one wins whole. An invalid
+ * element rejects the request and leaves the previous set as it was.
+ */
+export async function replaceAgentTools(
+  db: DatabasePool,
+  agencyId: string,
+  agentId: string,
+  tools: ToolPermission[],
+): Promise<{ agentId: string; toolCount: number }> {
+  return db.transaction(async (tx) => {
+    if (!(await lockAgentInAgency(tx, agencyId, agentId))) throw agentNotFound();
+    const named = [...new Set(tools.map((tool) => mcpServerIdOf(tool.providerKey)).filter((id) => !!id))] as string[];
+    const servers = new Set(named.length ? await findMcpServerIdsOfAgent(tx, agencyId, agentId, named) : []);
+    const { issues, stored } = checkToolSet(tools, servers);
+    if (issues.length) throw new ValidationError(issues);
+    await replaceToolPermissionsOfAgent(tx, agentId, stored);
+    return { agentId, toolCount: stored.length };
+  });
+}

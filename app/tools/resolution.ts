@@ -1,0 +1,48 @@
+import type { CommonQueryMethods } from 'slonik';
+import { findAgentInAgency } from '../../sql/agents.ts';
+import { listOfferableToolsForUser } from '../../sql/tool-permissions.ts';
+import { findCatalogTool } from './catalog.ts';
+
+/** A tool offered to the model for one user's conversation with one agent. */
+export type OfferedTool = {
+  toolName: string;
+  providerKey: string;
+  permissionStatus: 'always_allow' | 'needs_approval';
+  /** True: a call pauses in `approval-requested` until the user answers. */
+  requiresApproval: boolean;
+  /** The catalog's description for a built-in tool; null for an MCP server's tool. */
+  description: string | null;
+};
+
+const describe = (toolName: string, providerKey: string): string | null => {
+  const tool = findCatalogTool(toolName);
+  return tool && tool.providerKey === providerKey ? tool.description : null;
+};
+
+/**
+ * The tool map the chat stream offers the model for (agent, user), per the interface's runtime
+ * meaning of permissionStatus:
+ * - `blocked` tools and tools absent from the agent's set are left out (the model never sees them);
+ * - `always_allow` tools run without a prompt;
+ * - `needs_approval` tools require approval, unless this user has an override for this agent+tool.
+ * Returns null when the agent is not one of this agency's.
+ */
+export async function resolveAgentTools(
+  db: CommonQueryMethods,
+  scope: { agencyId: string; agentId: string; userId: string },
+): Promise<Map<string, OfferedTool> | null> {
+  if (!(await findAgentInAgency(db, scope.agencyId, scope.agentId))) return null;
+  const rows = await listOfferableToolsForUser(db, scope.agentId, scope.userId);
+  return new Map(
+    rows.map((row) => [
+      row.toolName,
+      {
+        toolName: row.toolName,
+        providerKey: row.providerKey,
+        permissionStatus: row.permissionStatus,
+        requiresApproval: row.permissionStatus === 'needs_approval' && !row.hasOverride,
+        description: describe(row.toolName, row.providerKey),
+      },
+    ]),
+  );
+}

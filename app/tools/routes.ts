@@ -1,0 +1,76 @@
+import { findAgentInAgency } from '../../sql/agents.ts';
+import { listToolPermissionsOfAgent } from '../../sql/tool-permissions.ts';
+import { agentNotFound } from '../agents/errors.ts';
+import { AgentIdParams, agentNotFoundResponse } from '../agents/schemas.ts';
+import { defineRoute } from '../core/route.ts';
+import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { TOOL_CATALOG } from './catalog.ts';
+import { replaceAgentTools } from './permissions.ts';
+import { resolveAgentTools } from './resolution.ts';
+import { CatalogSchema, EffectiveToolsSchema, ReplaceToolsBody, ReplaceToolsResult, ToolSetSchema } from './schemas.ts';
+
+const unauthorized = { description: 'Missing or invalid access token', schema: ErrorBody };
+const invalid = { description: 'Invalid body or agentId', schema: ValidationErrorBody };
+
+/**
+ * Tool catalog and per-agent tool permissions (service-interface.md, "Tool permissions and
+ * overrides"): a JWT is required and the agent must be one of the caller's agency; no policy.
+ */
+export const toolRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/ai/tools/catalog',
+    summary: 'The static catalog of built-in tools',
+    tags: ['tools'],
+    auth: 'jwt',
+    responses: { 200: { description: 'Every built-in tool with its provider', schema: CatalogSchema }, 401: unauthorized },
+    handler: () => TOOL_CATALOG,
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/ai/agents/:agentId/tools',
+    summary: "Replace an agent's whole tool set",
+    description:
+      'The body is the complete set; tools not in it lose their entry. A built-in tool must be in the catalog with its own providerKey; ' +
+      '`mcp:<serverId>` must name an MCP server of this agent; a toolName may appear once. The legacy body `{ enabledTools }` is a 400.',
+    tags: ['tools'],
+    auth: 'jwt',
+    schemas: { params: AgentIdParams, body: ReplaceToolsBody },
+    responses: {
+      200: { description: 'The set was replaced', schema: ReplaceToolsResult },
+      400: invalid,
+      401: unauthorized,
+      404: agentNotFoundResponse,
+    },
+    handler: ({ deps, auth, params, body }) => replaceAgentTools(deps.db, auth.agencyId, params.agentId, body.tools),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/tools',
+    summary: "An agent's tool set",
+    tags: ['tools'],
+    auth: 'jwt',
+    schemas: { params: AgentIdParams },
+    responses: { 200: { description: 'The set, in the order it was given', schema: ToolSetSchema }, 400: invalid, 401: unauthorized, 404: agentNotFoundResponse },
+    handler: async ({ deps, auth, params }) => {
+      if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
+      return { agentId: params.agentId, tools: await listToolPermissionsOfAgent(deps.db, params.agentId) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/tools/effective',
+    summary: 'The tools the model is offered for the caller',
+    description:
+      'Blocked tools and tools outside the set are left out; `needs_approval` tools have `requiresApproval: true` unless the caller has an override.',
+    tags: ['tools'],
+    auth: 'jwt',
+    schemas: { params: AgentIdParams },
+    responses: { 200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema }, 400: invalid, 401: unauthorized, 404: agentNotFoundResponse },
+    handler: async ({ deps, auth, params }) => {
+      const tools = await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: params.agentId, userId: auth.userId });
+      if (!tools) throw agentNotFound();
+      return { agentId: params.agentId, tools: [...tools.values()] };
+    },
+  }),
+];

@@ -1,0 +1,55 @@
+import { Type } from '@sinclair/typebox';
+import { PERMISSION_STATUSES, type PermissionStatus as Status } from '../../sql/tool-permissions.ts';
+import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+
+/** Longest tool set one request may carry (the interface gives no maximum; this bounds the work). */
+export const MAX_TOOLS_PER_AGENT = 500;
+
+/** 1 to 200 characters; NUL is refused because PostgreSQL text cannot hold it. */
+export const ToolName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[^\\u0000]*$',
+  errorMessage: 'must be 1 to 200 characters without NUL',
+});
+
+export const PermissionStatus = Type.Union(PERMISSION_STATUSES.map((status) => Type.Literal(status)));
+
+export const ToolPermissionInput = StrictObject({
+  toolName: ToolName,
+  permissionStatus: Type.Unsafe<Status>({ type: 'string', enum: [...PERMISSION_STATUSES] }),
+  providerKey: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$', errorMessage: 'must be 1 to 200 characters without NUL' }),
+});
+
+export const ReplaceToolsBody = StrictObject({
+  tools: Type.Array(ToolPermissionInput, { minItems: 0, maxItems: MAX_TOOLS_PER_AGENT }),
+});
+
+export const ReplaceToolsResult = Type.Object({ agentId: Uuid(), toolCount: Type.Integer({ minimum: 0 }) });
+
+export const ToolSetSchema = Type.Object({
+  agentId: Uuid(),
+  tools: Type.Array(Type.Object({ toolName: Type.String(), permissionStatus: PermissionStatus, providerKey: Type.String() })),
+});
+
+export const CatalogSchema = Type.Array(
+  Type.Object({ toolName: Type.String(), providerKey: Type.String(), description: Type.String() }),
+);
+
+export const EffectiveToolsSchema = Type.Object({
+  agentId: Uuid(),
+  tools: Type.Array(
+    Type.Object({
+      toolName: Type.String(),
+      providerKey: Type.String(),
+      permissionStatus: Type.Union([Type.Literal('always_allow'), Type.Literal('needs_approval')]),
+      requiresApproval: Type.Boolean(),
+      description: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
+});
+
+export const OverrideBody = StrictObject({ toolName: ToolName });
+export const OverrideSchema = Type.Object({ toolName: Type.String(), createdAt: DateTime() });
+export const OverrideListSchema = Type.Object({ overrides: Type.Array(OverrideSchema) });
+export const OverrideParams = StrictObject({ agentId: Uuid(), toolName: Type.String() });

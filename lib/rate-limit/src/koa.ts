@@ -1,0 +1,115 @@
+import type { Context, Middleware, Next } from 'koa';
+import { defaultErrorBody, UNAVAILABLE_BODY, type DenialInfo } from './error-body.ts';
+import { RateLimiterUnavailableError } from './errors.ts';
+import { ceilSeconds, formatPolicy, formatRateLimit, quotePolicyName } from './headers.ts';
+import {
+  assertIdentifierType,
+  defaultIdentifier,
+  type IdentifierType,
+  type ResolveIdentifier,
+  type ResolveUser,
+} from './identifier.ts';
+import { createSlidingWindowLimiter } from './limiter.ts';
+import { MemoryStore } from './memory-store.ts';
+import { parseWindow } from './parse-window.ts';
+import { ResilientStore } from './resilient-store.ts';
+import type { Store } from './store.ts';
+import type { Clock, Logger, StoreErrorPolicy } from './types.ts';
+
+/** Declaration of a rate limit on a Koa route. */
+export interface RateLimitOptions {
+  /** Window length: digits followed by `ms`, `s` or `m` (`"500ms"`, `"30s"`, `"5m"`). Anything else throws here. */
+  windowMs: string;
+  /** Maximum requests per window: a positive integer. Anything else throws here. */
+  limit: number;
+  /** `"ip"`: the request IP. `"userId"`: the verified user's `sub` or `id`, else the request IP. */
+  identifierType: IdentifierType;
+  /** First segment of every key: `<keyPrefix>:<endpoint>:<identifier>`. Default: `"rl"`. */
+  keyPrefix?: string;
+  /** Endpoint segment of the key. Default: `` `${ctx.method} ${ctx._matchedRoute ?? ctx.path}` `` (route pattern when routed). */
+  endpoint?: string;
+  /**
+   * Where counts live; share one instance across routes. Default: a private {@link MemoryStore}.
+   * Any other store than a `MemoryStore` or `ResilientStore` is wrapped in a {@link ResilientStore}
+   * built from `onStoreError`, `timeoutMs` and `logger` (pass a `ResilientStore` yourself to share outage state).
+   */
+  store?: Store;
+  /** Overrides the identifier segment entirely (`identifierType` is then only validated). */
+  identifier?: ResolveIdentifier;
+  /** For `userId`: returns the verified user (the limiter runs before authentication). Default: `ctx.state.user`. */
+  resolveUser?: ResolveUser;
+  /** Builds the 429 body. Default: `{ statusCode: 429, errorCode: 'CORE.RATE_LIMIT_EXCEEDED', message: { en, es }, metadata: { retryAfterSeconds } }`. */
+  errorBody?: (denial: DenialInfo) => unknown;
+  /** Policy name in the `RateLimit-Policy` and `RateLimit` headers (printable ASCII). Default: `"default"`. */
+  policyName?: string;
+  /** Store failure policy (see {@link ResilientStore}). `fail-closed` answers 503. Default: `"fallback-memory"`. */
+  onStoreError?: StoreErrorPolicy;
+  /** Per-check store timeout in milliseconds; a timeout is a store error. Default: `200`. */
+  timeoutMs?: number;
+  /** Receives outage and recovery messages. Default: silent. */
+  logger?: Logger;
+  /** Clock in epoch ms. Default: `Date.now`. */
+  now?: Clock;
+}
+
+/**
+ * Koa middleware enforcing a sliding-log limit per (endpoint, identifier).
+ * Allowed: sets `RateLimit-Policy` and `RateLimit`, then calls `next()`.
+ * Denied: 429 with `Retry-After` (seconds, >= 1, never below `t`) and the `errorBody`; `next()` is not called.
+ * Declaration errors (window, limit, identifier type, policy name) throw immediately.
+ */
+export function rateLimit(options: RateLimitOptions): Middleware {
+  const windowMs = parseWindow(options.windowMs);
+  const identifierType = assertIdentifierType(options.identifierType);
+  const now = options.now ?? Date.now;
+  const limiter = createSlidingWindowLimiter({ store: resolveStore(options, now), limit: options.limit, window: windowMs, now });
+  const { limit } = limiter;
+  const keyPrefix = options.keyPrefix ?? 'rl';
+  const policyName = quotePolicyName(options.policyName ?? 'default');
+  const policyHeader = formatPolicy(policyName, limit, windowMs);
+  const identify = options.identifier ?? defaultIdentifier(identifierType, options.resolveUser);
+  const errorBody = options.errorBody ?? defaultErrorBody;
+
+  return async function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> {
+    const identifier = identify(ctx); // skip a microtask when the resolver is synchronous (the `ip` default)
+    const key = `${keyPrefix}:${options.endpoint ?? endpointOf(ctx)}:${typeof identifier === 'string' ? identifier : await identifier}`;
+    let result;
+    try {
+      result = await limiter.check(key);
+    } catch (error) {
+      if (!(error instanceof RateLimiterUnavailableError)) throw error;
+      ctx.status = 503;
+      ctx.body = { ...UNAVAILABLE_BODY };
+      return;
+    }
+    if (!result.degraded) {
+      ctx.set('RateLimit-Policy', policyHeader);
+      ctx.set('RateLimit', formatRateLimit(policyName, result.remaining, result.resetAt - now()));
+    }
+    if (result.allowed) {
+      await next();
+      return;
+    }
+    const retryAfterSeconds = ceilSeconds(result.retryAfterMs);
+    ctx.status = 429;
+    ctx.set('Retry-After', String(retryAfterSeconds));
+    ctx.body = errorBody({ retryAfterSeconds, limit, windowMs });
+  };
+}
+
+function resolveStore(options: RateLimitOptions, now: Clock): Store {
+  const { store } = options;
+  if (store === undefined) return new MemoryStore({ now });
+  if (store instanceof MemoryStore || store instanceof ResilientStore) return store;
+  return new ResilientStore(store, {
+    onStoreError: options.onStoreError,
+    timeoutMs: options.timeoutMs,
+    logger: options.logger,
+    now,
+  });
+}
+
+function endpointOf(ctx: Context): string {
+  const route: unknown = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return `${ctx.method} ${route === undefined ? ctx.path : String(route)}`;
+}

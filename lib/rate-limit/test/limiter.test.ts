@@ -1,0 +1,78 @@
+import test from 'ava';
+import { createSlidingWindowLimiter } from '../src/limiter.ts';
+import { MemoryStore } from '../src/memory-store.ts';
+import type { Store } from '../src/store.ts';
+import { FakeClock } from './helpers/fake-clock.ts';
+
+function setup(limit: number, window: number | string) {
+  const clock = new FakeClock(0);
+  const store = new MemoryStore({ sweepIntervalMs: 0 });
+  return { clock, limiter: createSlidingWindowLimiter({ store, limit, window, now: clock.now }) };
+}
+
+test('check reports remaining capacity and when the oldest entry frees it', async (t) => {
+  const { clock, limiter } = setup(3, '10s');
+  t.deepEqual(await limiter.check('k'), {
+    allowed: true,
+    limit: 3,
+    remaining: 2,
+    retryAfterMs: 0,
+    resetAt: 10_000,
+    degraded: false,
+  });
+  clock.advance(4_000);
+  t.like(await limiter.check('k'), { allowed: true, remaining: 1, resetAt: 10_000 });
+});
+
+test('a denied check waits exactly until the oldest entry leaves the window', async (t) => {
+  const { clock, limiter } = setup(2, 10_000);
+  await limiter.check('k');
+  clock.advance(3_000);
+  await limiter.check('k');
+  clock.advance(4_000);
+  t.deepEqual(await limiter.check('k'), {
+    allowed: false,
+    limit: 2,
+    remaining: 0,
+    retryAfterMs: 3_000,
+    resetAt: 10_000,
+    degraded: false,
+  });
+  clock.advance(2_999);
+  t.false((await limiter.check('k')).allowed);
+  clock.advance(1);
+  t.like(await limiter.check('k'), { allowed: true, remaining: 0, resetAt: 13_000 });
+});
+
+test('a window given in milliseconds and as a declaration string mean the same', (t) => {
+  t.is(setup(1, '5m').limiter.windowMs, 300_000);
+  t.is(setup(1, 300_000).limiter.windowMs, 300_000);
+});
+
+test('invalid limits and windows throw at creation, naming the value', (t) => {
+  const store = new MemoryStore({ sweepIntervalMs: 0 });
+  for (const limit of [0, -1, 1.5, Number.NaN, '5' as unknown as number]) {
+    t.throws(() => createSlidingWindowLimiter({ store, limit, window: 1_000 }), { message: (m) => m.includes('limit') && m.includes(String(limit)) });
+  }
+  for (const window of [0, -1, 2.5, '1h']) {
+    t.throws(() => createSlidingWindowLimiter({ store, limit: 1, window }), { message: (m) => m.includes(String(window)) });
+  }
+});
+
+test('retry-after rounds a fractional store clock up to whole milliseconds', async (t) => {
+  const store: Store = { hit: async () => ({ allowed: false, count: 1, oldestMs: 1_000.0004, nowMs: 1_500.9 }) };
+  const limiter = createSlidingWindowLimiter({ store, limit: 1, window: 1_000, now: () => 0 });
+  t.is((await limiter.check('k')).retryAfterMs, 500);
+});
+
+test('the caller clock is passed to the store', async (t) => {
+  const seen: number[] = [];
+  const store: Store = {
+    hit: async (_key, _windowMs, _limit, nowMs) => {
+      seen.push(nowMs);
+      return { allowed: true, count: 1, oldestMs: nowMs, nowMs };
+    },
+  };
+  await createSlidingWindowLimiter({ store, limit: 1, window: 1_000, now: () => 42 }).check('k');
+  t.deepEqual(seen, [42]);
+});

@@ -1,0 +1,53 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+const AnsweredApproval = z.object({
+  id: z.string(),
+  toolName: z.string(),
+  toolCallId: z.string().nullable(),
+  conversationId: z.string().nullable(),
+  input: z.unknown(),
+  approved: z.boolean(),
+  reason: z.string().nullable(),
+  answeredAt: z.string(),
+});
+export type AnsweredApproval = z.infer<typeof AnsweredApproval>;
+
+export type PendingApprovalInput = {
+  id: string;
+  userId: string;
+  agentId: string;
+  conversationId: string | null;
+  toolName: string;
+  toolCallId: string | null;
+  input: unknown;
+};
+
+export async function insertPendingToolApproval(db: CommonQueryMethods, approval: PendingApprovalInput) {
+  await db.query(sql.unsafe`
+    INSERT INTO tool_approvals (id, user_id, agent_id, conversation_id, tool_name, tool_call_id, input)
+    VALUES (${approval.id}, ${approval.userId}, ${approval.agentId}, ${approval.conversationId},
+            ${approval.toolName}, ${approval.toolCallId}, ${sql.jsonb(approval.input as never)})`);
+}
+
+/**
+ * Answers the pending approval with this id raised for this user and agent (and conversation,
+ * when given). One statement, so of two concurrent answers exactly one finds it pending;
+ * an answered, foreign or missing approval returns null.
+ */
+export function answerPendingToolApproval(
+  db: CommonQueryMethods,
+  scope: { userId: string; agentId: string; conversationId?: string },
+  answer: { approvalId: string; approved: boolean; reason: string | null; answeredAt: Date },
+) {
+  const conversation = scope.conversationId
+    ? sql.fragment`AND conversation_id = ${scope.conversationId}`
+    : sql.fragment``;
+  return db.maybeOne(sql.type(AnsweredApproval)`
+    UPDATE tool_approvals
+    SET answered_at = ${answer.answeredAt.toISOString()}, approved = ${answer.approved}, reason = ${answer.reason}
+    WHERE id = ${answer.approvalId} AND user_id = ${scope.userId} AND agent_id = ${scope.agentId}
+      AND answered_at IS NULL ${conversation}
+    RETURNING id, tool_name AS "toolName", tool_call_id AS "toolCallId", conversation_id AS "conversationId",
+              input, approved, reason, answered_at AS "answeredAt"`);
+}

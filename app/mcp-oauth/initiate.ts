@@ -13,7 +13,7 @@ import {
   fetchProtectedResourceMetadata,
   probeResource,
 } from './discovery.ts';
-import { agentNotFound } from '../mcp-servers/provision.ts';
+import { agentNotFound } from '../agents/errors.ts';
 import { notAnOAuthServer, remoteRefused } from './errors.ts';
 import { outboundOptions, redirectUriOf } from './outbound.ts';
 import { assertS256Supported, createCodeVerifier, s256Challenge } from './pkce.ts';

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '**/node_modules/', '.data/', 'coverage/'] },
+  { ignores: ['node_modules/', '**/node_modules/', '**/dist/', '.data/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -19,12 +19,26 @@ export type Config = {
   seedDemo: boolean;
   /** Largest accepted JSON body, in bytes. */
   bodyLimitBytes: number;
-  /** Origin the service is reached at from outside (OAuth redirect URIs are built on it). */
+  /** Origin the service is reached at from outside (`PUBLIC_BASE_URL`); OAuth redirect URIs are built on it. */
   publicBaseUrl: string;
   /** Google sign-in; absent unless GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are both set. */
   google: GoogleOAuthConfig | undefined;
   /** Keys that encrypt MCP server credentials at rest (`CREDENTIALS_KEY`; see docs/mcp.md). */
   credentialsKeyring: Keyring;
+  /** MCP OAuth (docs/mcp-oauth.md): `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
+  mcpOAuth: McpOAuthConfig;
+};
+
+/** A pre-registered OAuth client of one authorization server (issuer). */
+export type ConfiguredOAuthClient = { clientId: string; clientSecret?: string };
+
+export type McpOAuthConfig = {
+  /** Pre-registered clients by issuer; issuers not listed use dynamic client registration. */
+  clients: Record<string, ConfiguredOAuthClient>;
+  /** Bounds of every outbound request (discovery, registration, token). */
+  outboundTimeoutMs: number;
+  outboundMaxResponseBytes: number;
+  outboundMaxRedirects: number;
 };
 
 export type GoogleOAuthConfig = {
@@ -57,7 +71,6 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   SEED_DEMO: z.enum(['true', 'false']).optional(),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(100 * 1024),
-  PUBLIC_BASE_URL: url(['http:', 'https:']).optional(),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   // Google's endpoints (https://accounts.google.com/.well-known/openid-configuration).
@@ -65,7 +78,40 @@ const envSchema = z.object({
   GOOGLE_TOKEN_URL: url(['https:', 'http:']).default('https://oauth2.googleapis.com/token'),
   GOOGLE_USERINFO_URL: url(['https:', 'http:']).default('https://openidconnect.googleapis.com/v1/userinfo'),
   CREDENTIALS_KEY: z.string().optional(),
+  PUBLIC_BASE_URL: url(['https:', 'http:'])
+    .refine((value) => !/[?#]/.test(value), { message: 'must be an origin with an optional path, no query' })
+    // The OAuth redirect URI must be HTTPS or localhost (MCP authorization spec, "Communication Security").
+    .refine((value) => new URL(value).protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(new URL(value).hostname), {
+      message: 'must use https (http only for localhost)',
+    })
+    .optional(),
+  MCP_OAUTH_CLIENTS: z.string().optional(),
+  OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
+  OUTBOUND_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
 });
+
+const oauthClientsSchema = z.record(
+  z.string().url(),
+  z.object({ clientId: z.string().min(1), clientSecret: z.string().min(1).optional() }).strict(),
+);
+
+/** Parses `MCP_OAUTH_CLIENTS`: `{ "<issuer>": { "clientId": "...", "clientSecret"?: "..." } }`. */
+export function parseOAuthClients(value: string | undefined): Record<string, ConfiguredOAuthClient> {
+  if (value === undefined) return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    throw new ConfigError('Invalid environment variable MCP_OAUTH_CLIENTS: must be JSON');
+  }
+  const parsed = oauthClientsSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`Invalid environment variable MCP_OAUTH_CLIENTS: ${issue.path.join('.')} ${issue.message}`);
+  }
+  return parsed.data;
+}
 
 /**
  * Reads and validates the environment. Throws a ConfigError naming the bad variable.
@@ -118,6 +164,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentialsKeyring: keyringFrom(
       e.CREDENTIALS_KEY ?? readOrCreateSecret(dataDir, 'credentials-key', 32, () => generateKeyEntry('k1')),
     ),
+    mcpOAuth: {
+      clients: parseOAuthClients(e.MCP_OAUTH_CLIENTS),
+      outboundTimeoutMs: e.OUTBOUND_TIMEOUT_MS,
+      outboundMaxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES,
+      outboundMaxRedirects: e.OUTBOUND_MAX_REDIRECTS,
+    },
   };
 }
 

@@ -1,15 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-/**
- * The agent with this id in this agency, if any. (The agents area may keep its own copy of this
- * question; this one is here so the MCP-server routes do not depend on it. The lead may fold them.)
- */
-export function findAgentInAgency(db: CommonQueryMethods, agencyId: string, agentId: string) {
-  return db.maybeOne(sql.type(z.object({ id: z.string() }))`
-    SELECT id FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId}`);
-}
-
 const AgentMcpServerRow = z.object({
   id: z.string(),
   agentId: z.string(),

@@ -1,16 +1,15 @@
 import { uuidv7 } from 'uuidv7';
 import { findActiveAvailableMcp } from '../../sql/available-mcps.ts';
-import { findAgentInAgency, insertAgentMcpServer } from '../../sql/agent-mcp-servers.ts';
+import { insertAgentMcpServer } from '../../sql/agent-mcp-servers.ts';
+import { findAgentInAgency } from '../../sql/agents.ts';
+import { agentNotFound } from '../agents/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError, HttpError, ValidationError } from '../core/errors.ts';
+import { HttpError, ValidationError } from '../core/errors.ts';
 import { sealJson } from '../crypto/credentials.ts';
 import type { Variant, VariantType } from '../mcp-catalog/schemas.ts';
 import { checkOutboundUrl, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
 import { credentialsForVariant, customCredentials, type StoredCredentials } from './credentials.ts';
 import type { AddMcpServerBody } from './schemas.ts';
-
-export const agentNotFound = () =>
-  new CodedError(404, 'AI.AGENT_NOT_FOUND', { en: 'Agent not found', es: 'Agente no encontrado' });
 
 /** 404 `AI.AGENT_NOT_FOUND` unless the agent exists in the caller's agency (another agency's looks missing). */
 export async function requireAgent(deps: AppDeps, agencyId: string, agentId: string): Promise<void> {

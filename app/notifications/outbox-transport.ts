@@ -1,7 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import { insertOutboxMessage } from '../../sql/notification-outbox.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { seal } from './sealing.ts';
+import { sealMessageBody } from './sealing.ts';
 import { maskRecipient } from './mask.ts';
 import type { NotificationTransport } from './transport.ts';
 
@@ -13,13 +13,15 @@ export function outboxTransport(deps: AppDeps): NotificationTransport {
   return {
     async send(db, message) {
       const messageId = uuidv7();
-      const body = JSON.stringify({ subject: message.subject, text: message.text });
       await insertOutboxMessage(db, {
         id: messageId,
         channel: message.channel,
         recipient: message.to,
         template: message.template,
-        sealedBody: seal(deps.config.jwtSecret, body),
+        sealedBody: sealMessageBody(deps.config.credentialsKeyring, messageId, {
+          subject: message.subject,
+          text: message.text,
+        }),
       });
       deps.logger.info(
         { messageId, channel: message.channel, template: message.template, to: maskRecipient(message.to) },

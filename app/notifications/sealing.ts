@@ -1,20 +1,14 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { deriveKey } from '../core/derived-keys.ts';
+import { openJson, sealJson, type Keyring, type Sealed } from '../crypto/credentials.ts';
 
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-const keyFor = (secret: string) => deriveKey(secret, 'notification-outbox-v1');
+export type MessageBody = { subject?: string; text: string };
 
-/** AES-256-GCM: iv (12 bytes) || tag (16 bytes) || ciphertext. */
-export function seal(secret: string, plaintext: string): Buffer {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', keyFor(secret), iv);
-  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]);
-}
+/** Binds a sealed body to its outbox row: a ciphertext copied to another row does not open. */
+const contextOf = (messageId: string) => `notification-outbox:${messageId}`;
 
-export function unseal(secret: string, sealed: Buffer): string {
-  const decipher = createDecipheriv('aes-256-gcm', keyFor(secret), sealed.subarray(0, IV_BYTES));
-  decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-  return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
-}
+/** Outbox bodies may carry a verification code: sealed with the service keyring (AES-256-GCM). */
+export const sealMessageBody = (keyring: Keyring, messageId: string, body: MessageBody): Sealed =>
+  sealJson(keyring, body, contextOf(messageId));
+
+/** What a delivery worker does before sending. Throws if the row was tampered with. */
+export const openMessageBody = (keyring: Keyring, messageId: string, sealed: Sealed): MessageBody =>
+  openJson<MessageBody>(keyring, sealed, contextOf(messageId));

@@ -22,6 +22,7 @@ test('production requires JWT_SECRET and DATABASE_URL and never seeds demo data'
     NODE_ENV: 'production',
     DATABASE_URL: 'postgres://h/db',
     JWT_SECRET: 'x'.repeat(40),
+    CREDENTIALS_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
     SEED_DEMO: 'true',
     DATA_DIR: dir,
   });

@@ -29,6 +29,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     publicBaseUrl: 'http://localhost:3000',
     google: undefined,
     credentialsKeyring: parseKeyring(TEST_CREDENTIALS_KEY),
+    mcpOAuth: {
+      clients: {},
+      outboundTimeoutMs: 2_000,
+      outboundMaxResponseBytes: 64 * 1024,
+      outboundMaxRedirects: 3,
+    },
     ...overrides,
   };
 }

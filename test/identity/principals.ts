@@ -1,8 +1,8 @@
 import type { ExecutionContext } from 'ava';
-import { unseal } from '../../app/notifications/sealing.ts';
+import { openMessageBody } from '../../app/notifications/sealing.ts';
 import { listOutboxMessagesTo } from '../../sql/notification-outbox.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
-import { TEST_JWT_SECRET, type TestContext } from '../helpers/app.ts';
+import type { TestContext } from '../helpers/app.ts';
 
 export type T = ExecutionContext<TestContext>;
 
@@ -11,7 +11,7 @@ export async function lastMessageTo(t: T, email: string): Promise<{ template: st
   const messages = await listOutboxMessagesTo(t.context.t.db.pool, email);
   const newest = messages[0];
   if (!newest) throw new Error(`no message to ${email}`);
-  const body = JSON.parse(unseal(TEST_JWT_SECRET, newest.sealedBody)) as { text: string };
+  const body = openMessageBody(t.context.t.app.deps.config.credentialsKeyring, newest.id, newest.sealedBody);
   return { template: newest.template, text: body.text, count: messages.length };
 }
 

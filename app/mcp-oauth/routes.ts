@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../core/route.ts';
+import { CodedErrorBody, DateTime, ErrorBody, StrictObject, Uuid, ValidationErrorBody } from '../core/schemas.ts';
+import { completeAuthorization } from './callback.ts';
+import { initiateAuthorization } from './initiate.ts';
+
+const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
+
+const remoteFailure = { description: 'The MCP or authorization server failed a requirement (errorCode says which)', schema: CodedErrorBody };
+
+export const mcpOAuthRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/ai/agents/:agentId/mcp-servers/:serverId/oauth/initiate',
+    summary: 'Start connecting an OAuth MCP server: answers the URL to send the browser to',
+    description:
+      'Discovers the authorization server (RFC 9728, RFC 8414), requires PKCE S256, obtains a client ' +
+      '(configured or RFC 7591) and records a single-use state bound to the caller, valid 10 minutes.',
+    tags: ['mcp-oauth'],
+    auth: 'jwt',
+    principal: 'user',
+    policy: AGENT_UPDATE,
+    schemas: { params: StrictObject({ agentId: Uuid(), serverId: Uuid() }) },
+    responses: {
+      200: {
+        description: 'Authorization URL, state and its expiry',
+        schema: Type.Object({ authorizationUrl: Type.String(), state: Type.String(), expiresAt: DateTime() }),
+      },
+      404: { description: 'Agent (AI.AGENT_NOT_FOUND) or MCP server not found', schema: Type.Union([CodedErrorBody, ErrorBody]) },
+      409: { description: 'MCP_OAUTH.NOT_OAUTH_SERVER: the server does not use OAuth', schema: CodedErrorBody },
+      502: remoteFailure,
+      504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
+    },
+    handler: ({ deps, auth, params }) => initiateAuthorization(deps, auth, params),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/mcp-oauth/callback',
+    summary: 'Complete the OAuth connection with the authorization response',
+    description:
+      'Called with the query string the authorization server redirected to, and the bearer token of the ' +
+      'user who started the flow (docs/mcp-oauth.md). Stores the tokens encrypted.',
+    tags: ['mcp-oauth'],
+    auth: 'jwt',
+    principal: 'user',
+    policy: AGENT_UPDATE,
+    schemas: {
+      // Authorization servers may add parameters of their own (e.g. session_state): allowed.
+      query: Type.Object({
+        state: Type.String({ minLength: 1, maxLength: 512 }),
+        code: Type.Optional(Type.String({ maxLength: 4096 })),
+        iss: Type.Optional(Type.String({ maxLength: 2048 })),
+        error: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+        error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+        error_uri: Type.Optional(Type.String({ maxLength: 2048 })),
+      }),
+    },
+    responses: {
+      200: {
+        description: 'Connected',
+        schema: Type.Object({
+          agentId: Type.String(),
+          serverId: Type.String(),
+          connected: Type.Literal(true),
+          scope: Type.Union([Type.String(), Type.Null()]),
+          expiresAt: Type.Union([DateTime(), Type.Null()]),
+        }),
+      },
+      400: {
+        description: 'MCP_OAUTH.INVALID_STATE, MCP_OAUTH.ISSUER_MISMATCH, MCP_OAUTH.AUTHORIZATION_DENIED, or a validation error',
+        schema: Type.Union([CodedErrorBody, ValidationErrorBody]),
+      },
+      502: remoteFailure,
+      504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
+    },
+    handler: ({ deps, auth, query }) => completeAuthorization(deps, auth, query),
+  }),
+];

@@ -25,28 +25,31 @@ export function analyticsCache(deps: AppDeps): NodeCache {
  * Answers from the cache or computes and stores. The key holds the endpoint, the organization
  * and every query parameter after defaults are applied, so an omitted default and the explicit
  * default share an entry and organizations never share one. Sets `x-cache: hit|miss`.
+ * Results are stored and answered as serialized JSON, so a hit costs no serialization.
  */
-export async function cached<T>(
+export async function cached(
   deps: AppDeps,
   ctx: Context,
   key: { endpoint: string; organizationId: string; params: Record<string, unknown> },
-  compute: () => Promise<T>,
-): Promise<T> {
+  compute: () => Promise<unknown>,
+): Promise<Buffer> {
   const cache = analyticsCache(deps);
   const id = JSON.stringify([key.endpoint, key.organizationId, sortedEntries(key.params)]);
-  const hit = cache.get<T>(id);
-  if (hit !== undefined) {
+  let json = cache.get<Buffer>(id);
+  if (json !== undefined) {
     ctx.set('x-cache', 'hit');
-    return hit;
+  } else {
+    json = Buffer.from(JSON.stringify(await compute()), 'utf8');
+    try {
+      cache.set(id, json);
+    } catch {
+      // maxKeys reached: answer uncached rather than fail; entries expire within the TTL.
+    }
+    ctx.set('x-cache', 'miss');
   }
-  const value = await compute();
-  try {
-    cache.set(id, value);
-  } catch {
-    // maxKeys reached: answer uncached rather than fail; entries expire within the TTL.
-  }
-  ctx.set('x-cache', 'miss');
-  return value;
+  // Set before the route assigns the Buffer as body, so Koa keeps it (instead of octet-stream).
+  ctx.type = 'application/json';
+  return json;
 }
 
 const sortedEntries = (params: Record<string, unknown>) =>

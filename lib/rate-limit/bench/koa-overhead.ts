@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 
 const SERVER = fileURLToPath(new URL('./koa-server.ts', import.meta.url));
 
-async function requestsPerSec(mode: 'bare' | 'limited', durationSec: number): Promise<number> {
+async function requestsPerSec(mode: 'bare' | 'headers' | 'limited', durationSec: number): Promise<number> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
   try {
     const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
@@ -23,12 +23,14 @@ async function requestsPerSec(mode: 'bare' | 'limited', durationSec: number): Pr
 }
 
 /** Alternates bare and limited runs and keeps the best of each, to damp noise from a shared machine. */
-export async function koaOverhead(rounds = 4, durationSec = 2): Promise<{ bare: number; limited: number }> {
+export async function koaOverhead(rounds = 4, durationSec = 2): Promise<{ bare: number; headers: number; limited: number }> {
   let bare = 0;
+  let headers = 0;
   let limited = 0;
   for (let r = 0; r < rounds; r++) {
     bare = Math.max(bare, await requestsPerSec('bare', durationSec));
+    headers = Math.max(headers, await requestsPerSec('headers', durationSec));
     limited = Math.max(limited, await requestsPerSec('limited', durationSec));
   }
-  return { bare, limited };
+  return { bare, headers, limited };
 }

@@ -14,7 +14,7 @@ import { MemoryStore } from './memory-store.ts';
 import { parseWindow } from './parse-window.ts';
 import { ResilientStore } from './resilient-store.ts';
 import type { Store } from './store.ts';
-import type { Clock, Logger, StoreErrorPolicy } from './types.ts';
+import type { CheckResult, Clock, Logger, StoreErrorPolicy } from './types.ts';
 
 /** Declaration of a rate limit on a Koa route. */
 export interface RateLimitOptions {
@@ -70,30 +70,41 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const identify = options.identifier ?? defaultIdentifier(identifierType, options.resolveUser);
   const errorBody = options.errorBody ?? defaultErrorBody;
 
-  return async function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> {
-    const identifier = identify(ctx); // skip a microtask when the resolver is synchronous (the `ip` default)
-    const key = `${keyPrefix}:${options.endpoint ?? endpointOf(ctx)}:${typeof identifier === 'string' ? identifier : await identifier}`;
+  const { checkSync } = limiter;
+  const keyOf = (ctx: Context, identifier: string): string => `${keyPrefix}:${options.endpoint ?? endpointOf(ctx)}:${identifier}`;
+
+  /** Sets the headers of `result`, then calls `next()` (allowed) or answers 429 (denied). */
+  const apply = (ctx: Context, next: Next, result: CheckResult): Promise<void> | undefined => {
+    if (!result.degraded) {
+      ctx.set('RateLimit-Policy', policyHeader);
+      ctx.set('RateLimit', formatRateLimit(policyName, result.remaining, result.resetAt - now()));
+    }
+    if (result.allowed) return next();
+    const retryAfterSeconds = ceilSeconds(result.retryAfterMs);
+    ctx.status = 429;
+    ctx.set('Retry-After', String(retryAfterSeconds));
+    ctx.body = errorBody({ retryAfterSeconds, limit, windowMs });
+    return undefined;
+  };
+
+  const checkAsync = async (ctx: Context, next: Next, identifier: string | Promise<string>): Promise<void> => {
     let result;
     try {
-      result = await limiter.check(key);
+      result = await limiter.check(keyOf(ctx, await identifier));
     } catch (error) {
       if (!(error instanceof RateLimiterUnavailableError)) throw error;
       ctx.status = 503;
       ctx.body = { ...UNAVAILABLE_BODY };
       return;
     }
-    if (!result.degraded) {
-      ctx.set('RateLimit-Policy', policyHeader);
-      ctx.set('RateLimit', formatRateLimit(policyName, result.remaining, result.resetAt - now()));
-    }
-    if (result.allowed) {
-      await next();
-      return;
-    }
-    const retryAfterSeconds = ceilSeconds(result.retryAfterMs);
-    ctx.status = 429;
-    ctx.set('Retry-After', String(retryAfterSeconds));
-    ctx.body = errorBody({ retryAfterSeconds, limit, windowMs });
+    await apply(ctx, next, result);
+  };
+
+  return function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> | undefined {
+    const identifier = identify(ctx);
+    // In-process store and a synchronous resolver (the `ip` default): no promise of our own on the request path.
+    if (checkSync !== undefined && typeof identifier === 'string') return apply(ctx, next, checkSync(keyOf(ctx, identifier)));
+    return checkAsync(ctx, next, identifier);
   };
 }
 

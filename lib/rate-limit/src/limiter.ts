@@ -1,3 +1,4 @@
+import { MemoryStore } from './memory-store.ts';
 import { assertLimit, assertWindowMs, parseWindow } from './parse-window.ts';
 import type { Store } from './store.ts';
 import type { CheckResult, Clock, HitResult } from './types.ts';
@@ -22,6 +23,11 @@ export interface SlidingWindowLimiter {
   readonly windowMs: number;
   /** Atomically checks `key` and, when under the limit, records the request. */
   check(key: string): Promise<CheckResult>;
+  /**
+   * Synchronous form of {@link SlidingWindowLimiter.check}, present only when the store answers in-process
+   * (a {@link MemoryStore}): same result, no promise.
+   */
+  readonly checkSync?: (key: string) => CheckResult;
 }
 
 /**
@@ -32,6 +38,13 @@ export function createSlidingWindowLimiter(options: SlidingWindowLimiterOptions)
   const limit = assertLimit(options.limit);
   const windowMs = typeof options.window === 'string' ? parseWindow(options.window) : assertWindowMs(options.window);
   const now = options.now ?? Date.now;
+  if (store instanceof MemoryStore) {
+    const checkSync = (key: string): CheckResult => {
+      const callerNow = now();
+      return toCheckResult(store.hitSync(key, windowMs, limit, callerNow), limit, windowMs, callerNow);
+    };
+    return { limit, windowMs, checkSync, check: (key) => Promise.resolve(checkSync(key)) };
+  }
   return {
     limit,
     windowMs,

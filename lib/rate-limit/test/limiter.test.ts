@@ -76,3 +76,16 @@ test('the caller clock is passed to the store', async (t) => {
   await createSlidingWindowLimiter({ store, limit: 1, window: 1_000, now: () => 42 }).check('k');
   t.deepEqual(seen, [42]);
 });
+
+test('over a MemoryStore, checkSync answers at once and shares the log with check', async (t) => {
+  const { clock, limiter } = setup(2, '1s');
+  t.like(limiter.checkSync?.('k'), { allowed: true, remaining: 1 });
+  t.like(await limiter.check('k'), { allowed: true, remaining: 0 });
+  clock.advance(400);
+  t.deepEqual(limiter.checkSync?.('k'), { allowed: false, limit: 2, remaining: 0, retryAfterMs: 600, resetAt: 1_000, degraded: false });
+});
+
+test('a limiter over a remote store offers no checkSync', (t) => {
+  const remote: Store = { hit: (_key, _windowMs, _limit, nowMs) => Promise.resolve({ allowed: true, count: 1, oldestMs: nowMs, nowMs }) };
+  t.is(createSlidingWindowLimiter({ store: remote, limit: 1, window: 1_000 }).checkSync, undefined);
+});

@@ -1,8 +1,12 @@
 // Requests/s of a bare Koa route vs the same route behind rateLimit(MemoryStore), over loopback with autocannon.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuShareOf, type CpuProfile } from './cpu-share.ts';
 
 const SERVER = fileURLToPath(new URL('./koa-server.ts', import.meta.url));
 
@@ -33,4 +37,44 @@ export async function koaOverhead(rounds = 4, durationSec = 2): Promise<{ bare: 
     limited = Math.max(limited, await requestsPerSec('limited', durationSec));
   }
   return { bare, headers, limited };
+}
+
+/** Waits for the child to print `line` on stdout. */
+async function expectLine(stdout: NodeJS.ReadableStream, line: string): Promise<void> {
+  for (;;) {
+    const [chunk] = (await once(stdout, 'data')) as [Buffer];
+    if (chunk.toString().split('\n').includes(line)) return;
+  }
+}
+
+/**
+ * Share of the limited server's busy CPU time spent inside `rateLimitMiddleware` (key, check, both headers),
+ * excluding the downstream route, from a V8 CPU profile taken under the same autocannon load. One value per round.
+ */
+export async function middlewareCpuShare(rounds = 3, durationSec = 4): Promise<number[]> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'rl-bench-'));
+  const shares: number[] = [];
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const file = path.join(dir, `limited-${r}.cpuprofile`);
+      const child = spawn(process.execPath, ['--import', 'tsx', SERVER, 'limited', file], { stdio: ['pipe', 'pipe', 'inherit'] });
+      try {
+        const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+        const url = `http://127.0.0.1:${Number(chunk.toString().trim())}/`;
+        await autocannon({ url, connections: 16, duration: 1 }); // warm-up (JIT)
+        child.stdin.write('profile\n');
+        await expectLine(child.stdout, 'profiling');
+        await autocannon({ url, connections: 16, pipelining: 1, duration: durationSec });
+        child.stdin.write('stop\n');
+        await expectLine(child.stdout, 'done');
+        shares.push(cpuShareOf(JSON.parse(await readFile(file, 'utf8')) as CpuProfile, 'rateLimitMiddleware'));
+      } finally {
+        child.stdin.end();
+        await once(child, 'exit');
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return shares;
 }

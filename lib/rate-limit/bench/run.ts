@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Redis } from 'ioredis';
-import { koaOverhead } from './koa-overhead.ts';
+import { koaOverhead, middlewareCpuShare } from './koa-overhead.ts';
 import { measure, measureThroughput, type Measurement } from './measure.ts';
 import { flexibleMemory, flexibleRedis, koaRatelimitRedis, ourMemory, ourRedis, type Peer, type PeerConfig } from './peers.ts';
 
@@ -95,7 +95,13 @@ async function main(): Promise<void> {
   console.log(`| bare Koa route | ${fmt(bare)} | |`);
   console.log(`| bare route + the two RateLimit headers as constants | ${fmt(headers)} | ${fmt((1 - headers / bare) * 100, 1)}% |`);
   console.log(`| + rateLimit(MemoryStore) | ${fmt(limited)} | ${fmt((1 - limited / bare) * 100, 1)}% |`);
-  console.log(`\nmiddleware cost: ${fmt((1 - limited / bare) * 100, 1)}% of bare requests/s; ${fmt((1 - limited / headers) * 100, 1)}% beyond sending its two headers`);
+  console.log(`\nmiddleware cost in requests/s: ${fmt((1 - limited / bare) * 100, 1)}% of bare; ${fmt((1 - limited / headers) * 100, 1)}% beyond sending its two headers`);
+
+  console.log('\n## Koa middleware cost in CPU (V8 profile of the limited server under the same load, 3 rounds x 4 s)\n');
+  const shares = (await middlewareCpuShare()).map((share) => share * 100);
+  console.log('| measure | round 1 | round 2 | round 3 |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| share of busy CPU inside rateLimitMiddleware (key, check, both headers; route excluded) | ${shares.map((x) => `${fmt(x, 1)}%`).join(' | ')} |`);
 }
 
 try {

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import koaJwt from 'koa-jwt';
 import type { Context, Middleware, Next } from 'koa';
@@ -11,6 +12,22 @@ export const MAX_TOKEN_LENGTH = 4096;
 
 /** The only algorithm accepted for access tokens (contract §2). */
 export const ACCESS_TOKEN_ALGORITHM = 'HS256';
+
+const hmacKeys = new Map<string, KeyObject>();
+
+/**
+ * The HMAC key of `secret` as a KeyObject, created once per secret. Given a string, jsonwebtoken first tries
+ * to read it as a PEM public key (`createPublicKey`, which throws for an HMAC secret) and only then makes a
+ * secret key, on every call: ~0.45 ms of CPU per verification here, a third of a cached analytics request.
+ */
+export function accessTokenKey(secret: string): KeyObject {
+  let key = hmacKeys.get(secret);
+  if (key === undefined) {
+    key = createSecretKey(Buffer.from(secret, 'utf8'));
+    hmacKeys.set(secret, key);
+  }
+  return key;
+}
 
 /** Claims must be complete; `exp` is required (jsonwebtoken alone accepts tokens without it). */
 export function isAccessClaims(payload: unknown): payload is AccessClaims {
@@ -30,7 +47,7 @@ export function isAccessClaims(payload: unknown): payload is AccessClaims {
 export function verifyAccessToken(token: string, secret: string): AccessClaims | undefined {
   if (token.length > MAX_TOKEN_LENGTH) return undefined;
   try {
-    const payload = jwt.verify(token, secret, { algorithms: [ACCESS_TOKEN_ALGORITHM] });
+    const payload = jwt.verify(token, accessTokenKey(secret), { algorithms: [ACCESS_TOKEN_ALGORITHM] });
     return isAccessClaims(payload) ? payload : undefined;
   } catch {
     return undefined;
@@ -39,7 +56,9 @@ export function verifyAccessToken(token: string, secret: string): AccessClaims |
 
 /** Verifies the bearer token with koa-jwt (HS256 pinned) and puts the claims on `ctx.state.auth`. */
 export function authenticate(secret: string): Middleware {
-  const verify = koaJwt({ secret, algorithms: [ACCESS_TOKEN_ALGORITHM], key: 'auth' });
+  // koa-jwt hands the secret to jsonwebtoken unchanged; its types predate KeyObject support there.
+  const key = accessTokenKey(secret) as unknown as koaJwt.Secret;
+  const verify = koaJwt({ secret: key, algorithms: [ACCESS_TOKEN_ALGORITHM], key: 'auth' });
   return async function requireAccessToken(ctx: Context, next: Next) {
     if (ctx.get('authorization').length > MAX_TOKEN_LENGTH + 'Bearer '.length) throw unauthorized();
     try {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { ACCESS_TOKEN_ALGORITHM } from '../core/auth.ts';
+import { ACCESS_TOKEN_ALGORITHM, accessTokenKey } from '../core/auth.ts';
 import type { PrincipalType } from '../core/route.ts';
 
 /** Access tokens live 15 minutes; refresh tokens 30 days (contract §2). */
@@ -24,7 +24,7 @@ export function signAccessToken(
       iat,
       exp: iat + ACCESS_TOKEN_TTL_SECONDS,
     },
-    secret,
+    accessTokenKey(secret),
     { algorithm: ACCESS_TOKEN_ALGORITHM },
   );
 }

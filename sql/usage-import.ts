@@ -69,15 +69,20 @@ export type ModelPricingInput = {
   cacheReadUsdPerMTok: number | string;
 };
 
+/** The prices as rows of (model_id, input, output, cache_read) for `SELECT * FROM`. */
+function pricingRows(prices: readonly ModelPricingInput[]) {
+  return sql.unnest(
+    prices.map((p) => [p.modelId, String(p.inputUsdPerMTok), String(p.outputUsdPerMTok), String(p.cacheReadUsdPerMTok)]),
+    ['text', 'numeric', 'numeric', 'numeric'],
+  );
+}
+
 /** Inserts or replaces prices by model id (USD per million tokens). */
 export async function upsertModelPricing(db: CommonQueryMethods, prices: readonly ModelPricingInput[]): Promise<void> {
   if (prices.length === 0) return;
   await db.query(sql.unsafe`
     INSERT INTO model_pricing (model_id, input_usd_per_mtok, output_usd_per_mtok, cache_read_usd_per_mtok)
-    SELECT * FROM ${sql.unnest(
-      prices.map((p) => [p.modelId, String(p.inputUsdPerMTok), String(p.outputUsdPerMTok), String(p.cacheReadUsdPerMTok)]),
-      ['text', 'numeric', 'numeric', 'numeric'],
-    )}
+    SELECT * FROM ${pricingRows(prices)}
     ON CONFLICT (model_id) DO UPDATE SET
       input_usd_per_mtok = excluded.input_usd_per_mtok,
       output_usd_per_mtok = excluded.output_usd_per_mtok,
@@ -90,9 +95,6 @@ export async function insertMissingModelPricing(db: CommonQueryMethods, prices: 
   if (prices.length === 0) return;
   await db.query(sql.unsafe`
     INSERT INTO model_pricing (model_id, input_usd_per_mtok, output_usd_per_mtok, cache_read_usd_per_mtok)
-    SELECT * FROM ${sql.unnest(
-      prices.map((p) => [p.modelId, String(p.inputUsdPerMTok), String(p.outputUsdPerMTok), String(p.cacheReadUsdPerMTok)]),
-      ['text', 'numeric', 'numeric', 'numeric'],
-    )}
+    SELECT * FROM ${pricingRows(prices)}
     ON CONFLICT (model_id) DO NOTHING`);
 }

@@ -14,7 +14,8 @@ const test = anyTest;
  */
 async function appWithoutDatabase() {
   const database = await createTestDatabase({ empty: true });
-  const db = await createDatabasePool(database.url, { connectionTimeoutMs: 300 });
+  // Generous: creating the pool connects once, and on a loaded CI machine that can take longer than 300 ms.
+  const db = await createDatabasePool(database.url, { connectionTimeoutMs: 2_000 });
   const logs = new CapturedLogs();
   const app = createApp({ db, config: testConfig(), logger: pino({ level: 'info' }, logs.stream) });
   await database.drop();

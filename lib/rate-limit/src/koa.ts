@@ -71,13 +71,18 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const errorBody = options.errorBody ?? defaultErrorBody;
 
   const { checkSync } = limiter;
-  const keyOf = (ctx: Context, identifier: string): string => `${keyPrefix}:${options.endpoint ?? endpointOf(ctx)}:${identifier}`;
+  const routeScope = routeScopeOf(keyPrefix, options.endpoint, '');
+  // The default `ip` identifier is `ip:<ctx.ip>`: over an in-process store the tag joins the route's scope
+  // and `ctx.ip` is the id, so no key string is built per request (see MemoryStore.hitSync).
+  const ipScope = options.identifier === undefined && identifierType === 'ip' ? routeScopeOf(keyPrefix, options.endpoint, 'ip:') : undefined;
 
   /** Sets the headers of `result`, then calls `next()` (allowed) or answers 429 (denied). */
   const apply = (ctx: Context, next: Next, result: CheckResult): Promise<void> | undefined => {
-    if (!result.degraded) {
-      ctx.set('RateLimit-Policy', policyHeader);
-      ctx.set('RateLimit', formatRateLimit(policyName, result.remaining, result.resetAt - now()));
+    // `res.setHeader` is what `ctx.set` ends in for a string value, without its per-call arrays (Koa 3 response.set).
+    const { res } = ctx;
+    if (!result.degraded && !res.headersSent) {
+      res.setHeader('RateLimit-Policy', policyHeader);
+      res.setHeader('RateLimit', formatRateLimit(policyName, result.remaining, result.resetAfterMs));
     }
     if (result.allowed) return next();
     const retryAfterSeconds = ceilSeconds(result.retryAfterMs);
@@ -90,7 +95,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const checkAsync = async (ctx: Context, next: Next, identifier: string | Promise<string>): Promise<void> => {
     let result;
     try {
-      result = await limiter.check(keyOf(ctx, await identifier));
+      result = await limiter.check(routeScope(ctx) + (await identifier));
     } catch (error) {
       if (!(error instanceof RateLimiterUnavailableError)) throw error;
       ctx.status = 503;
@@ -101,10 +106,14 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   };
 
   return function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> | undefined {
-    const identifier = identify(ctx);
-    // In-process store and a synchronous resolver (the `ip` default): no promise of our own on the request path.
-    if (checkSync !== undefined && typeof identifier === 'string') return apply(ctx, next, checkSync(keyOf(ctx, identifier)));
-    return checkAsync(ctx, next, identifier);
+    // In-process store and a synchronous identifier: no promise of our own on the request path.
+    if (checkSync !== undefined) {
+      if (ipScope !== undefined) return apply(ctx, next, checkSync(ctx.ip, ipScope(ctx)));
+      const identifier = identify(ctx);
+      if (typeof identifier === 'string') return apply(ctx, next, checkSync(identifier, routeScope(ctx)));
+      return checkAsync(ctx, next, identifier);
+    }
+    return checkAsync(ctx, next, identify(ctx));
   };
 }
 
@@ -120,7 +129,28 @@ function resolveStore(options: RateLimitOptions, now: Clock): Store {
   });
 }
 
-function endpointOf(ctx: Context): string {
-  const route: unknown = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-  return `${ctx.method} ${route === undefined ? ctx.path : String(route)}`;
+/**
+ * Returns the key scope `<keyPrefix>:<endpoint>:<tag>` of a request: the explicit endpoint, else
+ * `<METHOD> <route pattern, or path>`. The scope of the last (method, route) is kept, since a declaration
+ * usually guards one route (the same string instance also keeps its hash); another route recomputes it.
+ */
+function routeScopeOf(keyPrefix: string, endpoint: string | undefined, tag: string): (ctx: Context) => string {
+  if (endpoint !== undefined) {
+    const fixed = `${keyPrefix}:${endpoint}:${tag}`;
+    return () => fixed;
+  }
+  let lastMethod = '';
+  let lastRoute = '';
+  let lastScope = '';
+  return (ctx) => {
+    const matched: unknown = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    const route = matched === undefined ? ctx.path : String(matched);
+    const { method } = ctx;
+    if (route !== lastRoute || method !== lastMethod) {
+      lastMethod = method;
+      lastRoute = route;
+      lastScope = `${keyPrefix}:${method} ${route}:${tag}`;
+    }
+    return lastScope;
+  };
 }

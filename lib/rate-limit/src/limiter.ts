@@ -25,9 +25,10 @@ export interface SlidingWindowLimiter {
   check(key: string): Promise<CheckResult>;
   /**
    * Synchronous form of {@link SlidingWindowLimiter.check}, present only when the store answers in-process
-   * (a {@link MemoryStore}): same result, no promise.
+   * (a {@link MemoryStore}): same result, no promise. The key is `scope + key`; pass a reused `scope`
+   * string instead of concatenating, so the store can skip hashing a new string (see {@link MemoryStore.hitSync}).
    */
-  readonly checkSync?: (key: string) => CheckResult;
+  readonly checkSync?: (key: string, scope?: string) => CheckResult;
 }
 
 /**
@@ -39,9 +40,9 @@ export function createSlidingWindowLimiter(options: SlidingWindowLimiterOptions)
   const windowMs = typeof options.window === 'string' ? parseWindow(options.window) : assertWindowMs(options.window);
   const now = options.now ?? Date.now;
   if (store instanceof MemoryStore) {
-    const checkSync = (key: string): CheckResult => {
+    const checkSync = (key: string, scope?: string): CheckResult => {
       const callerNow = now();
-      return toCheckResult(store.hitSync(key, windowMs, limit, callerNow), limit, windowMs, callerNow);
+      return toCheckResult(store.hitSync(key, windowMs, limit, callerNow, scope), limit, windowMs, callerNow);
     };
     return { limit, windowMs, checkSync, check: (key) => Promise.resolve(checkSync(key)) };
   }
@@ -68,6 +69,7 @@ export function toCheckResult(hit: HitResult, limit: number, windowMs: number, c
     remaining: Math.max(0, limit - hit.count),
     retryAfterMs: hit.allowed ? 0 : Math.max(1, untilResetMs),
     resetAt: callerNow + untilResetMs,
+    resetAfterMs: untilResetMs,
     degraded: hit.degraded === true,
   };
 }

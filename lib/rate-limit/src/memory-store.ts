@@ -15,14 +15,19 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * Exact in-process store: a `Map` from key to {@link SlidingLog}.
+ * Exact in-process store: sliding logs in a `Map` of scopes, each a `Map` from id to {@link SlidingLog}.
+ *
+ * A log's key is `scope + id`. The two levels exist so that a caller holding the parts (the Koa adapter:
+ * a per-route scope and the client IP) never builds a key string per call: a concatenated string must be
+ * flattened and hashed on every lookup, while reused strings keep their hash. {@link MemoryStore.hit} puts
+ * the whole key in the `''` scope.
  *
  * Memory stays bounded: no timer per key; a key costs a few dozen bytes plus 8 bytes per live entry,
  * and keys whose newest entry has left the window are removed in bulk by the sweep.
  * Atomicity comes for free: a hit runs synchronously on the single JS thread.
  */
 export class MemoryStore implements Store {
-  readonly #logs = new Map<string, SlidingLog>();
+  readonly #scopes = new Map<string, Map<string, SlidingLog>>();
   readonly #now: Clock;
   #timer: NodeJS.Timeout | undefined;
 
@@ -37,29 +42,42 @@ export class MemoryStore implements Store {
 
   /** Number of keys currently held (including expired keys not yet swept). */
   get size(): number {
-    return this.#logs.size;
+    let size = 0;
+    for (const logs of this.#scopes.values()) size += logs.size;
+    return size;
   }
 
   hit(key: string, windowMs: number, limit: number, nowMs: number = this.#now()): Promise<HitResult> {
     return Promise.resolve(this.hitSync(key, windowMs, limit, nowMs));
   }
 
-  /** Synchronous form of {@link MemoryStore.hit}. */
-  hitSync(key: string, windowMs: number, limit: number, nowMs: number = this.#now()): HitResult {
-    const log = this.#logs.get(key);
+  /**
+   * Synchronous form of {@link MemoryStore.hit} for the key `scope + id`.
+   * @param scope - first part of the key, best a string instance reused across calls. Default: `''`.
+   */
+  hitSync(id: string, windowMs: number, limit: number, nowMs: number = this.#now(), scope = ''): HitResult {
+    let logs = this.#scopes.get(scope);
+    if (logs === undefined) {
+      logs = new Map();
+      this.#scopes.set(scope, logs);
+    }
+    const log = logs.get(id);
     if (log !== undefined) return log.hit(nowMs, windowMs, limit);
-    this.#logs.set(key, new SlidingLog(nowMs, windowMs));
+    logs.set(id, new SlidingLog(nowMs, windowMs));
     return { allowed: true, count: 1, oldestMs: nowMs, nowMs };
   }
 
   /** Drops every key whose entries have all left their window. Returns how many keys were dropped. */
   sweep(nowMs: number = this.#now()): number {
     let dropped = 0;
-    for (const [key, log] of this.#logs) {
-      if (log.expiresAt <= nowMs) {
-        this.#logs.delete(key);
-        dropped++;
+    for (const [scope, logs] of this.#scopes) {
+      for (const [id, log] of logs) {
+        if (log.expiresAt <= nowMs) {
+          logs.delete(id);
+          dropped++;
+        }
       }
+      if (logs.size === 0) this.#scopes.delete(scope);
     }
     return dropped;
   }
@@ -68,6 +86,6 @@ export class MemoryStore implements Store {
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
-    this.#logs.clear();
+    this.#scopes.clear();
   }
 }

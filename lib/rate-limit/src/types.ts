@@ -29,6 +29,8 @@ export interface CheckResult {
   readonly retryAfterMs: number;
   /** Epoch ms (caller's clock) at which the oldest entry leaves the window, freeing one unit of capacity. */
   readonly resetAt: number;
+  /** Milliseconds from this check until the oldest entry leaves the window (`resetAt` as a duration, store clock). */
+  readonly resetAfterMs: number;
   /** True when the store was unavailable and the `fail-open` policy let the request through unmetered. */
   readonly degraded: boolean;
 }

@@ -148,6 +148,8 @@ test('keys routes by method and matched route pattern, or by an explicit endpoin
   await agent.get('/users/2').expect(429);
   await agent.post('/users/2').expect(200);
   await agent.get('/other').expect(200);
+  t.is((await agent.get('/users/3')).status, 429, 'back on GET /users/:id after other routes: its log, not theirs');
+  t.is((await agent.get('/other')).status, 429, 'GET /other has a log of its own');
 
   const pinned = appWith({ windowMs: '1m', limit: 1, endpoint: 'login' }).agent;
   await pinned.get('/a').expect(200);

@@ -18,6 +18,7 @@ test('check reports remaining capacity and when the oldest entry frees it', asyn
     remaining: 2,
     retryAfterMs: 0,
     resetAt: 10_000,
+    resetAfterMs: 10_000,
     degraded: false,
   });
   clock.advance(4_000);
@@ -36,6 +37,7 @@ test('a denied check waits exactly until the oldest entry leaves the window', as
     remaining: 0,
     retryAfterMs: 3_000,
     resetAt: 10_000,
+    resetAfterMs: 3_000,
     degraded: false,
   });
   clock.advance(2_999);
@@ -82,7 +84,23 @@ test('over a MemoryStore, checkSync answers at once and shares the log with chec
   t.like(limiter.checkSync?.('k'), { allowed: true, remaining: 1 });
   t.like(await limiter.check('k'), { allowed: true, remaining: 0 });
   clock.advance(400);
-  t.deepEqual(limiter.checkSync?.('k'), { allowed: false, limit: 2, remaining: 0, retryAfterMs: 600, resetAt: 1_000, degraded: false });
+  t.deepEqual(limiter.checkSync?.('k'), { allowed: false, limit: 2, remaining: 0, retryAfterMs: 600, resetAt: 1_000, resetAfterMs: 600, degraded: false });
+});
+
+test('checkSync with a scope keeps one log per scope and key', (t) => {
+  const { limiter } = setup(1, '1s');
+  t.true(limiter.checkSync?.('1.2.3.4', 'rl:POST /a:ip:')?.allowed);
+  t.false(limiter.checkSync?.('1.2.3.4', 'rl:POST /a:ip:')?.allowed, 'same scope and key: the limit of 1 is spent');
+  t.true(limiter.checkSync?.('1.2.3.4', 'rl:POST /b:ip:')?.allowed, 'another scope is another log');
+  t.true(limiter.checkSync?.('5.6.7.8', 'rl:POST /a:ip:')?.allowed, 'another key is another log');
+});
+
+test('resetAfterMs runs on the store clock while resetAt is re-based on the caller clock', async (t) => {
+  // The store's clock is 1 500 and its oldest entry 1 000: 500 ms remain, whatever the caller's clock says.
+  const store: Store = { hit: async () => ({ allowed: true, count: 1, oldestMs: 1_000, nowMs: 1_500 }) };
+  const result = await createSlidingWindowLimiter({ store, limit: 2, window: 1_000, now: () => 90_000 }).check('k');
+  t.is(result.resetAfterMs, 500);
+  t.is(result.resetAt, 90_500);
 });
 
 test('a limiter over a remote store offers no checkSync', (t) => {

@@ -37,6 +37,18 @@ test('MemoryStore sweep removes only keys whose newest entry has left the window
   t.is(store.hitSync('recent', 1_000, 5, 1_000).count, 2);
 });
 
+test('MemoryStore keeps equal ids in different scopes apart, and size and sweep span every scope', (t) => {
+  const store = new MemoryStore({ sweepIntervalMs: 0 });
+  t.true(store.hitSync('1.2.3.4', 1_000, 1, 0, 'rl:GET /a:ip:').allowed);
+  t.false(store.hitSync('1.2.3.4', 1_000, 1, 10, 'rl:GET /a:ip:').allowed);
+  t.true(store.hitSync('1.2.3.4', 1_000, 1, 500, 'rl:GET /b:ip:').allowed, 'same id, other scope');
+  t.true(store.hitSync('1.2.3.4', 1_000, 1, 500).allowed, 'same id in the default scope');
+  t.is(store.size, 3);
+  t.is(store.sweep(1_000), 1, 'only the log last hit at 0 ms has left its window');
+  t.is(store.size, 2);
+  t.true(store.hitSync('1.2.3.4', 1_000, 1, 1_000, 'rl:GET /a:ip:').allowed, 'a swept scope starts afresh');
+});
+
 test('MemoryStore stays exact on a long-lived hot key across many compactions', (t) => {
   const store = new MemoryStore({ sweepIntervalMs: 0 });
   let allowed = 0;

@@ -1,113 +1,145 @@
-// Requests/s of a bare Koa route vs the same route behind rateLimit(MemoryStore), over loopback with autocannon,
-// and the middleware's share of the server's CPU from a V8 profile.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+// Requests/s of Koa apps with and without the limiter, over loopback with autocannon.
+// Design (each point measured on a 2-vCPU VM, see the README's benchmark section):
+// - one server process serves every app, so the variants share heap, JIT state and core;
+// - the server runs on one CPU and this process (autocannon) on another when taskset exists, so the
+//   client's own work (it parses responses in JavaScript) never takes CPU from the server;
+// - paired rounds in alternating order (ABBA); a pair's cost is 1 - variant/baseline, and the table gives the
+//   median and interquartile range of the pairs, with an A/A pair of identical apps as the noise floor.
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { cpuShareOf, type CpuProfile } from './cpu-share.ts';
+import type { AppName } from './koa-server.ts';
 
 const SERVER = fileURLToPath(new URL('./koa-server.ts', import.meta.url));
 
-export type KoaMode = 'bare' | 'headers' | 'limited';
-const MODES: readonly KoaMode[] = ['bare', 'headers', 'limited'];
-
-/** Requests/s of one mode over its rounds. */
-export interface ModeResult {
-  readonly best: number;
-  readonly median: number;
-  readonly rounds: readonly number[];
+/** Cost of `variant` against `baseline`, both served by the same process. */
+export interface Comparison {
+  readonly label: string;
+  readonly baseline: AppName;
+  readonly variant: AppName;
 }
 
-interface Server {
-  readonly mode: KoaMode;
-  readonly url: string;
-  readonly child: ChildProcessByStdio<Writable, Readable, null>;
+export interface ComparisonResult extends Comparison {
+  /** Median requests/s over the measured rounds. */
+  readonly baselineRps: number;
+  readonly variantRps: number;
+  /** Quartiles of the per-pair cost `1 - variant/baseline` (fractions). */
+  readonly cost: { readonly q25: number; readonly median: number; readonly q75: number };
 }
 
-async function startServer(mode: KoaMode, profilePath?: string): Promise<Server> {
-  const args = ['--import', 'tsx', SERVER, mode, ...(profilePath === undefined ? [] : [profilePath])];
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
-  return { mode, child, url: `http://127.0.0.1:${Number(chunk.toString().trim())}/` };
+export interface KoaOverhead {
+  /** True when the server and the load generator each had a CPU of their own. */
+  readonly pinned: boolean;
+  /** CPU time per wall time during the measured rounds (1 = one core fully busy). */
+  readonly serverBusy: number;
+  readonly loadBusy: number;
+  readonly rows: readonly ComparisonResult[];
 }
 
-async function stopServer(server: Server): Promise<void> {
-  server.child.stdin.end();
-  if (server.child.exitCode === null) await once(server.child, 'exit');
-}
-
-async function load(server: Server, durationSec: number): Promise<number> {
-  const result = await autocannon({ url: server.url, connections: 16, pipelining: 1, duration: durationSec });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.mode}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
-}
-
-const median = (values: readonly number[]): number => {
+/** Linear-interpolation quantile of a non-empty sample. */
+export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const position = (sorted.length - 1) * q;
+  const low = Math.floor(position);
+  const high = Math.ceil(position);
+  return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (position - low);
+}
+
+/** The CPU affinity of this process as taskset prints it, or undefined where it cannot be set. */
+function currentAffinity(): string | undefined {
+  if (os.platform() !== 'linux' || os.availableParallelism() < 2) return undefined;
+  try {
+    return /:\s*([0-9a-f]+)\s*$/i.exec(execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+const setAffinity = (mask: string, list = false): void => {
+  execFileSync('taskset', ['-a', '-p', ...(list ? ['-c'] : []), mask, String(process.pid)], { stdio: 'ignore' });
 };
 
-/**
- * Requests/s of the three servers, each started once and warmed up (JIT, steady state, as a deployed
- * instance), then loaded in interleaved rounds whose order alternates, so that a slow spell of the
- * shared machine falls on every mode alike. Best and median per mode.
- */
-export async function koaOverhead(rounds = 6, durationSec = 2): Promise<Record<KoaMode, ModeResult>> {
-  const servers = await Promise.all(MODES.map((mode) => startServer(mode)));
-  try {
-    for (const server of servers) await load(server, 2);
-    const measured = new Map<KoaMode, number[]>(MODES.map((mode) => [mode, []]));
-    for (let r = 0; r < rounds; r++) {
-      for (const server of r % 2 === 0 ? servers : [...servers].reverse()) measured.get(server.mode)?.push(await load(server, durationSec));
+interface Server {
+  readonly ports: Record<string, number>;
+  readonly child: ChildProcessByStdio<Writable, Readable, null>;
+  cpuMicros(): Promise<number>;
+}
+
+async function startServer(apps: readonly AppName[], pinned: boolean): Promise<Server> {
+  const node = [process.execPath, '--import', 'tsx', SERVER, ...apps];
+  const [command, ...args] = pinned ? ['taskset', '-c', '1', ...node] : node;
+  const child = spawn(command as string, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
+  return {
+    ports: JSON.parse(chunk.toString()) as Record<string, number>,
+    child,
+    async cpuMicros() {
+      child.stdin.write('cpu\n');
+      const [answer] = (await once(child.stdout, 'data')) as [Buffer];
+      return Number(answer.toString().trim());
+    },
+  };
+}
+
+/** Requests/s of `GET /` on `port` over 16 keep-alive connections for `seconds`; throws on any error or non-2xx. */
+async function load(port: number, seconds: number): Promise<number> {
+  const result = await autocannon({ url: `http://127.0.0.1:${port}/`, connections: 16, pipelining: 1, duration: seconds });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  return result.requests.total / result.duration;
+}
+
+async function compare(server: Server, comparison: Comparison, pairs: number, seconds: number): Promise<ComparisonResult> {
+  const base = server.ports[comparison.baseline] as number;
+  const variant = server.ports[comparison.variant] as number;
+  await load(base, 2); // warm-up: JIT and steady state, as a deployed instance
+  await load(variant, 2);
+  const baseRps: number[] = [];
+  const variantRps: number[] = [];
+  for (let pair = 0; pair < pairs; pair++) {
+    if (pair % 2 === 0) {
+      baseRps.push(await load(base, seconds));
+      variantRps.push(await load(variant, seconds));
+    } else {
+      variantRps.push(await load(variant, seconds));
+      baseRps.push(await load(base, seconds));
     }
-    const result = (mode: KoaMode): ModeResult => {
-      const values = measured.get(mode) ?? [];
-      return { best: Math.max(...values), median: median(values), rounds: values };
+  }
+  const costs = baseRps.map((b, i) => 1 - (variantRps[i] as number) / b);
+  return {
+    ...comparison,
+    baselineRps: quantile(baseRps, 0.5),
+    variantRps: quantile(variantRps, 0.5),
+    cost: { q25: quantile(costs, 0.25), median: quantile(costs, 0.5), q75: quantile(costs, 0.75) },
+  };
+}
+
+/** Runs each comparison in paired rounds against one server process holding every app. */
+export async function koaOverhead(comparisons: readonly Comparison[], pairs = 12, seconds = 1): Promise<KoaOverhead> {
+  const affinity = currentAffinity();
+  const pinned = affinity !== undefined;
+  const apps = [...new Set(comparisons.flatMap((c) => [c.baseline, c.variant]))];
+  const server = await startServer(apps, pinned);
+  if (pinned) setAffinity('0', true);
+  try {
+    const rows: ComparisonResult[] = [];
+    const serverCpu0 = await server.cpuMicros();
+    const loadCpu0 = process.cpuUsage();
+    const wall0 = performance.now();
+    for (const comparison of comparisons) rows.push(await compare(server, comparison, pairs, seconds));
+    const wallMicros = (performance.now() - wall0) * 1_000;
+    const loadCpu = process.cpuUsage(loadCpu0);
+    return {
+      pinned,
+      serverBusy: ((await server.cpuMicros()) - serverCpu0) / wallMicros,
+      loadBusy: (loadCpu.user + loadCpu.system) / wallMicros,
+      rows,
     };
-    return { bare: result('bare'), headers: result('headers'), limited: result('limited') };
   } finally {
-    await Promise.all(servers.map(stopServer));
+    if (affinity !== undefined) setAffinity(affinity);
+    server.child.stdin.end();
+    if (server.child.exitCode === null) await once(server.child, 'exit');
   }
-}
-
-/** Waits for the child to print `line` on stdout. */
-async function expectLine(stdout: NodeJS.ReadableStream, line: string): Promise<void> {
-  for (;;) {
-    const [chunk] = (await once(stdout, 'data')) as [Buffer];
-    if (chunk.toString().split('\n').includes(line)) return;
-  }
-}
-
-/**
- * Share of the limited server's busy CPU time spent inside `rateLimitMiddleware` (key, check, both headers),
- * excluding the downstream route, from a V8 CPU profile taken under the same autocannon load. One value per round.
- */
-export async function middlewareCpuShare(rounds = 3, durationSec = 4): Promise<number[]> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'rl-bench-'));
-  const shares: number[] = [];
-  try {
-    for (let r = 0; r < rounds; r++) {
-      const file = path.join(dir, `limited-${r}.cpuprofile`);
-      const server = await startServer('limited', file);
-      try {
-        await load(server, 1); // warm-up (JIT)
-        server.child.stdin.write('profile\n');
-        await expectLine(server.child.stdout, 'profiling');
-        await load(server, durationSec);
-        server.child.stdin.write('stop\n');
-        await expectLine(server.child.stdout, 'done');
-        shares.push(cpuShareOf(JSON.parse(await readFile(file, 'utf8')) as CpuProfile, 'rateLimitMiddleware'));
-      } finally {
-        await stopServer(server);
-      }
-    }
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  return shares;
 }

@@ -1,52 +1,69 @@
-// Child process for the Koa overhead benchmark: a bare route, the bare route sending the two RateLimit
-// headers as constants (what the headers alone cost on the wire), or the route behind rateLimit(MemoryStore).
-// Prints the port once listening; exits when stdin closes. With a file path as second argument, the line
-// `profile` on stdin starts the V8 CPU profiler and `stop` writes the profile there, then prints `done`.
-import { writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector/promises';
-import Koa from 'koa';
+// Child process for the Koa overhead benchmark: one process serving several Koa apps, one port each, so that
+// every variant shares the same heap, JIT state and core (separate processes differ by a few percent on their own).
+// argv: the app names to serve. Prints `{"<name>": <port>, ...}` once listening; the line `cpu` on stdin answers
+// with this process's CPU time in microseconds; exits when stdin closes.
+import Router from '@koa/router';
+import Koa, { type Middleware } from 'koa';
 import { rateLimit } from '../src/index.ts';
 
-const mode = process.argv[2];
-const limited = mode === 'limited';
-const app = new Koa();
-app.proxy = true;
-app.maxIpsCount = 1;
 // A limit the load never reaches, so every request takes the allowed path (counted, headers set, next()).
-if (limited) app.use(rateLimit({ windowMs: '1s', limit: 1_000_000_000, identifierType: 'ip' }));
-if (mode === 'headers') {
-  app.use(async (ctx, next) => {
-    ctx.set('RateLimit-Policy', '"default";q=1000000000;w=1');
-    ctx.set('RateLimit', '"default";r=999999999;t=1');
-    await next();
-  });
-}
-app.use((ctx) => {
+const declaration = { windowMs: '1s', limit: 1_000_000_000, identifierType: 'ip' } as const;
+const hello: Middleware = (ctx) => {
   ctx.body = { ok: true };
-});
-const server = app.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`${typeof address === 'object' && address !== null ? address.port : 0}\n`);
-});
-const profilePath = process.argv[3];
-if (profilePath !== undefined) {
-  const session = new Session();
-  session.connect();
-  process.stdin.on('data', (chunk: Buffer) => {
-    const command = chunk.toString().trim();
-    if (command === 'profile') {
-      void session
-        .post('Profiler.enable')
-        .then(() => session.post('Profiler.start'))
-        .then(() => process.stdout.write('profiling\n'));
-    }
-    if (command === 'stop') {
-      void session.post('Profiler.stop').then(async ({ profile }) => {
-        await writeFile(profilePath, JSON.stringify(profile));
-        process.stdout.write('done\n');
-      });
-    }
-  });
+};
+/** The two headers an allowed response carries, as constants: what they cost without any limiter logic. */
+const constantHeaders: Middleware = (ctx, next) => {
+  ctx.res.setHeader('RateLimit-Policy', '"default";q=1000000000;w=1');
+  ctx.res.setHeader('RateLimit', '"default";r=999999999;t=1');
+  return next();
+};
+
+/** A `@koa/router` route `GET /` (how the README mounts the limiter), optionally behind route middleware. */
+function routeApp(...before: Middleware[]): Koa {
+  const router = new Router();
+  router.get('/', ...before, hello);
+  const app = trustingOneProxy(new Koa());
+  app.use(router.routes());
+  return app;
 }
-process.stdin.on('close', () => server.close(() => process.exit(0)));
-process.stdin.resume();
+
+/** The handler as app middleware, no router: the limiter then also parses the path (ctx.path) for its key. */
+function appWide(...before: Middleware[]): Koa {
+  const app = trustingOneProxy(new Koa());
+  for (const middleware of before) app.use(middleware);
+  return app.use(hello);
+}
+
+function trustingOneProxy(app: Koa): Koa {
+  app.proxy = true;
+  app.maxIpsCount = 1;
+  return app;
+}
+
+const APPS = {
+  route: () => routeApp(),
+  'route-copy': () => routeApp(),
+  'route-headers': () => routeApp(constantHeaders),
+  'route-limited': () => routeApp(rateLimit(declaration)),
+  app: () => appWide(),
+  'app-limited': () => appWide(rateLimit(declaration)),
+} satisfies Record<string, () => Koa>;
+export type AppName = keyof typeof APPS;
+
+const names = process.argv.slice(2) as AppName[];
+const ports = await Promise.all(
+  names.map(
+    (name) =>
+      new Promise<[AppName, number]>((resolve) => {
+        const server = APPS[name]().listen(0, '127.0.0.1', () => resolve([name, (server.address() as { port: number }).port]));
+      }),
+  ),
+);
+process.stdout.write(`${JSON.stringify(Object.fromEntries(ports))}\n`);
+process.stdin.on('data', (chunk: Buffer) => {
+  if (chunk.toString().includes('cpu')) {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`${user + system}\n`);
+  }
+});
+process.stdin.on('close', () => process.exit(0));

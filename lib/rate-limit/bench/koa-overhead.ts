@@ -1,6 +1,7 @@
 // Requests/s of Koa apps with and without the limiter, over loopback with autocannon.
 // Design (each point measured on a 2-vCPU VM, see the README's benchmark section):
-// - one server process serves every app, so the variants share heap, JIT state and core;
+// - one server process serves every variant (the route variants are routes of one app), so they share heap,
+//   JIT state and core;
 // - the server runs on one CPU and this process (autocannon) on another when taskset exists, so the
 //   client's own work (it parses responses in JavaScript) never takes CPU from the server;
 // - paired rounds in alternating order (ABBA); a pair's cost is 1 - variant/baseline, and the table gives the
@@ -11,15 +12,15 @@ import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { AppName } from './koa-server.ts';
+import type { Target } from './koa-server.ts';
 
 const SERVER = fileURLToPath(new URL('./koa-server.ts', import.meta.url));
 
 /** Cost of `variant` against `baseline`, both served by the same process. */
 export interface Comparison {
   readonly label: string;
-  readonly baseline: AppName;
-  readonly variant: AppName;
+  readonly baseline: Target;
+  readonly variant: Target;
 }
 
 export interface ComparisonResult extends Comparison {
@@ -63,18 +64,18 @@ const setAffinity = (mask: string, list = false): void => {
 };
 
 interface Server {
-  readonly ports: Record<string, number>;
+  readonly urls: Record<string, string>;
   readonly child: ChildProcessByStdio<Writable, Readable, null>;
   cpuMicros(): Promise<number>;
 }
 
-async function startServer(apps: readonly AppName[], pinned: boolean): Promise<Server> {
-  const node = [process.execPath, '--import', 'tsx', SERVER, ...apps];
+async function startServer(targets: readonly Target[], pinned: boolean): Promise<Server> {
+  const node = [process.execPath, '--import', 'tsx', SERVER, ...targets];
   const [command, ...args] = pinned ? ['taskset', '-c', '1', ...node] : node;
   const child = spawn(command as string, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return {
-    ports: JSON.parse(chunk.toString()) as Record<string, number>,
+    urls: JSON.parse(chunk.toString()) as Record<string, string>,
     child,
     async cpuMicros() {
       child.stdin.write('cpu\n');
@@ -84,16 +85,16 @@ async function startServer(apps: readonly AppName[], pinned: boolean): Promise<S
   };
 }
 
-/** Requests/s of `GET /` on `port` over 16 keep-alive connections for `seconds`; throws on any error or non-2xx. */
-async function load(port: number, seconds: number): Promise<number> {
-  const result = await autocannon({ url: `http://127.0.0.1:${port}/`, connections: 16, pipelining: 1, duration: seconds });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`port ${port}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+/** Requests/s of `GET url` over 16 keep-alive connections for `seconds`; throws on any error or non-2xx. */
+async function load(url: string, seconds: number): Promise<number> {
+  const result = await autocannon({ url, connections: 16, pipelining: 1, duration: seconds });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.total / result.duration;
 }
 
 async function compare(server: Server, comparison: Comparison, pairs: number, seconds: number): Promise<ComparisonResult> {
-  const base = server.ports[comparison.baseline] as number;
-  const variant = server.ports[comparison.variant] as number;
+  const base = server.urls[comparison.baseline] as string;
+  const variant = server.urls[comparison.variant] as string;
   await load(base, 2); // warm-up: JIT and steady state, as a deployed instance
   await load(variant, 2);
   const baseRps: number[] = [];
@@ -120,8 +121,8 @@ async function compare(server: Server, comparison: Comparison, pairs: number, se
 export async function koaOverhead(comparisons: readonly Comparison[], pairs = 12, seconds = 1): Promise<KoaOverhead> {
   const affinity = currentAffinity();
   const pinned = affinity !== undefined;
-  const apps = [...new Set(comparisons.flatMap((c) => [c.baseline, c.variant]))];
-  const server = await startServer(apps, pinned);
+  const targets = [...new Set(comparisons.flatMap((c) => [c.baseline, c.variant]))];
+  const server = await startServer(targets, pinned);
   if (pinned) setAffinity('0', true);
   try {
     const rows: ComparisonResult[] = [];

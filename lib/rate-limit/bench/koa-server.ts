@@ -1,6 +1,6 @@
-// Child process for the Koa overhead benchmark: one process serving several Koa apps, one port each, so that
-// every variant shares the same heap, JIT state and core (separate processes differ by a few percent on their own).
-// argv: the app names to serve. Prints `{"<name>": <port>, ...}` once listening; the line `cpu` on stdin answers
+// Child process for the Koa overhead benchmark: one process serving every variant, so that they share the same
+// heap, JIT state and core (separate processes differ by a few percent on their own).
+// argv: the targets to serve. Prints `{"<target>": "<url>", ...}` once listening; the line `cpu` on stdin answers
 // with this process's CPU time in microseconds; exits when stdin closes.
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
@@ -18,10 +18,17 @@ const constantHeaders: Middleware = (ctx, next) => {
   return next();
 };
 
-/** A `@koa/router` route `GET /` (how the README mounts the limiter), optionally behind route middleware. */
-function routeApp(...before: Middleware[]): Koa {
+/**
+ * One app with one `@koa/router` route per variant (how the README mounts the limiter): a single Koa app, so the
+ * variants differ only in their route middleware. (Six apps in one process left Koa's shared code megamorphic
+ * and made two identical apps differ by up to 3%.)
+ */
+function routesApp(): Koa {
   const router = new Router();
-  router.get('/', ...before, hello);
+  router.get('/route', hello);
+  router.get('/route-copy', hello);
+  router.get('/route-headers', constantHeaders, hello);
+  router.get('/route-limited', rateLimit(declaration), hello);
   const app = trustingOneProxy(new Koa());
   app.use(router.routes());
   return app;
@@ -40,26 +47,36 @@ function trustingOneProxy(app: Koa): Koa {
   return app;
 }
 
-const APPS = {
-  route: () => routeApp(),
-  'route-copy': () => routeApp(),
-  'route-headers': () => routeApp(constantHeaders),
-  'route-limited': () => routeApp(rateLimit(declaration)),
+/** Every variant the benchmark can load: the app that serves it and the path. */
+const TARGETS = {
+  route: ['routes', '/route'],
+  'route-copy': ['routes', '/route-copy'],
+  'route-headers': ['routes', '/route-headers'],
+  'route-limited': ['routes', '/route-limited'],
+  app: ['app', '/'],
+  'app-limited': ['app-limited', '/'],
+} as const satisfies Record<string, readonly [string, string]>;
+export type Target = keyof typeof TARGETS;
+
+const APPS: Record<(typeof TARGETS)[Target][0], () => Koa> = {
+  routes: routesApp,
   app: () => appWide(),
   'app-limited': () => appWide(rateLimit(declaration)),
-} satisfies Record<string, () => Koa>;
-export type AppName = keyof typeof APPS;
+};
 
-const names = process.argv.slice(2) as AppName[];
-const ports = await Promise.all(
-  names.map(
-    (name) =>
-      new Promise<[AppName, number]>((resolve) => {
-        const server = APPS[name]().listen(0, '127.0.0.1', () => resolve([name, (server.address() as { port: number }).port]));
-      }),
-  ),
-);
-process.stdout.write(`${JSON.stringify(Object.fromEntries(ports))}\n`);
+const listen = (app: Koa) =>
+  new Promise<number>((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+  });
+
+const targets = process.argv.slice(2) as Target[];
+const ports = new Map<string, number>();
+for (const target of targets) {
+  const [app] = TARGETS[target];
+  if (!ports.has(app)) ports.set(app, await listen(APPS[app]()));
+}
+const urls = targets.map((target) => [target, `http://127.0.0.1:${ports.get(TARGETS[target][0])}${TARGETS[target][1]}`]);
+process.stdout.write(`${JSON.stringify(Object.fromEntries(urls))}\n`);
 process.stdin.on('data', (chunk: Buffer) => {
   if (chunk.toString().includes('cpu')) {
     const { user, system } = process.cpuUsage();

@@ -49,18 +49,28 @@ export function quantile(values: readonly number[], q: number): number {
   return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (position - low);
 }
 
-/** The CPU affinity of this process as taskset prints it, or undefined where it cannot be set. */
-function currentAffinity(): string | undefined {
-  if (os.platform() !== 'linux' || os.availableParallelism() < 2) return undefined;
+/** This process's CPU affinity mask (hex, as taskset prints it), where taskset exists; Linux only. */
+function affinityMask(): string | undefined {
+  if (os.platform() !== 'linux') return undefined;
   try {
-    return /:\s*([0-9a-f]+)\s*$/i.exec(execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }))?.[1];
+    // Machines with over 32 CPUs print the mask in comma-separated groups of 8 hex digits.
+    return /:\s*([0-9a-f,]+)\s*$/i.exec(execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }))?.[1]?.replaceAll(',', '');
   } catch {
     return undefined;
   }
 }
 
-const setAffinity = (mask: string, list = false): void => {
-  execFileSync('taskset', ['-a', '-p', ...(list ? ['-c'] : []), mask, String(process.pid)], { stdio: 'ignore' });
+/** The CPUs a hex affinity mask allows, lowest first. */
+export function cpusOf(mask: string): number[] {
+  const cpus: number[] = [];
+  [...mask].reverse().forEach((digit, nibble) => {
+    for (let bit = 0; bit < 4; bit++) if ((parseInt(digit, 16) >> bit) & 1) cpus.push(nibble * 4 + bit);
+  });
+  return cpus;
+}
+
+const setAffinity = (args: readonly string[]): void => {
+  execFileSync('taskset', ['-a', '-p', ...args, String(process.pid)], { stdio: 'ignore' });
 };
 
 interface Server {
@@ -69,9 +79,9 @@ interface Server {
   cpuMicros(): Promise<number>;
 }
 
-async function startServer(targets: readonly Target[], pinned: boolean): Promise<Server> {
+async function startServer(targets: readonly Target[], core: number | undefined): Promise<Server> {
   const node = [process.execPath, '--import', 'tsx', SERVER, ...targets];
-  const [command, ...args] = pinned ? ['taskset', '-c', '1', ...node] : node;
+  const [command, ...args] = core === undefined ? node : ['taskset', '-c', String(core), ...node];
   const child = spawn(command as string, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];
   return {
@@ -119,27 +129,29 @@ async function compare(server: Server, comparison: Comparison, pairs: number, se
 
 /** Runs each comparison in paired rounds against one server process holding every app. */
 export async function koaOverhead(comparisons: readonly Comparison[], pairs = 12, seconds = 1): Promise<KoaOverhead> {
-  const affinity = currentAffinity();
-  const pinned = affinity !== undefined;
+  // Two CPUs this process may use: the load generator keeps the first, the server gets the second.
+  const mask = affinityMask();
+  const [generatorCore, serverCore] = mask === undefined ? [] : cpusOf(mask);
+  const pinned = generatorCore !== undefined && serverCore !== undefined;
   const targets = [...new Set(comparisons.flatMap((c) => [c.baseline, c.variant]))];
-  const server = await startServer(targets, pinned);
-  if (pinned) setAffinity('0', true);
+  const server = await startServer(targets, pinned ? serverCore : undefined);
+  if (pinned) setAffinity(['-c', String(generatorCore)]);
   try {
     const rows: ComparisonResult[] = [];
     const serverCpu0 = await server.cpuMicros();
-    const loadCpu0 = process.cpuUsage();
+    const generatorCpu0 = process.cpuUsage();
     const wall0 = performance.now();
     for (const comparison of comparisons) rows.push(await compare(server, comparison, pairs, seconds));
     const wallMicros = (performance.now() - wall0) * 1_000;
-    const loadCpu = process.cpuUsage(loadCpu0);
+    const generatorCpu = process.cpuUsage(generatorCpu0);
     return {
       pinned,
       serverBusy: ((await server.cpuMicros()) - serverCpu0) / wallMicros,
-      loadBusy: (loadCpu.user + loadCpu.system) / wallMicros,
+      loadBusy: (generatorCpu.user + generatorCpu.system) / wallMicros,
       rows,
     };
   } finally {
-    if (affinity !== undefined) setAffinity(affinity);
+    if (pinned && mask !== undefined) setAffinity([mask]);
     server.child.stdin.end();
     if (server.child.exitCode === null) await once(server.child, 'exit');
   }

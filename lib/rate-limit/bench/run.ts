@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     console.log(`| ${r.label} | ${fmt(r.baselineRps)} | ${fmt(r.variantRps)} | ${pct(r.cost.median)} | ${pct(r.cost.q25)} to ${pct(r.cost.q75)} |`);
   }
   console.log(
-    `\nserver ${koa.pinned ? 'on CPU 1, load generator on CPU 0' : 'and load generator unpinned (no taskset)'}; ` +
+    `\nserver ${koa.pinned ? 'and load generator on a CPU each' : 'and load generator unpinned (no taskset, or one CPU)'}; ` +
       `busy: server ${pct(koa.serverBusy)}, load generator ${pct(koa.loadBusy)} of one core`,
   );
   if (koa.serverBusy < 0.9) console.log('warning: the server was not saturated, so requests/s understate its cost per request');

@@ -41,7 +41,7 @@ export interface KoaOverhead {
 }
 
 /** Linear-interpolation quantile of a non-empty sample. */
-export function quantile(values: readonly number[], q: number): number {
+function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   const position = (sorted.length - 1) * q;
   const low = Math.floor(position);
@@ -61,7 +61,7 @@ function affinityMask(): string | undefined {
 }
 
 /** The CPUs a hex affinity mask allows, lowest first. */
-export function cpusOf(mask: string): number[] {
+function cpusOf(mask: string): number[] {
   const cpus: number[] = [];
   [...mask].reverse().forEach((digit, nibble) => {
     for (let bit = 0; bit < 4; bit++) if ((parseInt(digit, 16) >> bit) & 1) cpus.push(nibble * 4 + bit);

@@ -17,12 +17,12 @@ export const TEST_OUTPUT_DIR = join('test-output', 'dashboard');
  * user-data-dir per launch) and without any network of its own: no QUIC, no background
  * fetches, no component updates, no sync. A missing Chromium fails the test run, never skips it.
  */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}: run apt-get install -y chromium, or set CHROMIUM_PATH`);
+export async function launchChromium(executablePath = CHROMIUM_PATH): Promise<Browser> {
+  if (!existsSync(executablePath)) {
+    throw new Error(`Chromium not found at ${executablePath}: run apt-get install -y chromium, or set CHROMIUM_PATH`);
   }
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath,
     headless: true,
     args: [
       '--headless',

@@ -9,12 +9,15 @@ export type Metric = 'cost' | 'tokens';
 const pick = (totals: Totals | undefined, metric: Metric) =>
   totals ? (metric === 'cost' ? totals.totalCostUsd : totals.totalTokens) : 0;
 
-/** Series keys, largest first, so the biggest contributor sits at the bottom of the stack. */
+/**
+ * Series keys by cost, largest first, so the biggest spender sits at the bottom of the stack and
+ * a key has the same colour in the cost and the token chart.
+ */
 function seriesOf(answer: TimeSeries, metric: Metric): StackedSeries[] {
   const first = answer.buckets[0];
   if (!first?.series) return [{ label: 'Total', values: answer.buckets.map((bucket) => pick(bucket, metric)) }];
   const keys = Object.keys(first.series);
-  const sums = new Map(keys.map((key) => [key, answer.buckets.reduce((sum, bucket) => sum + pick(bucket.series?.[key], metric), 0)]));
+  const sums = new Map(keys.map((key) => [key, answer.buckets.reduce((sum, bucket) => sum + pick(bucket.series?.[key], 'cost'), 0)]));
   keys.sort((a, b) => (sums.get(b) ?? 0) - (sums.get(a) ?? 0) || (a < b ? -1 : 1));
   return keys.map((key) => ({ label: key, values: answer.buckets.map((bucket) => pick(bucket.series?.[key], metric)) }));
 }

@@ -1,3 +1,4 @@
+import { rateLimit } from '@agents/rate-limit';
 import { TZDate } from '@date-fns/tz';
 import anyTest from 'ava';
 import { addDays, format, startOfDay, subDays } from 'date-fns';
@@ -123,5 +124,24 @@ test.serial('too many sign-in attempts are answered with the time to wait', asyn
   await alert.waitFor();
   t.regex((await alert.textContent()) ?? '', /Try again in \d+ seconds\./);
   await screenshot(page, 'sign-in-429');
+  await page.context().close();
+});
+
+test.serial('an analytics answer refused with 429 says how long to wait and offers to try again', async (t) => {
+  // A deployment that limits the heatmap to one request a minute per IP (the service itself leaves analytics unlimited).
+  const heatmapLimit = rateLimit({ windowMs: '1m', limit: 1, identifierType: 'ip', endpoint: 'GET /api/ai/org-usage/heatmap' });
+  const limited = await t.context.serve(
+    t.context.t.rebuild({ rateLimitFor: (method, path) => (`${method} ${path}` === 'GET /api/ai/org-usage/heatmap' ? heatmapLimit : undefined) }),
+  );
+  const { page } = await t.context.open();
+  await signIn(page, limited, 'owner@demo.test');
+  await waitForReports(page, { state: 'ready' });
+  await page.getByLabel('Source').selectOption('system');
+  await waitForReports(page, { source: 'system', state: 'rate-limited' });
+  t.regex((await page.locator('#status').textContent()) ?? '', /^Too many requests\. Try again in \d+ seconds\./);
+  t.is(await page.locator('#panel-heatmap').getAttribute('data-state'), 'error');
+  t.is(await page.locator('#panel-cost').getAttribute('data-state'), 'ready', 'the other reports still show');
+  t.true(await page.locator('#status').getByRole('button', { name: 'Try again' }).isVisible());
+  await screenshot(page, 'reports-429');
   await page.context().close();
 });

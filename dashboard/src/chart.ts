@@ -52,8 +52,9 @@ export function stackedChart(
     ...input.series.map((entry, index): uPlot.Series => ({
       label: entry.label,
       stroke: colorAt(index),
-      fill: withAlpha(colorAt(index), 0.55),
-      width: 1,
+      fill: withAlpha(colorAt(index), 0.75),
+      // No outline: where upper series are 0 their outlines would all lie on the top edge and hide the fills.
+      width: 0,
       paths: stepped,
       points: { show: false },
       value: (_plot, _value, _seriesIndex, dataIndex) =>
@@ -62,7 +63,7 @@ export function stackedChart(
   ];
   const bands: uPlot.Band[] = input.series.slice(1).map((_entry, index) => ({
     series: [index + 2, index + 1],
-    fill: withAlpha(colorAt(index + 1), 0.55),
+    fill: withAlpha(colorAt(index + 1), 0.75),
   }));
   return mount(
     container,

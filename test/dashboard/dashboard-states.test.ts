@@ -145,3 +145,34 @@ test.serial('an analytics answer refused with 429 says how long to wait and offe
   await screenshot(page, 'reports-429');
   await page.context().close();
 });
+
+test.serial('the page works from the keyboard alone: sign in, change the window, sort the table', async (t) => {
+  const { page } = await t.context.open();
+  await page.goto(`${t.context.origin}/dashboard`);
+  const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id);
+  t.is(await focused(), 'email', 'the email field has the focus at once');
+  await page.keyboard.type('owner@demo.test');
+  await page.keyboard.press('Tab');
+  t.is(await focused(), 'password');
+  await page.keyboard.type('demo-password-1');
+  await page.keyboard.press('Enter');
+  await waitForReports(page, { state: 'ready' });
+
+  await page.keyboard.press('Tab'); // from <main> to the first control
+  t.is(await focused(), 'range');
+  await page.keyboard.press('ArrowDown'); // Last 30 days -> Last 90 days
+  await waitForReports(page, { state: 'ready' });
+  const root = page.locator('#dashboard');
+  const days = (new Date((await root.getAttribute('data-to')) ?? '').getTime() - new Date((await root.getAttribute('data-from')) ?? '').getTime()) / 86_400_000;
+  t.true(days >= 89.9 && days <= 90.1, `a 90-day window (${days})`);
+
+  const sortByCost = page.locator('#panel-models button[data-sort="totalCostUsd"]');
+  await sortByCost.focus();
+  await page.keyboard.press('Enter');
+  t.is(await page.locator('#panel-models th[aria-sort="ascending"] button').getAttribute('data-sort'), 'totalCostUsd');
+  const focusedSort = await page.evaluate(
+    () => (globalThis as unknown as { document: { activeElement: { dataset: { sort?: string } } | null } }).document.activeElement?.dataset.sort,
+  );
+  t.is(focusedSort, 'totalCostUsd', 'the focus stays on the header button');
+  await page.context().close();
+});

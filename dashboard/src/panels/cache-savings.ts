@@ -38,5 +38,9 @@ export function renderCacheSavings(panel: Panel, answer: CacheSavings, source: S
     'aria-valuenow': (answer.hitRate * 100).toFixed(1),
     style: `--value: ${answer.hitRate.toFixed(4)}`,
   });
-  panel.ready([list, meter, el('p', { class: answer.skippedModelsCount > 0 ? 'note warn' : 'note', 'data-skipped-note': '' }, skipped)]);
+  const notes = [el('p', { class: answer.skippedModelsCount > 0 ? 'note warn' : 'note', 'data-skipped-note': '' }, skipped)];
+  if (source === 'all') {
+    notes.push(el('p', { class: 'note' }, 'Calls with your own keys (BYOK) report no cache reads and lower this hit rate; choose "System tokens" for the platform’s own.'));
+  }
+  panel.ready([list, meter, ...notes]);
 }

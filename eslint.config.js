@@ -31,6 +31,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['dashboard/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     files: ['bin/**', 'bench/**', 'lib/*/bench/**', 'eslint.config.js'],
     rules: { 'no-console': 'off' },
   },

@@ -12,6 +12,7 @@ import { buildOpenApiDocument } from './core/openapi.ts';
 import { requestId } from './core/request-id.ts';
 import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
+import { dashboard } from './dashboard/serve.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { rateLimitLookup } from './rate-limits.ts';
 import { areaRoutes } from './routes.ts';
@@ -24,6 +25,8 @@ export type CreateAppOptions = {
   logger?: Logger;
   /** The limiter of each declared route. Default: the table of app/rate-limits.ts over one shared store. */
   rateLimitFor?: RateLimitLookup;
+  /** Folder of the built dashboard page. Default: `dashboard/dist` (see app/dashboard/serve.ts). */
+  dashboardRoot?: string;
 };
 
 export type App = Koa & { deps: AppDeps; routes: Route[] };
@@ -55,6 +58,7 @@ export function createApp(options: CreateAppOptions): App {
   app.use(requestId);
   app.use(requestLog(logger));
   app.use(errorMiddleware);
+  app.use(dashboard({ root: options.dashboardRoot }));
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -1,0 +1,58 @@
+/**
+ * Builds the dashboard into static files: `index.html` plus content-hashed assets under
+ * `assets/`, so the server can answer assets with a year-long immutable cache and the page
+ * with `no-cache`. Run by `npm start` (its `prestart`), by `npm run build:dashboard` and by the
+ * browser tests (into their own folder).
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+/** Where `npm run build:dashboard` writes and where the server looks by default. */
+export const DEFAULT_DASHBOARD_DIR = join(here, 'dist');
+
+export type DashboardBuild = { outDir: string; script: string; stylesheet: string };
+
+/** Bundles `dashboard/src` into `outDir` (emptied first). Minified unless `minify` is false. */
+export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { minify?: boolean } = {}): Promise<DashboardBuild> {
+  const target = resolve(outDir);
+  await rm(target, { recursive: true, force: true });
+  const assets = join(target, 'assets');
+  await mkdir(assets, { recursive: true });
+  const result = await build({
+    entryPoints: [join(here, 'src', 'main.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['es2022'],
+    minify: options.minify ?? true,
+    sourcemap: false,
+    legalComments: 'eof',
+    outdir: assets,
+    entryNames: '[name]-[hash]',
+    assetNames: '[name]-[hash]',
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((file) => basename(file));
+  const script = outputs.find((name) => name.endsWith('.js'));
+  const stylesheet = outputs.find((name) => name.endsWith('.css'));
+  if (!script || !stylesheet) throw new Error(`dashboard build produced ${outputs.join(', ')}`);
+  const template = await readFile(join(here, 'src', 'index.html'), 'utf8');
+  const page = template
+    .replace('{{stylesheet}}', `/dashboard/assets/${stylesheet}`)
+    .replace('{{script}}', `/dashboard/assets/${script}`);
+  await writeFile(join(target, 'index.html'), page);
+  return { outDir: target, script, stylesheet };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  const built = await buildDashboard(process.argv[2]);
+  process.stdout.write(
+    `dashboard built into ${built.outDir} (${built.script}, ${built.stylesheet}) in ${Math.round(performance.now() - started)} ms\n`,
+  );
+}

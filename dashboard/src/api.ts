@@ -1,0 +1,59 @@
+/** The only way the page talks to the API: same origin, JSON, bearer token. */
+
+/** A non-2xx answer, with what the page needs to pick its state. */
+export class ApiError extends Error {
+  readonly status: number;
+  /** Seconds from `Retry-After` on a 429, when present. */
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(status: number, message: string, retryAfterSeconds?: number) {
+    super(message);
+    this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The message of an error body in any of the API's three envelopes. */
+function messageOf(body: unknown, status: number): string {
+  if (body && typeof body === 'object') {
+    const record = body as { message?: unknown; errors?: { path?: string[]; message?: string }[] };
+    if (Array.isArray(record.errors) && record.errors.length > 0) {
+      return record.errors.map((issue) => `${(issue.path ?? []).slice(-1)[0] ?? 'request'}: ${issue.message ?? ''}`).join('; ');
+    }
+    if (typeof record.message === 'string') return record.message;
+    if (record.message && typeof record.message === 'object' && 'en' in record.message) {
+      return String((record.message as { en: unknown }).en);
+    }
+  }
+  return `HTTP ${status}`;
+}
+
+export async function requestJson<T>(
+  path: string,
+  options: { token?: string; body?: unknown; query?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<T> {
+  const url = new URL(path, window.location.origin);
+  for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(url, {
+    method: options.body === undefined ? 'GET' : 'POST',
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+    signal: options.signal,
+    credentials: 'omit',
+  });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const retryAfter = Number(response.headers.get('retry-after'));
+    throw new ApiError(response.status, messageOf(body, response.status), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  }
+  return body as T;
+}

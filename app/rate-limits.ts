@@ -36,7 +36,8 @@ export const RATE_LIMITS: readonly RateLimitDeclaration[] = [
  * The project's own limits, beyond the interface document's table (that test compares only
  * RATE_LIMITS): routes added after it was written, limited like their closest documented
  * sibling. Identity (issue 16): forgot-password like check-email, reset-password like
- * verify-email, logout like refresh.
+ * verify-email, logout and the Google hand-off like refresh, and the MCP OAuth callback (open
+ * to plain browsers since issue 16) like the Google callback, twice as many.
  */
 export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
   { endpoint: 'POST /api/identity/auth/user/forgot-password', limit: 3, windowMs: '1m', identifierType: 'ip' },
@@ -45,6 +46,7 @@ export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
   { endpoint: 'POST /api/identity/auth/client/reset-password', limit: 5, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/logout', limit: 10, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/google/handoff', limit: 10, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'GET /api/ai/mcp-oauth/callback', limit: 20, windowMs: '1m', identifierType: 'ip' },
 ];
 
 /** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */

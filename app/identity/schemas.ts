@@ -86,3 +86,8 @@ export const GoogleCallbackQuery = Type.Object(
   },
   { additionalProperties: true },
 );
+
+export const GoogleHandoffBody = StrictObject({
+  code: Type.String({ minLength: 1, maxLength: 128, description: 'The handoff parameter of the front-end redirect' }),
+  state: Type.String({ minLength: 1, maxLength: 2048, description: 'The state the authorize route answered' }),
+});

@@ -18,7 +18,6 @@ export function logSender(logger: Logger, channel: Delivery['channel']): Sender 
           template: delivery.template,
           to: maskRecipient(delivery.to),
           subject: delivery.subject,
-          developmentText: delivery.text,
         },
         `development ${channel} (not sent; configure ${channel === 'email' ? 'SMTP_URL' : 'SMS_PROVIDER_URL'} to send): ${delivery.text}`,
       );

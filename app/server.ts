@@ -5,7 +5,7 @@ import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { startOutboxWorker } from './notifications/delivery/start.ts';
-import { prepareData } from './startup.ts';
+import { prepareData } from '../seeds/prepare-data.ts';
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT, in milliseconds. */
 const SHUTDOWN_GRACE_MS = 10_000;

@@ -1,5 +1,5 @@
 import type { DatabasePool } from 'slonik';
-import { GENERATED_MODELS, generateUsage } from '../app/analytics/usage-generator.ts';
+import { GENERATED_MODELS, generateUsage } from './usage-generator.ts';
 import { insertMissingModelPricing, insertUsageEvents, organizationHasUsage } from '../sql/usage-import.ts';
 import { AGENTS, ORGANIZATIONS, USERS } from './demo-fixtures.ts';
 

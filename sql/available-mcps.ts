@@ -1,7 +1,10 @@
 import { sql, UniqueIntegrityConstraintViolationError, type CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import type { SortField } from '../app/mcp-catalog/schemas.ts';
+
+/** The fields a catalog list may be sorted by (the query schema's `sort[].field`). */
+export const SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
+export type SortField = (typeof SORT_FIELDS)[number];
 
 // Variants are validated by the API schema before every write (ADR 0030); here they are read back as stored.
 const AvailableMcpRow = z.object({

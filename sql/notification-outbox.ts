@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { Sealed } from '../app/crypto/credentials.ts';
+import type { Sealed } from './sealed.ts';
 
 export function insertOutboxMessage(
   db: CommonQueryMethods,

@@ -1,11 +1,8 @@
-import type { TSchema } from '@sinclair/typebox';
-import { defineRoute, type Route } from '../core/route.ts';
-import { ErrorBody } from '../core/schemas.ts';
-import { cached } from './cache.ts';
-import { usageByAgent, usageDaily, usageSummary } from './older.ts';
+import type { Route } from '../core/route.ts';
+import { analyticsEndpoint } from './endpoint.ts';
 import { usageProjection } from './projection.ts';
 import { usageCacheSavings, usageHeatmap, usageModelEfficiency } from './reports.ts';
-import { checkedTimeZone, requestedOrganization, usageWindow, windowKey } from './request.ts';
+import { checkedTimeZone } from './request.ts';
 import {
   ByAgentResponse,
   CacheSavingsQuery,
@@ -23,136 +20,82 @@ import {
   WindowQuery,
 } from './schemas.ts';
 import { effectiveGranularity, usageTimeSeries } from './time-series.ts';
+import { usageByAgent, usageDaily, usageSummary } from './totals.ts';
 
-const responses = (description: string, schema: TSchema) => ({
-  200: { description, schema },
-  401: { description: 'Missing or invalid access token', schema: ErrorBody },
-  403: { description: 'No `read` on `ai.agent`, or `x-org-id` names another organization', schema: ErrorBody },
-});
-
-const common = {
-  method: 'GET' as const,
-  tags: ['usage analytics'],
-  auth: 'jwt' as const,
-  policy: { subject: 'ai.agent', action: 'read' },
-  description: 'Results are cached for 300 s per organization and parameters; the `x-cache` header says `hit` or `miss`.',
-};
+/** A `timezone` query parameter, checked (400 for a zone the runtime does not know). */
+const inTimeZone = (query: { timezone: string }) => ({ timezone: checkedTimeZone(query.timezone) });
 
 export const analyticsRoutes: Route[] = [
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/time-series',
+  analyticsEndpoint({
+    name: 'time-series',
     summary: 'Tokens and cost per time bucket, dense, aligned in a time zone',
-    schemas: { query: TimeSeriesQuery },
-    responses: responses('Buckets oldest first', TimeSeriesResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query);
-      const timeZone = checkedTimeZone(query.timezone);
-      const granularity = effectiveGranularity(window, query.granularity);
-      const params = { ...windowKey(window), granularity, groupBy: query.groupBy, timezone: timeZone };
-      return cached(deps, ctx, { endpoint: 'time-series', organizationId, params }, () =>
-        usageTimeSeries(deps.db, window, { granularity, groupBy: query.groupBy, timeZone }),
-      );
-    },
+    query: TimeSeriesQuery,
+    response: { description: 'Buckets oldest first', schema: TimeSeriesResponse },
+    parameters: (query, window) => ({
+      ...inTimeZone(query),
+      granularity: effectiveGranularity(window, query.granularity),
+      groupBy: query.groupBy,
+    }),
+    compute: (db, window, { granularity, groupBy, timezone }) =>
+      usageTimeSeries(db, window, { granularity, groupBy, timeZone: timezone }),
   }),
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/projection',
+  analyticsEndpoint({
+    name: 'projection',
     summary: 'Month-end cost projection with an 80% prediction interval',
-    schemas: { query: WindowQuery },
-    responses: responses('`ok` with the projection, or `insufficient_data` below 7 days with data', ProjectionResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query);
-      return cached(deps, ctx, { endpoint: 'projection', organizationId, params: windowKey(window) }, () =>
-        usageProjection(deps.db, window),
-      );
+    query: WindowQuery,
+    response: {
+      description: '`ok` with the projection, or `insufficient_data` below 7 days with data',
+      schema: ProjectionResponse,
     },
+    compute: (db, window) => usageProjection(db, window),
   }),
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/model-efficiency',
+  analyticsEndpoint({
+    name: 'model-efficiency',
     summary: 'Cost, tokens, executions and latency per model, highest cost first',
-    schemas: { query: ModelEfficiencyQuery },
-    responses: responses('At most `limit` models', ModelEfficiencyResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query, query.action ? { actionType: query.action } : {});
-      const params = { ...windowKey(window), limit: query.limit };
-      return cached(deps, ctx, { endpoint: 'model-efficiency', organizationId, params }, () =>
-        usageModelEfficiency(deps.db, window, query.limit),
-      );
-    },
+    query: ModelEfficiencyQuery,
+    response: { description: 'At most `limit` models', schema: ModelEfficiencyResponse },
+    filter: (query) => (query.action ? { actionType: query.action } : {}),
+    parameters: (query) => ({ limit: query.limit }),
+    compute: (db, window, { limit }) => usageModelEfficiency(db, window, limit),
   }),
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/heatmap',
+  analyticsEndpoint({
+    name: 'heatmap',
     summary: 'Tokens and cost per local day of week and hour',
-    schemas: { query: HeatmapQuery },
-    responses: responses('Sparse cells', HeatmapResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query);
-      const timeZone = checkedTimeZone(query.timezone);
-      const params = { ...windowKey(window), timezone: timeZone };
-      return cached(deps, ctx, { endpoint: 'heatmap', organizationId, params }, () => usageHeatmap(deps.db, window, timeZone));
-    },
+    query: HeatmapQuery,
+    response: { description: 'Sparse cells', schema: HeatmapResponse },
+    parameters: inTimeZone,
+    compute: (db, window, { timezone }) => usageHeatmap(db, window, timezone),
   }),
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/cache-savings',
+  analyticsEndpoint({
+    name: 'cache-savings',
     summary: 'Prompt-cache savings and hit rate (source defaults to system)',
-    schemas: { query: CacheSavingsQuery },
-    responses: responses('Savings over priced models; skippedModelsCount counts unpriced ones', CacheSavingsResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query);
-      return cached(deps, ctx, { endpoint: 'cache-savings', organizationId, params: windowKey(window) }, () =>
-        usageCacheSavings(deps.db, window),
-      );
+    query: CacheSavingsQuery,
+    response: {
+      description: 'Savings over priced models; skippedModelsCount counts unpriced ones',
+      schema: CacheSavingsResponse,
     },
+    compute: (db, window) => usageCacheSavings(db, window),
   }),
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/summary',
+  analyticsEndpoint({
+    name: 'summary',
     summary: 'Totals of the window',
-    schemas: { query: WindowQuery },
-    responses: responses('Totals', SummaryResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query);
-      return cached(deps, ctx, { endpoint: 'summary', organizationId, params: windowKey(window) }, () =>
-        usageSummary(deps.db, window),
-      );
-    },
+    query: WindowQuery,
+    response: { description: 'Totals', schema: SummaryResponse },
+    compute: (db, window) => usageSummary(db, window),
   }),
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/daily',
+  analyticsEndpoint({
+    name: 'daily',
     summary: 'Totals per local calendar day, dense',
-    schemas: { query: DailyQuery },
-    responses: responses('Days oldest first', DailyResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query);
-      const timeZone = checkedTimeZone(query.timezone);
-      const params = { ...windowKey(window), timezone: timeZone };
-      return cached(deps, ctx, { endpoint: 'daily', organizationId, params }, () => usageDaily(deps.db, window, timeZone));
-    },
+    query: DailyQuery,
+    response: { description: 'Days oldest first', schema: DailyResponse },
+    parameters: inTimeZone,
+    compute: (db, window, { timezone }) => usageDaily(db, window, timezone),
   }),
-  defineRoute({
-    ...common,
-    path: '/ai/org-usage/by-agent',
+  analyticsEndpoint({
+    name: 'by-agent',
     summary: 'Totals per agent, highest cost first',
-    schemas: { query: WindowQuery },
-    responses: responses('One item per agent; usage without an agent has agentId null', ByAgentResponse),
-    handler: ({ deps, ctx, auth, query }) => {
-      const organizationId = requestedOrganization(ctx, auth);
-      const window = usageWindow(organizationId, query);
-      return cached(deps, ctx, { endpoint: 'by-agent', organizationId, params: windowKey(window) }, () =>
-        usageByAgent(deps.db, window),
-      );
-    },
+    query: WindowQuery,
+    response: { description: 'One item per agent; usage without an agent has agentId null', schema: ByAgentResponse },
+    compute: (db, window) => usageByAgent(db, window),
   }),
 ];

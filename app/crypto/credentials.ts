@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Sealed } from '../../sql/sealed.ts';
 
 /**
  * Envelope encryption of credentials at rest: AES-256-GCM (NIST SP 800-38D) with a random
@@ -10,7 +11,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  */
 export type Keyring = { current: { id: string; key: Buffer }; all: Map<string, Buffer> };
 
-export type Sealed = { keyId: string; ciphertext: Buffer };
+export type { Sealed };
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'slonik';
+import { databaseAnswers } from '../../sql/health.ts';
 import { defineRoute } from '../core/route.ts';
 import { HttpError } from '../core/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
@@ -24,7 +24,7 @@ async function probe(check: () => Promise<unknown>): Promise<'up' | 'down'> {
 
 async function dependencies(deps: AppDeps) {
   const [postgres, redis] = await Promise.all([
-    probe(() => deps.db.query(sql.unsafe`SELECT 1`)),
+    probe(() => databaseAnswers(deps.db)),
     deps.redis ? probe(() => deps.redis!.ping()) : Promise.resolve('not configured' as const),
   ]);
   return { postgres, redis };

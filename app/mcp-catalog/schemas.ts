@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { SORT_FIELDS } from '../../sql/available-mcps.ts';
 import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
 
 /** A string enum as one JSON Schema `enum` (one clear 400 message, unlike a union of literals). */
@@ -129,9 +130,6 @@ export const UpdateAvailableMcpBody = StrictObject(
   { minProperties: 1, errorMessage: 'must change at least one field' },
 );
 export type UpdateAvailableMcpBody = Static<typeof UpdateAvailableMcpBody>;
-
-export const SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
-export type SortField = (typeof SORT_FIELDS)[number];
 
 export const ListAvailableMcpsQuery = StrictObject({
   tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 50 }), { maxItems: 20 })),

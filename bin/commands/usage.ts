@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
-import { parsePricingFile } from '../../app/analytics/pricing-file.ts';
-import { UsageLineError } from '../../app/analytics/usage-event-parser.ts';
-import { importUsageFile } from '../../app/analytics/usage-import.ts';
-import { generateUsage } from '../../app/analytics/usage-generator.ts';
+import { parsePricingFile } from '../../app/analytics/ingest/pricing-file.ts';
+import { UsageLineError } from '../../app/analytics/ingest/usage-event-parser.ts';
+import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
+import { generateUsage } from '../../seeds/usage-generator.ts';
 import { findExistingOrganizationIds, insertUsageEvents, upsertModelPricing } from '../../sql/usage-import.ts';
 import { CliError, say, withDatabase } from '../cli-context.ts';
 

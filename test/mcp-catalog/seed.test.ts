@@ -7,7 +7,7 @@ import anyTest from 'ava';
 import { pino } from 'pino';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
-import { prepareData } from '../../app/startup.ts';
+import { prepareData } from '../../seeds/prepare-data.ts';
 import { seedCatalog } from '../../seeds/mcp-catalog.ts';
 import { testConfig, withTestApp } from '../helpers/app.ts';
 import { readSeedFacts } from './seed-facts.ts';

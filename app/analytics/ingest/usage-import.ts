@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { DatabasePool } from 'slonik';
-import { findExistingOrganizationIds, insertUsageEvents, type UsageEventInput } from '../../sql/usage-import.ts';
+import { findExistingOrganizationIds, insertUsageEvents, type UsageEventInput } from '../../../sql/usage-import.ts';
 import { parseUsageLine, UsageLineError } from './usage-event-parser.ts';
 
 export const IMPORT_BATCH_SIZE = 5_000;

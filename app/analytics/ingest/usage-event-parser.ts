@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
-import type { UsageEventInput } from '../../sql/usage-import.ts';
-import { ACTION_TYPES, USAGE_SOURCES } from '../../sql/usage-window.ts';
+import type { UsageEventInput } from '../../../sql/usage-import.ts';
+import { ACTION_TYPES, USAGE_SOURCES } from '../../../sql/usage-window.ts';
 
 /** A line of an import file that is not a valid usage event; names the line and the field. */
 export class UsageLineError extends Error {

@@ -1,3 +1,4 @@
+/** The three totals endpoints: `summary` (the window), `daily` (per local day) and `by-agent`. */
 import { TZDate } from '@date-fns/tz';
 import type { CommonQueryMethods } from 'slonik';
 import { findUsageByAgent, findUsageTotals } from '../../sql/usage-summary.ts';

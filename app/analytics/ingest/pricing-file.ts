@@ -1,4 +1,4 @@
-import type { ModelPricingInput } from '../../sql/usage-import.ts';
+import type { ModelPricingInput } from '../../../sql/usage-import.ts';
 
 const DECIMAL = /^\d{1,10}(\.\d{1,10})?$/;
 const PRICE_FIELDS = ['inputUsdPerMTok', 'outputUsdPerMTok', 'cacheReadUsdPerMTok'] as const;

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
-import { seedDemo } from '../seeds/demo.ts';
-import { seedCatalog } from '../seeds/mcp-catalog.ts';
-import type { Config } from './config.ts';
+import { seedDemo } from './demo.ts';
+import { seedCatalog } from './mcp-catalog.ts';
+import type { Config } from '../app/config.ts';
 
 /**
  * What every start does once the schema is current: insert the curated MCP catalog entries

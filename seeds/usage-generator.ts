@@ -1,6 +1,6 @@
 import { uuidv7 } from 'uuidv7';
-import type { UsageEventInput } from '../../sql/usage-import.ts';
-import type { ActionType, UsageSource } from '../../sql/usage-window.ts';
+import type { UsageEventInput } from '../sql/usage-import.ts';
+import type { ActionType, UsageSource } from '../sql/usage-window.ts';
 
 /**
  * Synthetic but realistic token usage, for the demo seed, `generate-usage` and the benchmark.

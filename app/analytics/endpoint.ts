@@ -1,0 +1,63 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { CommonQueryMethods } from 'slonik';
+import type { SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
+import { defineRoute, type Route } from '../core/route.ts';
+import { ErrorBody } from '../core/schemas.ts';
+import { cached } from './cache.ts';
+import { requestedOrganization, usageWindow, windowKey } from './request.ts';
+
+/** The query fields every analytics endpoint has (after validation and defaults). */
+type WindowFields = { from: string; to: string; source: SourceFilter };
+
+/** What differs between analytics endpoints; everything else is the same steps, written once here. */
+export type AnalyticsEndpoint<Q extends TSchema, P extends Record<string, unknown>> = {
+  /** The path is `/ai/org-usage/<name>`; the name is also the endpoint part of the cache key. */
+  name: string;
+  summary: string;
+  query: Q;
+  response: { description: string; schema: TSchema };
+  /** Narrows the window beyond organization, `[from, to)` and source (model-efficiency's `action`). */
+  filter?: (query: Static<Q>) => Pick<UsageWindow, 'actionType'>;
+  /**
+   * Checks and resolves the endpoint's own parameters (time zone, granularity, limit) once the
+   * window is valid; throws `ValidationError` for a 400. They join the cache key, so a default
+   * and its explicit value share an entry.
+   */
+  parameters?: (query: Static<Q>, window: UsageWindow) => P;
+  /** The answer, computed on a cache miss. */
+  compute: (db: CommonQueryMethods, window: UsageWindow, parameters: P) => Promise<unknown>;
+};
+
+/**
+ * One analytics route: read `from`, `to`, `source` (and the endpoint's filter) of the requested
+ * organization (403 for another one), check the window (400 unless `from < to`), resolve the
+ * endpoint's parameters, then answer from the per-app cache or compute and store
+ * (docs/decisions/0042-analytics-cache-per-app.md).
+ */
+export function analyticsEndpoint<Q extends TSchema, P extends Record<string, unknown> = Record<never, never>>(
+  endpoint: AnalyticsEndpoint<Q, P>,
+): Route {
+  return defineRoute({
+    method: 'GET',
+    path: `/ai/org-usage/${endpoint.name}`,
+    summary: endpoint.summary,
+    description: 'Results are cached for 300 s per organization and parameters; the `x-cache` header says `hit` or `miss`.',
+    tags: ['usage analytics'],
+    auth: 'jwt',
+    policy: { subject: 'ai.agent', action: 'read' },
+    schemas: { query: endpoint.query as TSchema },
+    responses: {
+      200: endpoint.response,
+      401: { description: 'Missing or invalid access token', schema: ErrorBody },
+      403: { description: 'No `read` on `ai.agent`, or `x-org-id` names another organization', schema: ErrorBody },
+    },
+    handler: ({ deps, ctx, auth, query: validated }) => {
+      const query = validated as Static<Q> & WindowFields;
+      const organizationId = requestedOrganization(ctx, auth);
+      const window = usageWindow(organizationId, query, endpoint.filter?.(query) ?? {});
+      const parameters = endpoint.parameters?.(query, window) ?? ({} as P);
+      const key = { endpoint: endpoint.name, organizationId, params: { ...windowKey(window), ...parameters } };
+      return cached(deps, ctx, key, () => endpoint.compute(deps.db, window, parameters));
+    },
+  });
+}

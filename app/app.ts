@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
+import { corsFor } from './core/cors.ts';
 import type { AppDeps } from './core/deps.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
 import { HttpError, ValidationError } from './core/errors.ts';
@@ -57,6 +58,9 @@ export function createApp(options: CreateAppOptions): App {
 
   app.use(requestId);
   app.use(requestLog(logger));
+  // Outside the error middleware, so error answers (429 included) carry the CORS headers too;
+  // before everything else, so a preflight never reaches a limiter (app/core/cors.ts).
+  for (const middleware of corsFor(options.config.corsOrigins)) app.use(middleware);
   app.use(errorMiddleware);
   app.use(dashboard({ root: options.dashboardRoot }));
   app.use(

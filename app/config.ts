@@ -27,6 +27,27 @@ export type Config = {
   credentialsKeyring: Keyring;
   /** MCP OAuth (docs/mcp-oauth.md): `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
   mcpOAuth: McpOAuthConfig;
+  /** Email and SMS delivery (docs/identity.md): `SMTP_URL`, `MAIL_FROM`, `SMS_PROVIDER_*`, `OUTBOX_WORKER`. */
+  notifications: NotificationsConfig;
+  /** Origins allowed to call the API from a browser (`CORS_ORIGINS`); empty: no cross-origin access. */
+  corsOrigins: string[];
+  /**
+   * Where browsers land after an OAuth redirect (`FRONTEND_URL`, default `PUBLIC_BASE_URL`): the
+   * Google and MCP OAuth callbacks redirect there with a result indicator.
+   */
+  frontendUrl: string;
+};
+
+export type NotificationsConfig = {
+  /** `smtp://[user:password@]host:port`; absent: email is logged in development, left queued elsewhere. */
+  smtpUrl: string | undefined;
+  /** From address of every email. Default `no-reply@localhost`. */
+  mailFrom: string;
+  /** The HTTP SMS provider's endpoint and key (both or neither). */
+  smsProviderUrl: string | undefined;
+  smsProviderKey: string | undefined;
+  /** Run the outbox worker inside the server process. Default true; `OUTBOX_WORKER=false` when a separate worker runs. */
+  outboxWorker: boolean;
 };
 
 /** A pre-registered OAuth client of one authorization server (issuer). */
@@ -89,7 +110,30 @@ const envSchema = z.object({
   OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
   OUTBOUND_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
+  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z
+    .string()
+    .regex(/^[^\s@<>]+@[^\s@<>]+$/, 'must be an email address (local@domain)')
+    .default('no-reply@localhost'),
+  SMS_PROVIDER_URL: url(['https:', 'http:']).optional(),
+  SMS_PROVIDER_KEY: z.string().min(1).optional(),
+  OUTBOX_WORKER: z.enum(['true', 'false']).default('true'),
+  CORS_ORIGINS: z
+    .string()
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .refine((origins) => origins.every(isOrigin), { message: 'must be comma-separated origins (scheme://host[:port])' })
+    .optional(),
+  FRONTEND_URL: url(['https:', 'http:']).optional(),
 });
+
+/** `https://app.example.com` yes; `https://app.example.com/`, `*` or a path, no. */
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
 
 const oauthClientsSchema = z.record(
   z.string().url(),
@@ -140,6 +184,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';
     throw new ConfigError(`Invalid environment variable ${missing}: required when the other Google credential is set`);
   }
+  if (Boolean(e.SMS_PROVIDER_URL) !== Boolean(e.SMS_PROVIDER_KEY)) {
+    const missing = e.SMS_PROVIDER_URL ? 'SMS_PROVIDER_KEY' : 'SMS_PROVIDER_URL';
+    throw new ConfigError(`Invalid environment variable ${missing}: required when the other SMS provider setting is set`);
+  }
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   return {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -150,7 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     seedDemo: e.NODE_ENV !== 'production' && (e.SEED_DEMO === 'true' || (embedded && e.SEED_DEMO !== 'false')),
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     google:
       e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
         ? {
@@ -170,6 +219,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       outboundMaxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES,
       outboundMaxRedirects: e.OUTBOUND_MAX_REDIRECTS,
     },
+    notifications: {
+      smtpUrl: e.SMTP_URL,
+      mailFrom: e.MAIL_FROM,
+      smsProviderUrl: e.SMS_PROVIDER_URL,
+      smsProviderKey: e.SMS_PROVIDER_KEY,
+      outboxWorker: e.OUTBOX_WORKER === 'true',
+    },
+    corsOrigins: e.CORS_ORIGINS ?? [],
+    frontendUrl: (e.FRONTEND_URL ?? publicBaseUrl).replace(/\/+$/, ''),
   };
 }
 

@@ -32,6 +32,23 @@ export const RATE_LIMITS: readonly RateLimitDeclaration[] = [
   { endpoint: 'POST /api/notifications/sms/test', limit: 3, windowMs: '5m', identifierType: 'ip' },
 ];
 
+/**
+ * The project's own limits, beyond the interface document's table (that test compares only
+ * RATE_LIMITS): routes added after it was written, limited like their closest documented
+ * sibling. Identity (issue 16): forgot-password like check-email, reset-password like
+ * verify-email, logout and the Google hand-off like refresh, and the MCP OAuth callback (open
+ * to plain browsers since issue 16) like the Google callback, twice as many.
+ */
+export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
+  { endpoint: 'POST /api/identity/auth/user/forgot-password', limit: 3, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'POST /api/identity/auth/user/reset-password', limit: 5, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'POST /api/identity/auth/client/forgot-password', limit: 3, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'POST /api/identity/auth/client/reset-password', limit: 5, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'POST /api/identity/auth/logout', limit: 10, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'POST /api/identity/auth/google/handoff', limit: 10, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'GET /api/ai/mcp-oauth/callback', limit: 20, windowMs: '1m', identifierType: 'ip' },
+];
+
 /** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */
 export const policyNameOf = (declaration: RateLimitDeclaration) =>
   declaration.endpoint
@@ -57,7 +74,7 @@ export function createRateLimitStore(deps: AppDeps): Store {
 /** The limiter middleware of each declared route, built once per app over one shared store. */
 export function rateLimitLookup(deps: AppDeps, store: Store = createRateLimitStore(deps)): RateLimitLookup {
   const byEndpoint = new Map<string, Middleware>();
-  for (const declaration of RATE_LIMITS) {
+  for (const declaration of [...RATE_LIMITS, ...PROJECT_RATE_LIMITS]) {
     byEndpoint.set(
       declaration.endpoint,
       rateLimit({

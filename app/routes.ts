@@ -6,6 +6,7 @@ import { availableMcpRoutes } from './mcp-catalog/routes.ts';
 import { mcpOAuthRoutes } from './mcp-oauth/routes.ts';
 import { agentMcpServerRoutes } from './mcp-servers/routes.ts';
 import { googleRoutes } from './identity/google-routes.ts';
+import { passwordResetRoutes } from './identity/password-reset-routes.ts';
 import { registrationRoutes } from './identity/registration-routes.ts';
 import { identityCoreRoutes } from './identity/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
@@ -19,6 +20,7 @@ export const areaRoutes: Route[] = [
   ...healthRoutes,
   ...identityCoreRoutes,
   ...registrationRoutes,
+  ...passwordResetRoutes,
   ...googleRoutes,
   ...notificationRoutes,
   ...organizationRoutes,

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
+import { startOutboxWorker } from './notifications/delivery/start.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT, in milliseconds. */
@@ -24,6 +25,7 @@ async function main() {
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
 
   const app = createApp({ db: database.pool, redis, config, logger });
+  const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, docs: `http://localhost:${config.port}/api/docs` }, 'listening');
   });
@@ -39,6 +41,7 @@ async function main() {
       server.closeIdleConnections();
     });
     clearTimeout(force);
+    await outboxWorker?.stop();
     await redis?.quit().catch(() => undefined);
     await database.close();
     logger.info('stopped');

@@ -72,3 +72,18 @@ export function takePendingAuthorization(db: CommonQueryMethods, stateHash: Buff
               redirect_uri AS "redirectUri", resource, scope, token_endpoint AS "tokenEndpoint",
               expires_at <= ${sql.timestamp(now)} AS expired`);
 }
+
+/**
+ * Takes the pending authorization with this state hash whoever started it (a browser landing
+ * carries no access token; the 256-bit state is the proof). Single use like the above.
+ */
+export function takePendingAuthorizationByState(db: CommonQueryMethods, stateHash: Buffer, now: Date) {
+  return db.maybeOne(sql.type(TakenAuthorization)`
+    DELETE FROM mcp_oauth_states
+    WHERE state_hash = ${sql.binary(stateHash)}
+    RETURNING user_id AS "userId", agency_id AS "agencyId", agent_id AS "agentId", server_id AS "serverId",
+              key_id AS "keyId", sealed, issuer, iss_parameter_supported AS "issParameterSupported",
+              client_id AS "clientId", token_endpoint_auth_method AS "tokenEndpointAuthMethod",
+              redirect_uri AS "redirectUri", resource, scope, token_endpoint AS "tokenEndpoint",
+              expires_at <= ${sql.timestamp(now)} AS expired`);
+}

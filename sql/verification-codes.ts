@@ -1,7 +1,8 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-type Purpose = 'email_verification';
+/** What a code proves: the mailbox (verification) or the right to set a new password (reset). */
+export type Purpose = 'email_verification' | 'password_reset';
 
 /** Stores a new code and supersedes the live ones of the same purpose (only the newest works). */
 export async function insertVerificationCode(

@@ -4,6 +4,7 @@ import qs from 'qs';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
+import { Redirect } from './redirect.ts';
 import { API_PREFIX, fullPath, type Route } from './route.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -62,6 +63,11 @@ function handle(route: Route, deps: AppDeps): Middleware {
       deps,
       ctx,
     } as Parameters<Route['handler']>[0]);
+    if (result instanceof Redirect) {
+      ctx.redirect(result.location);
+      ctx.status = result.status;
+      return;
+    }
     ctx.status = successStatus;
     if (successStatus !== 204) ctx.body = result;
   };

@@ -1,7 +1,9 @@
 import { defineRoute, type PrincipalType } from '../core/route.ts';
 import { CodedErrorBody } from '../core/schemas.ts';
+import { isBrowserNavigation, landGoogleSignIn } from './google/browser-landing.ts';
+import { redeemHandoff } from './google/handoff.ts';
 import { finishGoogleSignIn, startGoogleSignIn } from './google/sign-in.ts';
-import { GoogleAuthorization, GoogleAuthorizeQuery, GoogleCallbackQuery, TokenPairSchema } from './schemas.ts';
+import { GoogleAuthorization, GoogleAuthorizeQuery, GoogleCallbackQuery, GoogleHandoffBody, TokenPairSchema } from './schemas.ts';
 import { ValidationError } from '../core/errors.ts';
 
 /** Mounted only when GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set; elsewhere the paths answer 404. */
@@ -36,19 +38,49 @@ const callbackRoute = (type: PrincipalType) =>
     summary: `Finish a Google sign-in for a ${type}`,
     description:
       'Exchanges the authorization code, then signs in the principal linked to the Google account, links the ' +
-      'one with the same verified email, or creates one. Answers a token pair.',
+      'one with the same verified email, or creates one. A browser (Accept: text/html) is answered 303 to ' +
+      'FRONTEND_URL with googleSignIn=success&type&handoff (trade it at POST /identity/auth/google/handoff) or ' +
+      'googleSignIn=error&type&errorCode; other callers get the token pair.',
     tags: ['identity'],
     auth: 'public',
     schemas: { query: GoogleCallbackQuery },
     enabled: googleConfigured,
     responses: {
       200: { description: 'Token pair', schema: TokenPairSchema },
+      303: { description: 'Browser: redirect to FRONTEND_URL with googleSignIn=success&handoff or googleSignIn=error&errorCode' },
       401: { description: 'IDENTITY.GOOGLE_STATE_INVALID or IDENTITY.GOOGLE_SIGN_IN_FAILED', schema: CodedErrorBody },
       403: { description: 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED', schema: CodedErrorBody },
       409: { description: 'IDENTITY.GOOGLE_ACCOUNT_CONFLICT or IDENTITY.EMAIL_TAKEN', schema: CodedErrorBody },
       502: { description: 'IDENTITY.GOOGLE_UNAVAILABLE', schema: CodedErrorBody },
     },
-    handler: ({ deps, query }) => finishGoogleSignIn(deps, deps.config.google!, type, query),
+    handler: ({ deps, ctx, query }) =>
+      isBrowserNavigation(ctx)
+        ? landGoogleSignIn(deps, deps.config.google!, type, query)
+        : finishGoogleSignIn(deps, deps.config.google!, type, query),
   });
 
-export const googleRoutes = [authorizeRoute('user'), callbackRoute('user'), authorizeRoute('client'), callbackRoute('client')];
+const handoffRoute = defineRoute({
+  method: 'POST',
+  path: '/identity/auth/google/handoff',
+  summary: 'Trade the one-time code of a browser Google sign-in for a token pair',
+  description:
+    'code is the handoff parameter the callback put on the FRONTEND_URL redirect; state is the one the ' +
+    'authorize route answered to the front-end that started the sign-in. Single use, within 60 seconds.',
+  tags: ['identity'],
+  auth: 'public',
+  schemas: { body: GoogleHandoffBody },
+  enabled: googleConfigured,
+  responses: {
+    200: { description: 'Token pair', schema: TokenPairSchema },
+    401: { description: 'IDENTITY.GOOGLE_HANDOFF_INVALID: unknown, used, expired, or another state', schema: CodedErrorBody },
+  },
+  handler: ({ deps, body }) => redeemHandoff(deps, body.code, body.state),
+});
+
+export const googleRoutes = [
+  authorizeRoute('user'),
+  callbackRoute('user'),
+  authorizeRoute('client'),
+  callbackRoute('client'),
+  handoffRoute,
+];

@@ -3,8 +3,8 @@ import { findUserProfile } from '../../sql/users.ts';
 import { notFound } from '../core/errors.ts';
 import { defineRoute, type PrincipalType } from '../core/route.ts';
 import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
-import { LoginBody, RefreshBody, TokenPairSchema } from './schemas.ts';
-import { logIn, refresh } from './sessions.ts';
+import { LoginBody, LogoutBody, RefreshBody, TokenPairSchema } from './schemas.ts';
+import { logIn, logOut, refresh } from './sessions.ts';
 
 const loginRoute = (type: PrincipalType) =>
   defineRoute({
@@ -41,6 +41,21 @@ export const identityCoreRoutes = [
       401: { description: 'Unknown, expired, rotated or revoked refresh token', schema: ErrorBody },
     },
     handler: ({ deps, body }) => refresh(deps, body.refreshToken),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/identity/auth/logout',
+    summary: 'Sign out: revoke a refresh token\'s session, or every session of its account',
+    description:
+      'Revokes the session (the refresh-token family) of the presented token; with all: true, every refresh ' +
+      'token of the account. Answers 204 also for an unknown, expired or already revoked token. Access tokens ' +
+      'already issued are not revoked: they expire within 15 minutes.',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: LogoutBody },
+    status: 204,
+    responses: { 204: { description: 'Signed out (or nothing to revoke)' } },
+    handler: ({ deps, body }) => logOut(deps, body.refreshToken, body.all ?? false),
   }),
   defineRoute({
     method: 'GET',

@@ -55,6 +55,18 @@ export const VerifyEmailBody = StrictObject({
 });
 export const VerifyEmailResult = Type.Object({ email: Type.String(), emailVerified: Type.Literal(true) });
 
+export const LogoutBody = StrictObject({
+  refreshToken: Type.String({ minLength: 1, maxLength: 512 }),
+  all: Type.Optional(Type.Boolean({ description: 'Also end every other session of the account', default: false })),
+});
+
+export const ForgotPasswordBody = StrictObject({ email: Email });
+export const ResetPasswordBody = StrictObject({
+  email: Email,
+  code: Type.String({ pattern: '^[0-9]{6}$', errorMessage: 'must be a 6-digit code' }),
+  newPassword: NewPassword,
+});
+
 export const ChangePasswordBody = StrictObject({ currentPassword: Password, newPassword: NewPassword });
 
 export const GoogleAuthorizeQuery = StrictObject({
@@ -74,3 +86,8 @@ export const GoogleCallbackQuery = Type.Object(
   },
   { additionalProperties: true },
 );
+
+export const GoogleHandoffBody = StrictObject({
+  code: Type.String({ minLength: 1, maxLength: 128, description: 'The handoff parameter of the front-end redirect' }),
+  state: Type.String({ minLength: 1, maxLength: 2048, description: 'The state the authorize route answered' }),
+});

@@ -6,6 +6,7 @@ import {
   insertRefreshToken,
   markRefreshTokenRotated,
   revokeRefreshTokenFamily,
+  revokeRefreshTokensOfUser,
 } from '../../sql/refresh-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
@@ -87,4 +88,19 @@ export async function refresh(deps: AppDeps, token: string): Promise<TokenPair> 
   // The revocation must commit, so the error is thrown only after the transaction ends.
   if ('error' in outcome) throw outcome.error;
   return outcome.tokens;
+}
+
+/**
+ * Signs out: revokes the session (refresh-token family) the token belongs to, or with `all`
+ * every session of its principal. An unknown, expired, rotated or revoked token changes nothing
+ * beyond that and gets the same answer, so the route tells nothing about tokens. Access tokens
+ * already issued stay valid until they expire (at most 15 minutes).
+ */
+export async function logOut(deps: AppDeps, token: string, all: boolean): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const stored = await findRefreshTokenForUpdate(tx, hashRefreshToken(token));
+    if (!stored) return;
+    if (all) await revokeRefreshTokensOfUser(tx, stored.userId);
+    else await revokeRefreshTokenFamily(tx, stored.familyId);
+  });
 }

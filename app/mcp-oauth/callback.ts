@@ -1,9 +1,9 @@
 import { ForeignKeyIntegrityConstraintViolationError } from 'slonik';
-import { takePendingAuthorization } from '../../sql/mcp-oauth-states.ts';
+import { takePendingAuthorization, takePendingAuthorizationByState } from '../../sql/mcp-oauth-states.ts';
 import { upsertServerOAuthTokens } from '../../sql/mcp-oauth-tokens.ts';
+import { userHasPermission } from '../../sql/policies.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { notFound, ValidationError } from '../core/errors.ts';
-import type { AccessClaims } from '../core/route.ts';
+import { forbidden, notFound, ValidationError } from '../core/errors.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationDenied, invalidState, issuerMismatch } from './errors.ts';
 import { stateContext, type PendingSecrets } from './initiate.ts';
@@ -29,20 +29,31 @@ export type CompletedAuthorization = {
 
 export const tokensContext = (agencyId: string, serverId: string) => `agency:${agencyId}/server:${serverId}/oauth-tokens`;
 
+/** Who completes the flow: the bearer of an access token (API call), or nobody (a plain browser). */
+export type Caller = { userId: string; agencyId: string } | undefined;
+
 /**
- * Steps 11-14 of docs/mcp-oauth.md: take the caller's pending authorization (single use),
- * check `iss` (RFC 9207 §2.4) before looking at anything else in the response, exchange the
- * code and store the tokens sealed, bound to the agency and the agent's MCP server.
+ * Steps 11-14 of docs/mcp-oauth.md: take the pending authorization (single use), check `iss`
+ * (RFC 9207 §2.4) before looking at anything else in the response, exchange the code and store
+ * the tokens sealed, bound to the agency and the agent's MCP server.
+ *
+ * With a caller, only the caller's own state is taken (another user's is neither answered nor
+ * consumed). Without one (a browser landing, ADR 0035), the state alone names the flow and the
+ * user who started it, whose `ai.agent:update` grant is read again now: a user who lost it
+ * since initiate cannot complete.
  */
 export async function completeAuthorization(
   deps: AppDeps,
-  auth: AccessClaims,
+  caller: Caller,
   query: CallbackQuery,
 ): Promise<CompletedAuthorization> {
   const now = deps.clock();
   const stateHash = hashState(query.state);
-  const pending = await takePendingAuthorization(deps.db, stateHash, auth.sub, now);
-  if (!pending || pending.expired || pending.agencyId !== auth.agencyId) throw invalidState();
+  const pending = caller
+    ? await takePendingAuthorization(deps.db, stateHash, caller.userId, now)
+    : await takePendingAuthorizationByState(deps.db, stateHash, now);
+  if (!pending || pending.expired || (caller && pending.agencyId !== caller.agencyId)) throw invalidState();
+  if (!caller && !(await userHasPermission(deps.db, pending.userId, 'ai.agent', 'update'))) throw forbidden();
 
   if (query.iss !== undefined && query.iss !== pending.issuer) {
     throw issuerMismatch('the iss parameter names another issuer');
@@ -87,7 +98,7 @@ export async function completeAuthorization(
     await upsertServerOAuthTokens(deps.db, {
       serverId: pending.serverId,
       agencyId: pending.agencyId,
-      userId: auth.sub,
+      userId: pending.userId,
       issuer: pending.issuer,
       clientId: pending.clientId,
       tokenEndpoint: pending.tokenEndpoint,

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, DateTime, ErrorBody, StrictObject, Uuid, ValidationErrorBody } from '../core/schemas.ts';
-import { completeAuthorization } from './callback.ts';
+import { answerCallback } from './browser-callback.ts';
 import { initiateAuthorization } from './initiate.ts';
 
 const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
@@ -38,12 +38,12 @@ export const mcpOAuthRoutes = [
     path: '/ai/mcp-oauth/callback',
     summary: 'Complete the OAuth connection with the authorization response',
     description:
-      'Called with the query string the authorization server redirected to, and the bearer token of the ' +
-      'user who started the flow (docs/mcp-oauth.md). Stores the tokens encrypted.',
+      'The redirect URI. A plain browser (no Authorization header) is answered 303 to FRONTEND_URL with ' +
+      'mcpOAuth=connected&agentId&serverId or mcpOAuth=error&errorCode; the state names the user who started ' +
+      'the flow. With the bearer token of that user (policy update on ai.agent) the answer is JSON. Stores the ' +
+      'tokens encrypted (docs/mcp-oauth.md).',
     tags: ['mcp-oauth'],
-    auth: 'jwt',
-    principal: 'user',
-    policy: AGENT_UPDATE,
+    auth: 'public',
     schemas: {
       // Authorization servers may add parameters of their own (e.g. session_state): allowed.
       query: Type.Object({
@@ -56,8 +56,9 @@ export const mcpOAuthRoutes = [
       }),
     },
     responses: {
+      303: { description: 'Browser landing: redirect to FRONTEND_URL with mcpOAuth=connected or mcpOAuth=error&errorCode' },
       200: {
-        description: 'Connected',
+        description: 'Connected (bearer-token caller)',
         schema: Type.Object({
           agentId: Type.String(),
           serverId: Type.String(),
@@ -70,9 +71,11 @@ export const mcpOAuthRoutes = [
         description: 'MCP_OAUTH.INVALID_STATE, MCP_OAUTH.ISSUER_MISMATCH, MCP_OAUTH.AUTHORIZATION_DENIED, or a validation error',
         schema: Type.Union([CodedErrorBody, ValidationErrorBody]),
       },
+      401: { description: 'Bearer-token caller: the token is invalid', schema: ErrorBody },
+      403: { description: 'Bearer-token caller: not a user with update on ai.agent', schema: ErrorBody },
       502: remoteFailure,
       504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
     },
-    handler: ({ deps, auth, query }) => completeAuthorization(deps, auth, query),
+    handler: ({ deps, ctx, query }) => answerCallback(deps, ctx, query),
   }),
 ];

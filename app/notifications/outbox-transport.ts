@@ -3,7 +3,7 @@ import { insertOutboxMessage } from '../../sql/notification-outbox.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { sealMessageBody } from './sealing.ts';
 import { maskRecipient } from './mask.ts';
-import type { NotificationTransport } from './transport.ts';
+import type { NotificationTransport } from './message.ts';
 
 /**
  * Records each message in `notification_outbox` (body sealed, see sealing.ts) and logs one

@@ -35,6 +35,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       outboundMaxResponseBytes: 64 * 1024,
       outboundMaxRedirects: 3,
     },
+    notifications: { smtpUrl: undefined, mailFrom: 'no-reply@test.example', smsProviderUrl: undefined, smsProviderKey: undefined, outboxWorker: false },
+    corsOrigins: [],
+    frontendUrl: 'http://localhost:5173',
     ...overrides,
   };
 }

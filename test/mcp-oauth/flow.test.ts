@@ -164,8 +164,10 @@ test('a user without the agent update policy gets 403 on initiate and callback',
     .get('/api/ai/mcp-oauth/callback?state=x&code=y')
     .set('authorization', `Bearer ${member}`);
   t.is(callbackRefused.status, 403);
+  // Without a token the caller is a browser: it lands on the front-end with the refusal.
   const anonymous = await t.context.t.http().get('/api/ai/mcp-oauth/callback?state=x&code=y');
-  t.is(anonymous.status, 401);
+  t.is(anonymous.status, 303);
+  t.is(anonymous.headers.location, 'http://localhost:5173/?mcpOAuth=error&errorCode=MCP_OAUTH.INVALID_STATE');
   t.deepEqual(started.fake.hits, []);
 });
 

@@ -7,7 +7,7 @@ import { CodedError, ValidationError } from '../../core/errors.ts';
 import type { PrincipalType } from '../../core/route.ts';
 import { emailTaken, organizationNotFound } from '../errors.ts';
 import { AGENCY_OWNER_ROLE } from '../registration.ts';
-import { issueTokens } from '../sessions.ts';
+import { issueTokens, type Subject } from '../sessions.ts';
 import type { TokenPair } from '../tokens.ts';
 import { authorizationUrl, exchangeCodeForProfile, googleSignInFailed, type GoogleProfile } from './provider.ts';
 import { codeChallengeFor, codeVerifierFor, signState, STATE_TTL_SECONDS, verifyState } from './state.ts';
@@ -52,12 +52,14 @@ const accountConflict = () =>
  * or creates one: a `user` with a new agency it owns, a `client` in the organization named
  * when the sign-in started.
  */
-export async function finishGoogleSignIn(
+export async function finishGoogleSignIn<R = TokenPair>(
   deps: AppDeps,
   google: GoogleOAuthConfig,
   type: PrincipalType,
   query: { code?: string | undefined; state: string; error?: string | undefined },
-): Promise<TokenPair> {
+  /** What the signed-in principal gets, inside the transaction. Default: a new token pair. */
+  complete: (tx: Tx, subject: Subject) => Promise<R> = (tx, subject) => issueTokens(deps, tx, subject, uuidv7()) as Promise<R>,
+): Promise<R> {
   const payload = verifyState(deps.config.jwtSecret, query.state, type, deps.clock());
   if (!payload) throw invalidState();
   if (query.error) throw googleSignInFailed();
@@ -70,7 +72,7 @@ export async function finishGoogleSignIn(
   if (!profile.emailVerified) throw unverifiedGoogleEmail();
   return deps.db.transaction(async (tx) => {
     const subject = await principalFor(deps, tx, type, profile, payload.organizationId);
-    return issueTokens(deps, tx, subject, uuidv7());
+    return complete(tx, subject);
   });
 }
 

@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { CodedErrorBody } from '../core/schemas.ts';
+import { requestPasswordReset, resetPassword } from './password-reset.ts';
+import { ForgotPasswordBody, ResetPasswordBody } from './schemas.ts';
+
+const forgotPasswordRoute = (type: PrincipalType) =>
+  defineRoute({
+    method: 'POST',
+    path: `/identity/auth/${type}/forgot-password`,
+    summary: `Email a password-reset code to a ${type}`,
+    description:
+      'Answers 202 {} whether or not an account has this email, so the route reveals nothing. When one has, ' +
+      'a 6-digit code valid for 15 minutes and 5 wrong attempts is emailed (it supersedes an earlier one).',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: ForgotPasswordBody },
+    status: 202,
+    responses: { 202: { description: 'Accepted (the same answer for every email)', schema: Type.Object({}) } },
+    handler: async ({ deps, body }) => {
+      await requestPasswordReset(deps, type, body.email);
+      return {};
+    },
+  });
+
+const resetPasswordRoute = (type: PrincipalType) =>
+  defineRoute({
+    method: 'POST',
+    path: `/identity/auth/${type}/reset-password`,
+    summary: `Set a new password for a ${type} with an emailed reset code`,
+    description:
+      'The code works once. Every refresh token of the account is revoked (access tokens expire within 15 ' +
+      'minutes), and the email counts as verified. An unknown email answers like a wrong code.',
+    tags: ['identity'],
+    auth: 'public',
+    schemas: { body: ResetPasswordBody },
+    status: 204,
+    responses: {
+      204: { description: 'Password replaced' },
+      400: {
+        description: 'IDENTITY.VERIFICATION_CODE_INVALID (metadata.attemptsRemaining after a wrong guess), _EXPIRED or _EXHAUSTED',
+        schema: CodedErrorBody,
+      },
+    },
+    handler: ({ deps, body }) => resetPassword(deps, type, body),
+  });
+
+export const passwordResetRoutes = [
+  forgotPasswordRoute('user'),
+  resetPasswordRoute('user'),
+  forgotPasswordRoute('client'),
+  resetPasswordRoute('client'),
+];

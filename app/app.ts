@@ -39,7 +39,9 @@ export function createApp(options: CreateAppOptions): App {
     logger,
   };
 
-  const app = new Koa({ proxy: true, maxIpsCount: 1 }) as App;
+  // ctx.ip: the socket address, or with TRUST_PROXY_HOPS = n the n-th X-Forwarded-For entry from the right.
+  const hops = options.config.trustProxyHops;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops }) as App;
   const routes: Route[] = [...areaRoutes];
   let document: Record<string, unknown> | undefined;
   routes.push(

@@ -27,6 +27,13 @@ export type Config = {
   credentialsKeyring: Keyring;
   /** MCP OAuth (docs/mcp-oauth.md): `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
   mcpOAuth: McpOAuthConfig;
+  /**
+   * `TRUST_PROXY_HOPS`: how many reverse proxies stand in front of the service, each appending
+   * the address it received the request from to `X-Forwarded-For`. Default 0: the socket address
+   * is the client and the header is ignored; 1: the last entry; n: the n-th entry from the right.
+   * Entries further left are written by the client and never believed.
+   */
+  trustProxyHops: number;
 };
 
 /** A pre-registered OAuth client of one authorization server (issuer). */
@@ -89,6 +96,7 @@ const envSchema = z.object({
   OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
   OUTBOUND_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
 });
 
 const oauthClientsSchema = z.record(
@@ -170,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       outboundMaxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES,
       outboundMaxRedirects: e.OUTBOUND_MAX_REDIRECTS,
     },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
   };
 }
 

@@ -35,6 +35,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       outboundMaxResponseBytes: 64 * 1024,
       outboundMaxRedirects: 3,
     },
+    // Tests name their client with X-Forwarded-For, as if behind one proxy; the default 0 is tested in test/core/trust-proxy.test.ts.
+    trustProxyHops: 1,
     ...overrides,
   };
 }

@@ -1,12 +1,10 @@
 import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
 import type { AppDeps } from './core/deps.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
-import { HttpError, ValidationError } from './core/errors.ts';
 import { buildRouter, type RateLimitLookup } from './core/mount.ts';
 import { buildOpenApiDocument } from './core/openapi.ts';
 import { requestId } from './core/request-id.ts';
@@ -57,18 +55,7 @@ export function createApp(options: CreateAppOptions): App {
   app.use(requestId);
   app.use(requestLog(logger));
   app.use(errorMiddleware);
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: `${options.config.bodyLimitBytes}b`,
-      strict: true,
-      // co-body marks too-large bodies 413 and everything else it refuses 400 (unparseable JSON).
-      onerror: (error) => {
-        if ((error as { status?: number }).status === 413) throw new HttpError(413, 'Payload too large');
-        throw new ValidationError([{ path: [], message: 'Malformed JSON' }]);
-      },
-    }),
-  );
+  // The JSON body is parsed per route, after its rate limiter (app/core/mount.ts).
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
 

@@ -36,6 +36,7 @@ export const mcpOAuthRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/mcp-oauth/callback',
+    readOnly: false,
     summary: 'Complete the OAuth connection with the authorization response',
     description:
       'Called with the query string the authorization server redirected to, and the bearer token of the ' +

@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
@@ -7,7 +6,6 @@ import type { Config } from './config.ts';
 import { corsFor } from './core/cors.ts';
 import type { AppDeps } from './core/deps.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
-import { HttpError, ValidationError } from './core/errors.ts';
 import { buildRouter, type RateLimitLookup } from './core/mount.ts';
 import { buildOpenApiDocument } from './core/openapi.ts';
 import { requestId } from './core/request-id.ts';
@@ -43,7 +41,9 @@ export function createApp(options: CreateAppOptions): App {
     logger,
   };
 
-  const app = new Koa({ proxy: true, maxIpsCount: 1 }) as App;
+  // ctx.ip: the socket address, or with TRUST_PROXY_HOPS = n the n-th X-Forwarded-For entry from the right.
+  const hops = options.config.trustProxyHops;
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops }) as App;
   const routes: Route[] = [...areaRoutes];
   let document: Record<string, unknown> | undefined;
   routes.push(
@@ -63,18 +63,7 @@ export function createApp(options: CreateAppOptions): App {
   for (const middleware of corsFor(options.config.corsOrigins)) app.use(middleware);
   app.use(errorMiddleware);
   app.use(dashboard({ root: options.dashboardRoot }));
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: `${options.config.bodyLimitBytes}b`,
-      strict: true,
-      // co-body marks too-large bodies 413 and everything else it refuses 400 (unparseable JSON).
-      onerror: (error) => {
-        if ((error as { status?: number }).status === 413) throw new HttpError(413, 'Payload too large');
-        throw new ValidationError([{ path: [], message: 'Malformed JSON' }]);
-      },
-    }),
-  );
+  // The JSON body is parsed per route, after its rate limiter (app/core/mount.ts).
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
 

@@ -36,6 +36,13 @@ export type Config = {
    * Google and MCP OAuth callbacks redirect there with a result indicator.
    */
   frontendUrl: string;
+  /**
+   * `TRUST_PROXY_HOPS`: how many reverse proxies stand in front of the service, each appending
+   * the address it received the request from to `X-Forwarded-For`. Default 0: the socket address
+   * is the client and the header is ignored; 1: the last entry; n: the n-th entry from the right.
+   * Entries further left are written by the client and never believed.
+   */
+  trustProxyHops: number;
 };
 
 export type NotificationsConfig = {
@@ -124,6 +131,7 @@ const envSchema = z.object({
     .refine((origins) => origins.every(isOrigin), { message: 'must be comma-separated origins (scheme://host[:port])' })
     .optional(),
   FRONTEND_URL: url(['https:', 'http:']).optional(),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
 });
 
 /** `https://app.example.com` yes; `https://app.example.com/`, `*` or a path, no. */
@@ -228,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     corsOrigins: e.CORS_ORIGINS ?? [],
     frontendUrl: (e.FRONTEND_URL ?? publicBaseUrl).replace(/\/+$/, ''),
+    trustProxyHops: e.TRUST_PROXY_HOPS,
   };
 }
 

@@ -10,6 +10,8 @@ export type RateLimitDeclaration = {
   limit: number;
   windowMs: string;
   identifierType: IdentifierType;
+  /** Token in the RateLimit headers; default derived from the path (see `policyNameOf`). */
+  policyName?: string;
 };
 
 /**
@@ -32,25 +34,43 @@ export const RATE_LIMITS: readonly RateLimitDeclaration[] = [
   { endpoint: 'POST /api/notifications/sms/test', limit: 3, windowMs: '5m', identifierType: 'ip' },
 ];
 
-/**
- * The project's own limits, beyond the interface document's table (that test compares only
- * RATE_LIMITS): routes added after it was written, limited like their closest documented
- * sibling. Identity (issue 16): forgot-password like check-email, reset-password like
- * verify-email, logout and the Google hand-off like refresh, and the MCP OAuth callback (open
- * to plain browsers since issue 16) like the Google callback, twice as many.
- */
+// ---------------------------------------------------------------------------------------------
+// The project's own limits (not in the interface document), listed in the README next to the 13
+// above and served by the same middleware and store. ADR 0067.
+// - Routes that make the server call out (DNS, OAuth discovery, client registration, token
+//   exchange) or create accounts, so that one client cannot turn the service into an amplifier
+//   or an account factory.
+// - Identity routes added after the interface document, limited like their closest documented
+//   sibling: forgot-password like check-email, reset-password like verify-email, logout and the
+//   Google hand-off like refresh.
+// ---------------------------------------------------------------------------------------------
 export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
+  // Resource and authorization-server metadata discovery, dynamic client registration.
+  { endpoint: 'POST /api/ai/agents/:agentId/mcp-servers/:serverId/oauth/initiate', limit: 10, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-oauth-initiate' },
+  // Token exchange with the authorization server. Plain browsers land here without a token
+  // (ADR 0082), so the window is the address's; twice the Google callback's.
+  { endpoint: 'GET /api/ai/mcp-oauth/callback', limit: 20, windowMs: '1m', identifierType: 'ip', policyName: 'mcp-oauth-callback' },
+  // A DNS lookup of the URL at save time (ADR 0033).
+  { endpoint: 'POST /api/ai/agents/:agentId/mcp-servers', limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-add' },
+  // The start of the flow whose callback the interface limits to 10 per minute.
+  { endpoint: 'GET /api/identity/auth/user/google/authorize', limit: 10, windowMs: '1m', identifierType: 'ip' },
+  { endpoint: 'GET /api/identity/auth/client/google/authorize', limit: 10, windowMs: '1m', identifierType: 'ip' },
+  // Creates a business and its owner, like register (5 per 15 minutes).
+  { endpoint: 'POST /api/identity/auth/user/register/business', limit: 5, windowMs: '15m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/user/forgot-password', limit: 3, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/user/reset-password', limit: 5, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/client/forgot-password', limit: 3, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/client/reset-password', limit: 5, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/logout', limit: 10, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/identity/auth/google/handoff', limit: 10, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'GET /api/ai/mcp-oauth/callback', limit: 20, windowMs: '1m', identifierType: 'ip' },
 ];
+
+/** Every limited route: the interface document's table, then the project's own. */
+export const ALL_RATE_LIMITS: readonly RateLimitDeclaration[] = [...RATE_LIMITS, ...PROJECT_RATE_LIMITS];
 
 /** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */
 export const policyNameOf = (declaration: RateLimitDeclaration) =>
+  declaration.policyName ??
   declaration.endpoint
     .replace(/^\w+ \/api\//, '')
     .replace(/^identity\/auth\//, '')
@@ -74,7 +94,7 @@ export function createRateLimitStore(deps: AppDeps): Store {
 /** The limiter middleware of each declared route, built once per app over one shared store. */
 export function rateLimitLookup(deps: AppDeps, store: Store = createRateLimitStore(deps)): RateLimitLookup {
   const byEndpoint = new Map<string, Middleware>();
-  for (const declaration of [...RATE_LIMITS, ...PROJECT_RATE_LIMITS]) {
+  for (const declaration of ALL_RATE_LIMITS) {
     byEndpoint.set(
       declaration.endpoint,
       rateLimit({

@@ -2,9 +2,11 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
+import { databaseFaults } from './database-faults.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
 import { Redirect } from './redirect.ts';
+import { jsonBody } from './json-body.ts';
 import { API_PREFIX, fullPath, type Route } from './route.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -21,25 +23,35 @@ export function parseQuery(querystring: string): Record<string, unknown> {
 
 /**
  * Mounts every route under `/api` with its chain, always in this order:
- * rate limit -> authentication -> principal type -> policy -> validation -> handler.
- * The limiter comes first so that every request to a limited route counts (contract §8).
+ * rate limit -> JSON body -> [authentication -> principal type -> policy -> validation -> handler].
+ * The limiter comes first, before the body is even read, so that every request to a limited route
+ * counts, malformed or oversized bodies included (contract §8). The bracketed part runs under
+ * `databaseFaults`: a lost database connection is retried once for a read-only route and is
+ * otherwise a 503 with Retry-After (ADR 0065).
  */
 export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLimitLookup): Router {
   const router = new Router({ prefix: API_PREFIX });
   const requireToken = authenticate(deps.config.jwtSecret);
+  const parseBody = jsonBody(deps.config.bodyLimitBytes);
   for (const route of routes) {
     if (route.enabled && !route.enabled(deps)) continue;
     const chain: Middleware[] = [];
     const limiter = rateLimitFor(route.method, fullPath(route));
     if (limiter) chain.push(limiter);
-    if (route.auth === 'jwt') chain.push(requireToken);
-    if (route.principal) chain.push(requirePrincipal(route.principal));
-    if (route.policy) chain.push(requirePolicy(deps, route.policy));
-    chain.push(handle(route, deps));
+    chain.push(parseBody);
+    const guarded: Middleware[] = [];
+    if (route.auth === 'jwt') guarded.push(requireToken);
+    if (route.principal) guarded.push(requirePrincipal(route.principal));
+    if (route.policy) guarded.push(requirePolicy(deps, route.policy));
+    guarded.push(handle(route, deps));
+    chain.push(databaseFaults(guarded, { readOnly: isReadOnly(route) }));
     router.register(route.path, [route.method], chain, { name: `${route.method} ${route.path}` });
   }
   return router;
 }
+
+/** A GET is read-only, and so safe to run twice, unless it says `readOnly: false`. */
+const isReadOnly = (route: Route) => route.readOnly ?? route.method === 'GET';
 
 function handle(route: Route, deps: AppDeps): Middleware {
   const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {};

@@ -48,6 +48,12 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public'> = {
   /** Status of a successful answer. Default 200; 204 sends no body. */
   status?: number;
   responses: Record<number, Response>;
+  /**
+   * The handler only reads, so it may be run a second time on a fresh database connection when
+   * the first one dies (app/core/database-faults.ts). Default: true for GET, false otherwise; a
+   * GET that writes (an OAuth callback) sets `false`.
+   */
+  readOnly?: boolean;
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
   handler: (input: RouteInput<S, A>) => Promise<unknown> | unknown;

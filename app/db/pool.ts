@@ -6,6 +6,9 @@ import {
   type Interceptor,
 } from 'slonik';
 
+import { isConnectionLoss } from './connection-loss.ts';
+import { pgDriverFactory } from './driver.ts';
+
 export type { DatabasePool } from 'slonik';
 
 /**
@@ -36,8 +39,25 @@ export type PoolOptions = {
   connectionTimeoutMs?: number;
 };
 
+/**
+ * Resets a connection on its way back to the pool, as Slonik does by default (`DISCARD ALL`).
+ * Slonik runs this after the caller's query has succeeded and hands a failure to the caller, so a
+ * backend terminated at that moment turned a committed write into an error. A lost connection is
+ * therefore not reported here: the result stands, and the dead connection fails its next query,
+ * which Slonik answers by destroying it (a read is then retried, ADR 0065).
+ */
+async function resetConnection({ query }: { query: (sql: string) => Promise<void> }): Promise<void> {
+  try {
+    await query('DISCARD ALL');
+  } catch (error) {
+    if (!isConnectionLoss(error)) throw error;
+  }
+}
+
 export function createDatabasePool(url: string, options: PoolOptions = {}): Promise<DatabasePool> {
   return createPool(url, {
+    driverFactory: pgDriverFactory(),
+    resetConnection,
     maximumPoolSize: options.maximumPoolSize ?? 10,
     connectionTimeout: options.connectionTimeoutMs ?? 5_000,
     idleTimeout: 10_000,

@@ -35,6 +35,7 @@ const callbackRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'GET',
     path: `/identity/auth/${type}/google/callback`,
+    readOnly: false,
     summary: `Finish a Google sign-in for a ${type}`,
     description:
       'Exchanges the authorization code, then signs in the principal linked to the Google account, links the ' +

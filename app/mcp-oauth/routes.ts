@@ -36,6 +36,7 @@ export const mcpOAuthRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/mcp-oauth/callback',
+    readOnly: false,
     summary: 'Complete the OAuth connection with the authorization response',
     description:
       'The redirect URI. A plain browser (no Authorization header) is answered 303 to FRONTEND_URL with ' +

@@ -7,7 +7,7 @@ import type { AppDeps } from '../core/deps.ts';
 import { HttpError, ValidationError } from '../core/errors.ts';
 import { sealJson } from '../crypto/credentials.ts';
 import type { Variant, VariantType } from '../mcp-catalog/schemas.ts';
-import { checkOutboundUrl, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
+import { checkUrlToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
 import { credentialsForVariant, customCredentials, type StoredCredentials } from './credentials.ts';
 import type { AddMcpServerBody } from './schemas.ts';
 
@@ -91,7 +91,7 @@ export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: str
   await requireAgent(deps, agencyId, agentId);
   const plan = body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
   try {
-    await checkOutboundUrl(plan.url, urlPolicyFor(deps.config));
+    await checkUrlToSave(plan.url, urlPolicyFor(deps.config));
   } catch (error) {
     if (error instanceof UrlRefusedError) throw new ValidationError([{ path: ['url'], message: error.message }]);
     throw error;

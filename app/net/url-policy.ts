@@ -21,20 +21,26 @@ export class UrlRefusedError extends Error {
 /** Resolves a host name to its addresses (node:dns `lookup(host, { all: true })` by default). */
 export type HostLookup = (host: string) => Promise<string[]>;
 
+/** Milliseconds a lookup may take before a call is refused. */
 const DNS_TIMEOUT_MS = 5_000;
 
-const systemLookup: HostLookup = async (host) => {
+/** Milliseconds a lookup may take at save time before the name counts as "cannot be resolved now" (accepted). */
+export const SAVE_DNS_TIMEOUT_MS = 1_500;
+
+const systemLookup: HostLookup = (host) => dnsLookup(host, { all: true, verbatim: true }).then((answers) => answers.map((answer) => answer.address));
+
+/** `lookup(host)`, failing with code ETIMEOUT after `timeoutMs`. */
+async function lookupWithin(lookup: HostLookup, host: string, timeoutMs: number): Promise<string[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('DNS lookup timed out')), DNS_TIMEOUT_MS);
+    timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), timeoutMs);
   });
   try {
-    const answers = await Promise.race([dnsLookup(host, { all: true, verbatim: true }), timeout]);
-    return answers.map((answer) => answer.address);
+    return await Promise.race([lookup(host), timeout]);
   } finally {
     clearTimeout(timer);
   }
-};
+}
 
 /**
  * Cloud metadata services reachable by name. Their addresses (169.254.169.254, fd00:ec2::254)
@@ -87,27 +93,18 @@ function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * Parses and checks a URL the service is about to call. Answers the parsed URL, or throws
- * `UrlRefusedError` unless: it is absolute `https:` (or `http:` to loopback where the policy
- * allows loopback), carries no user name or password, names no metadata host, and every
- * address its host resolves to is public (see `isPublicAddress`).
- *
- * The check resolves the name once; a caller that then connects should connect to one of the
- * checked addresses (or check again in its socket `lookup`), so a DNS answer that changes in
- * between (DNS rebinding) cannot reach a refused address.
+ * What the URL alone shows, with no lookup: absolute `http:`/`https:`, no user name or
+ * password, a host that is no cloud metadata name and, when it is an IP literal, a public one.
+ * Answers the parsed URL and its bare lower-case host.
  */
-export async function checkOutboundUrl(
-  raw: string,
-  policy: UrlPolicy,
-  options: { lookup?: HostLookup } = {},
-): Promise<URL> {
+function checkUrlText(raw: string, policy: UrlPolicy): { url: URL; host: string } {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new UrlRefusedError('URL must be an absolute URL');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopbackHttp)) {
     throw new UrlRefusedError('URL must use https');
   }
   if (url.username !== '' || url.password !== '') {
@@ -117,9 +114,12 @@ export async function checkOutboundUrl(
   const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
   if (host === '') throw new UrlRefusedError('URL must name a host');
   if (METADATA_HOSTS.has(host)) throw new UrlRefusedError('URL must not point at a cloud metadata service');
+  if (ipaddr.isValid(host)) checkAddresses(url, [host], policy);
+  return { url, host };
+}
 
-  const addresses = ipaddr.isValid(host) ? [host] : await resolve(host, options.lookup ?? systemLookup);
-  if (addresses.length === 0) throw new UrlRefusedError('URL host could not be resolved');
+/** Every address must be public, and `http:` is allowed only to loopback where the policy allows it. */
+function checkAddresses(url: URL, addresses: string[], policy: UrlPolicy): void {
   for (const address of addresses) {
     if (!isPublicAddress(address, policy)) {
       throw new UrlRefusedError('URL must point at a public address (private, loopback, link-local and metadata addresses are refused)');
@@ -130,13 +130,63 @@ export async function checkOutboundUrl(
       policy.allowLoopbackHttp ? 'URL must use https (http is allowed only to loopback)' : 'URL must use https',
     );
   }
-  return url;
 }
 
-async function resolve(host: string, lookup: HostLookup): Promise<string[]> {
+/**
+ * Parses and checks a URL the service is about to call. Answers the parsed URL, or throws
+ * `UrlRefusedError` unless: it is absolute `https:` (or `http:` to loopback where the policy
+ * allows loopback), carries no user name or password, names no metadata host, and every
+ * address its host resolves to is public (see `isPublicAddress`). A host that cannot be
+ * resolved is refused: there is nothing to connect to.
+ *
+ * The check resolves the name once; a caller that then connects should connect to one of the
+ * checked addresses (or check again in its socket `lookup`), so a DNS answer that changes in
+ * between (DNS rebinding) cannot reach a refused address.
+ */
+export async function checkOutboundUrl(
+  raw: string,
+  policy: UrlPolicy,
+  options: { lookup?: HostLookup } = {},
+): Promise<URL> {
+  const { url, host } = checkUrlText(raw, policy);
+  if (ipaddr.isValid(host)) return url;
+  let addresses: string[];
   try {
-    return await lookup(host);
+    addresses = await lookupWithin(options.lookup ?? systemLookup, host, DNS_TIMEOUT_MS);
   } catch {
     throw new UrlRefusedError('URL host could not be resolved');
   }
+  if (addresses.length === 0) throw new UrlRefusedError('URL host could not be resolved');
+  checkAddresses(url, addresses, policy);
+  return url;
+}
+
+/**
+ * The check when a URL is saved (an MCP server of an agent), which must not depend on DNS
+ * working at that moment (ADR 0033): refuses what the URL alone shows (scheme, user info, IP
+ * literals outside global unicast, metadata host names) and a name that does resolve to a
+ * refused address; accepts a name that cannot be resolved now (ENOTFOUND, a resolver error or
+ * no answer within `SAVE_DNS_TIMEOUT_MS`). Every later call still goes through
+ * `checkOutboundUrl` and the connect-time guard (app/net/connect-guard.ts).
+ */
+export async function checkUrlToSave(
+  raw: string,
+  policy: UrlPolicy,
+  options: { lookup?: HostLookup; timeoutMs?: number } = {},
+): Promise<URL> {
+  const { url, host } = checkUrlText(raw, policy);
+  if (ipaddr.isValid(host)) return url;
+  let addresses: string[];
+  try {
+    addresses = await lookupWithin(options.lookup ?? systemLookup, host, options.timeoutMs ?? SAVE_DNS_TIMEOUT_MS);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length > 0) {
+    checkAddresses(url, addresses, policy);
+  } else if (url.protocol === 'http:') {
+    // http: is allowed only to a loopback address, which an unresolved name cannot be shown to be.
+    throw new UrlRefusedError(policy.allowLoopbackHttp ? 'URL must use https (http is allowed only to loopback)' : 'URL must use https');
+  }
+  return url;
 }

@@ -11,10 +11,12 @@ import { CatalogSchema, EffectiveToolsSchema, ReplaceToolsBody, ReplaceToolsResu
 
 const unauthorized = { description: 'Missing or invalid access token', schema: ErrorBody };
 const invalid = { description: 'Invalid body or agentId', schema: ValidationErrorBody };
+const forbidden = { description: 'The caller lacks `update` on `ai.agent`', schema: ErrorBody };
 
 /**
  * Tool catalog and per-agent tool permissions (service-interface.md, "Tool permissions and
- * overrides"): a JWT is required and the agent must be one of the caller's agency; no policy.
+ * overrides"): a JWT is required and the agent must be one of the caller's agency. Replacing
+ * the set needs `update` on `ai.agent` (ADR 0020); reading it needs no policy.
  */
 export const toolRoutes = [
   defineRoute({
@@ -35,11 +37,14 @@ export const toolRoutes = [
       '`mcp:<serverId>` must name an MCP server of this agent; a toolName may appear once. The legacy body `{ enabledTools }` is a 400.',
     tags: ['tools'],
     auth: 'jwt',
+    // The policy is checked before the agent is looked up, so a caller without it learns nothing about ids.
+    policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: AgentIdParams, body: ReplaceToolsBody },
     responses: {
       200: { description: 'The set was replaced', schema: ReplaceToolsResult },
       400: invalid,
       401: unauthorized,
+      403: forbidden,
       404: agentNotFoundResponse,
     },
     handler: ({ deps, auth, params, body }) => replaceAgentTools(deps.db, auth.agencyId, params.agentId, body.tools),

@@ -34,9 +34,33 @@ test('readiness is 503 when PostgreSQL is unreachable, while liveness stays 200'
   });
 });
 
-test('an unexpected failure answers a bare 500 with the request id, without stack or internals, and is logged once', async (t) => {
+/** An app over a reachable database without the schema: every query fails, and not for a lost connection. */
+async function appWithoutSchema() {
+  const database = await createTestDatabase({ empty: true });
+  const logs = new CapturedLogs();
+  const app = createApp({ db: database.pool, config: testConfig(), logger: pino({ level: 'info' }, logs.stream) });
+  return { app, database, logs, http: () => request(app.callback()) };
+}
+
+test('a database that has gone away answers 503 CORE.SERVICE_UNAVAILABLE with Retry-After, without internals, logged once', async (t) => {
   const { http, db, logs } = await appWithoutDatabase();
   t.teardown(() => db.end());
+  const response = await http()
+    .post('/api/identity/auth/user/login')
+    .set('x-request-id', 'req-503-check')
+    .send({ email: 'owner@demo.test', password: 'demo-password-1' })
+    .expect(503);
+  t.is(response.body.errorCode, 'CORE.SERVICE_UNAVAILABLE');
+  t.is(response.headers['retry-after'], '1');
+  t.false(/\bat |stack|does not exist|SELECT|postgres|slonik/i.test(response.text));
+  const errors = logs.entries.filter((entry) => entry.msg === 'unhandled error');
+  t.is(errors.length, 1);
+  t.is(errors[0]!.requestId, 'req-503-check');
+});
+
+test('an unexpected failure answers a bare 500 with the request id, without stack or internals, and is logged once', async (t) => {
+  const { http, database, logs } = await appWithoutSchema();
+  t.teardown(() => database.drop());
   const response = await http()
     .post('/api/identity/auth/user/login')
     .set('x-request-id', 'req-500-check')

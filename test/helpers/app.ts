@@ -38,6 +38,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     notifications: { smtpUrl: undefined, mailFrom: 'no-reply@test.example', smsProviderUrl: undefined, smsProviderKey: undefined, outboxWorker: false },
     corsOrigins: [],
     frontendUrl: 'http://localhost:5173',
+    // Tests name their client with X-Forwarded-For, as if behind one proxy; the default 0 is tested in test/core/trust-proxy.test.ts.
+    trustProxyHops: 1,
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { SERVER_STATUSES } from '../../sql/agent-mcp-servers.ts';
 import { StringEnum, TransportType, VARIANT_TYPES } from '../mcp-catalog/schemas.ts';
 
 /** Keys of the credentials map: credential field keys of the catalog variant, or header names. */
@@ -32,6 +33,9 @@ export const AgentMcpServerDto = Type.Object({
   availableMcpId: Type.Union([Uuid(), Type.Null()]),
   variantType: Type.Union([StringEnum(VARIANT_TYPES), Type.Null()]),
   hasCredentials: Type.Boolean(),
+  /** What talking to the server last showed (docs/mcp.md, "Connection status"). */
+  status: StringEnum(SERVER_STATUSES),
+  lastCheckedAt: Type.Union([DateTime(), Type.Null()]),
   createdAt: DateTime(),
 });
 

@@ -27,6 +27,17 @@ export type Config = {
   credentialsKeyring: Keyring;
   /** MCP OAuth (docs/mcp-oauth.md): `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
   mcpOAuth: McpOAuthConfig;
+  /** This service's MCP client (tool discovery, docs/mcp.md): `MCP_CLIENT_*`. */
+  mcpClient: McpClientConfig;
+};
+
+export type McpClientConfig = {
+  /** One deadline for a whole MCP session (connect, initialize, every tools/list page), in ms. Default 10000. */
+  timeoutMs: number;
+  /** Largest body of one MCP response, in bytes. Default 4 MiB. */
+  maxResponseBytes: number;
+  /** How long a server's listed tools are reused, in ms (`?refresh=true` bypasses). Default 60000. */
+  toolsCacheTtlMs: number;
 };
 
 /** A pre-registered OAuth client of one authorization server (issuer). */
@@ -89,6 +100,9 @@ const envSchema = z.object({
   OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
   OUTBOUND_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
+  MCP_CLIENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  MCP_CLIENT_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  MCP_TOOLS_CACHE_TTL_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
 });
 
 const oauthClientsSchema = z.record(
@@ -169,6 +183,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       outboundTimeoutMs: e.OUTBOUND_TIMEOUT_MS,
       outboundMaxResponseBytes: e.OUTBOUND_MAX_RESPONSE_BYTES,
       outboundMaxRedirects: e.OUTBOUND_MAX_REDIRECTS,
+    },
+    mcpClient: {
+      timeoutMs: e.MCP_CLIENT_TIMEOUT_MS,
+      maxResponseBytes: e.MCP_CLIENT_MAX_RESPONSE_BYTES,
+      toolsCacheTtlMs: e.MCP_TOOLS_CACHE_TTL_MS,
     },
   };
 }

@@ -3,6 +3,7 @@ import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
+import { clientMetadataRoutes } from './mcp-oauth/client-metadata-routes.ts';
 import { mcpOAuthRoutes } from './mcp-oauth/routes.ts';
 import { agentMcpServerRoutes } from './mcp-servers/routes.ts';
 import { googleRoutes } from './identity/google-routes.ts';
@@ -29,5 +30,6 @@ export const areaRoutes: Route[] = [
   ...availableMcpRoutes,
   ...agentMcpServerRoutes,
   ...mcpOAuthRoutes,
+  ...clientMetadataRoutes,
   ...analyticsRoutes,
 ];

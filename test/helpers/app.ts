@@ -35,6 +35,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       outboundMaxResponseBytes: 64 * 1024,
       outboundMaxRedirects: 3,
     },
+    mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 },
     ...overrides,
   };
 }

@@ -1,7 +1,7 @@
 import type { ExecutionContext } from 'ava';
 import type { TestContext } from '../helpers/app.ts';
 import { callback, initiate, startWithServer, type Started } from '../mcp-oauth/context.ts';
-import type { FakeOptions } from '../mcp-oauth/fake-servers.ts';
+import type { FakeOAuth, FakeOptions } from '../mcp-oauth/fake-servers.ts';
 
 /** An OAuth MCP server of the demo support agent, authorized through initiate and callback. */
 export async function connectedOAuthServer(t: ExecutionContext<TestContext>, options: FakeOptions = {}): Promise<Started> {
@@ -11,5 +11,5 @@ export async function connectedOAuthServer(t: ExecutionContext<TestContext>, opt
   return started;
 }
 
-export const refreshRequests = (started: Started) =>
+export const refreshRequests = (started: { fake: FakeOAuth }) =>
   started.fake.tokenRequests.filter((request) => request.form.get('grant_type') === 'refresh_token');

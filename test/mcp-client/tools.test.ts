@@ -1,0 +1,255 @@
+import anyTest, { type ExecutionContext } from 'ava';
+import { AGENTS } from '../../seeds/demo-fixtures.ts';
+import { testConfig, withTestApp, type TestContext } from '../helpers/app.ts';
+import { oauthTestConfig } from '../mcp-oauth/context.ts';
+import { startFakeOAuth } from '../mcp-oauth/fake-servers.ts';
+import {
+  SAMPLE_TOOLS,
+  startHangingPeer,
+  startHugePeer,
+  startMalformedPeer,
+  startMcpPeer,
+  startSsePeer,
+  streamableHandler,
+  type Peer,
+} from './mcp-peers.ts';
+import { refreshRequests } from './oauth-connected.ts';
+
+// Development mode: the service may call peers on 127.0.0.1 (the URL policy allows loopback there).
+const config = { ...oauthTestConfig(), mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 } };
+const test = withTestApp(anyTest, { app: { config } });
+
+type T = ExecutionContext<TestContext>;
+const agent = AGENTS.support.id;
+const serversPath = `/api/ai/agents/${agent}/mcp-servers`;
+
+async function owner(t: T) {
+  return `Bearer ${await t.context.t.login('owner@demo.test')}`;
+}
+
+async function peer(t: T, start: Promise<Peer>): Promise<Peer> {
+  const started = await start;
+  t.teardown(() => started.close());
+  return started;
+}
+
+async function addServer(t: T, auth: string, body: Record<string, unknown>): Promise<string> {
+  const response = await t.context.t.http().post(serversPath).set('authorization', auth).send({ name: 'Peer', transportType: 'http', ...body }).expect(201);
+  return response.body.id as string;
+}
+
+const toolsOf = (t: T, auth: string, serverId: string, query = '') =>
+  t.context.t.http().get(`${serversPath}/${serverId}/tools${query}`).set('authorization', auth);
+
+const detailOf = async (t: T, auth: string, serverId: string) =>
+  (await t.context.t.http().get(`${serversPath}/${serverId}`).set('authorization', auth).expect(200)).body as { status: string; lastCheckedAt: string | null };
+
+test.serial('the tools of a server without auth are listed with their schema, annotations and the agent permission', async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startMcpPeer());
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  t.like(await detailOf(t, auth, serverId), { status: 'unknown', lastCheckedAt: null });
+  await t.context.t
+    .http()
+    .put(`/api/ai/agents/${agent}/tools`)
+    .set('authorization', auth)
+    .send({ tools: [{ toolName: 'create_issue', permissionStatus: 'needs_approval', providerKey: `mcp:${serverId}` }] })
+    .expect(200);
+
+  const response = await toolsOf(t, auth, serverId).expect(200);
+  t.deepEqual(response.body, {
+    serverId,
+    tools: [
+      {
+        name: 'search_docs',
+        title: 'Search the docs',
+        description: 'Full-text search over the documentation.',
+        inputSchema: SAMPLE_TOOLS[0]!.inputSchema,
+        annotations: { readOnlyHint: true },
+        permissionStatus: null,
+      },
+      {
+        name: 'create_issue',
+        title: 'Create issue',
+        description: 'Opens an issue.',
+        inputSchema: SAMPLE_TOOLS[1]!.inputSchema,
+        annotations: { title: 'Create issue', destructiveHint: false },
+        permissionStatus: 'needs_approval',
+      },
+      { name: 'ping', title: null, description: null, inputSchema: { type: 'object' }, annotations: null, permissionStatus: null },
+    ],
+  });
+  const detail = await detailOf(t, auth, serverId);
+  t.is(detail.status, 'connected');
+  t.true(Math.abs(Date.parse(detail.lastCheckedAt!) - Date.now()) < 60_000);
+});
+
+test.serial('tools are cached briefly; refresh=true asks the server again, and permissions are always current', async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startMcpPeer());
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  await toolsOf(t, auth, serverId).expect(200);
+  await t.context.t
+    .http()
+    .put(`/api/ai/agents/${agent}/tools`)
+    .set('authorization', auth)
+    .send({ tools: [{ toolName: 'ping', permissionStatus: 'blocked', providerKey: `mcp:${serverId}` }] })
+    .expect(200);
+  const cached = await toolsOf(t, auth, serverId).expect(200);
+  t.is(mcp.listCalls.length, 1);
+  t.is(cached.body.tools.find((tool: { name: string }) => tool.name === 'ping').permissionStatus, 'blocked');
+  await toolsOf(t, auth, serverId, '?refresh=true').expect(200);
+  t.is(mcp.listCalls.length, 2);
+  const bad = await toolsOf(t, auth, serverId, '?refresh=yes').expect(400);
+  t.is(bad.body.message, 'Validation failed');
+});
+
+test('three pages of tools are followed through their cursors', async (t) => {
+  const auth = await owner(t);
+  const tools = Array.from({ length: 7 }, (_, i) => ({ name: `tool_${i}`, inputSchema: { type: 'object' as const } }));
+  const mcp = await peer(t, startMcpPeer({ tools, pageSize: 3 }));
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const response = await toolsOf(t, auth, serverId).expect(200);
+  t.deepEqual(response.body.tools.map((tool: { name: string }) => tool.name), tools.map((tool) => tool.name));
+  t.deepEqual(mcp.listCalls, [undefined, '3', '6']);
+});
+
+test('static headers are sent on every request; a refused key answers MCP.SERVER_UNAUTHORIZED and needs_authorization', async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startMcpPeer({ requiredHeaders: { authorization: 'Bearer key-123', 'x-team': '7' } }));
+  const serverId = await addServer(t, auth, { url: mcp.url, credentials: { Authorization: 'Bearer key-123', 'X-Team': '7' } });
+  const response = await toolsOf(t, auth, serverId).expect(200);
+  t.is(response.body.tools.length, 3);
+  t.true(mcp.requests.every((request) => request.headers.authorization === 'Bearer key-123'));
+
+  await t.context.t.http().patch(`${serversPath}/${serverId}`).set('authorization', auth).send({ credentials: { Authorization: 'Bearer stale' } }).expect(200);
+  const refused = await toolsOf(t, auth, serverId).expect(502);
+  t.is(refused.body.errorCode, 'MCP.SERVER_UNAUTHORIZED');
+  t.like(refused.body.metadata, { status: 'needs_authorization' });
+  t.false(JSON.stringify(refused.body).includes('stale'));
+  t.is((await detailOf(t, auth, serverId)).status, 'needs_authorization');
+});
+
+test('a server behind the OAuth server is listed with its access token; a rejected token is refreshed once and retried', async (t) => {
+  const listCalls: (string | undefined)[] = [];
+  const handle = streamableHandler({}, listCalls);
+  const fake = await startFakeOAuth({
+    routes: {
+      'POST /mcp': (request, response, self) => {
+        const token = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
+        if (self.validAccessTokens.has(token)) return void handle(request, response);
+        const challenge = `Bearer resource_metadata="${self.resourceOrigin}/.well-known/oauth-protected-resource/mcp"`;
+        response.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
+      },
+    },
+  });
+  t.teardown(() => fake.close());
+  const auth = await owner(t);
+  const admin = `Bearer ${await t.context.t.login('admin@platform.test')}`;
+  const entry = await t.context.t
+    .http()
+    .post('/api/available-mcps')
+    .set('authorization', admin)
+    .send({ name: 'OAuth peer', tags: ['test'], variants: [{ type: 'oauth', url: fake.resourceUrl, transportType: 'http', credentialSchema: { type: 'oauth', fields: [] } }] })
+    .expect(201);
+  const serverId = await addServer(t, auth, { availableMcpId: entry.body.id, variantType: 'oauth', transportType: undefined });
+  const before = await toolsOf(t, auth, serverId).expect(409);
+  t.is(before.body.errorCode, 'MCP.AUTHORIZATION_REQUIRED');
+  t.is((await detailOf(t, auth, serverId)).status, 'needs_authorization');
+
+  const initiated = await t.context.t.http().post(`${serversPath}/${serverId}/oauth/initiate`).set('authorization', auth).expect(200);
+  const redirect = await fake.authorize(initiated.body.authorizationUrl);
+  await t.context.t.http().get(`/api/ai/mcp-oauth/callback?${redirect}`).set('authorization', auth).expect(200);
+  t.is((await detailOf(t, auth, serverId)).status, 'connected');
+  const listed = await toolsOf(t, auth, serverId).expect(200);
+  t.is(listed.body.tools.length, 3);
+
+  // The MCP server forgets the token (revoked early): one refresh, one retry, success.
+  fake.validAccessTokens.clear();
+  const again = await toolsOf(t, auth, serverId, '?refresh=true').expect(200);
+  t.is(again.body.tools.length, 3);
+  t.is(refreshRequests({ fake }).length, 1);
+  t.is((await detailOf(t, auth, serverId)).status, 'connected');
+
+  // Refused again after the refresh: reauthorization is required.
+  fake.validAccessTokens.clear();
+  fake.revokeRefreshTokens();
+  const refused = await toolsOf(t, auth, serverId, '?refresh=true').expect(502);
+  t.is(refused.body.errorCode, 'MCP.SERVER_UNAUTHORIZED');
+  t.like(refused.body.metadata, { status: 'reauthorization_required' });
+  t.is((await detailOf(t, auth, serverId)).status, 'reauthorization_required');
+});
+
+test('a server that never answers is a 504 MCP.SERVER_TIMEOUT within the deadline and is marked unreachable', async (t) => {
+  const app = t.context.t.rebuild({ config: { ...config, mcpClient: { ...config.mcpClient, timeoutMs: 500 } } });
+  const auth = await owner(t);
+  const mcp = await peer(t, startHangingPeer());
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const began = Date.now();
+  const { default: request } = await import('supertest');
+  const response = await request(app.callback()).get(`${serversPath}/${serverId}/tools`).set('authorization', auth).expect(504);
+  t.true(Date.now() - began < 3_000, `took ${Date.now() - began} ms`);
+  t.like(response.body, { statusCode: 504, errorCode: 'MCP.SERVER_TIMEOUT' });
+  t.deepEqual(Object.keys(response.body.message).sort(), ['en', 'es']);
+  t.is((await detailOf(t, auth, serverId)).status, 'unreachable');
+});
+
+test('a server that answers 50 MB is cut off at the response cap with 502 MCP.SERVER_RESPONSE_TOO_LARGE', async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startHugePeer());
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const response = await toolsOf(t, auth, serverId).expect(502);
+  t.is(response.body.errorCode, 'MCP.SERVER_RESPONSE_TOO_LARGE');
+  t.like(response.body.metadata, { maxBytes: 1024 * 1024 });
+  t.true(mcp.bytesWritten < 50 * 1024 * 1024, `the peer wrote ${mcp.bytesWritten} bytes`);
+});
+
+test('a server that sends malformed JSON-RPC is a 502 MCP.SERVER_PROTOCOL_ERROR', async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startMalformedPeer());
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const response = await toolsOf(t, auth, serverId).expect(502);
+  t.is(response.body.errorCode, 'MCP.SERVER_PROTOCOL_ERROR');
+  t.is((await detailOf(t, auth, serverId)).status, 'unreachable');
+});
+
+test('a server nobody listens on is a 502 MCP.SERVER_UNREACHABLE', async (t) => {
+  const auth = await owner(t);
+  const mcp = await startMcpPeer();
+  await mcp.close();
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const response = await toolsOf(t, auth, serverId).expect(502);
+  t.is(response.body.errorCode, 'MCP.SERVER_UNREACHABLE');
+});
+
+test('the URL policy is applied when connecting: loopback is refused outside development', async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startMcpPeer());
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const strict = t.context.t.rebuild({ config: { ...config, nodeEnv: 'test', mcpOAuth: testConfig().mcpOAuth } });
+  const { default: request } = await import('supertest');
+  const response = await request(strict.callback()).get(`${serversPath}/${serverId}/tools`).set('authorization', auth).expect(502);
+  t.is(response.body.errorCode, 'MCP.SERVER_UNREACHABLE');
+  t.deepEqual(mcp.requests, []);
+});
+
+test('a server of the sse transport is listed over HTTP+SSE', async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startSsePeer({ pageSize: 2 }));
+  const serverId = await addServer(t, auth, { url: mcp.url, transportType: 'sse' });
+  const response = await toolsOf(t, auth, serverId).expect(200);
+  t.deepEqual(response.body.tools.map((tool: { name: string }) => tool.name), ['search_docs', 'create_issue', 'ping']);
+  t.true(mcp.requests.some((request) => request.method === 'GET' && request.path === '/mcp'));
+});
+
+test("another agency's server is a 404 and a member without the read policy a 403", async (t) => {
+  const auth = await owner(t);
+  const mcp = await peer(t, startMcpPeer());
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const other = `Bearer ${await t.context.t.login('owner@other.test')}`;
+  const foreign = await toolsOf(t, other, serverId).expect(404);
+  t.is(foreign.body.errorCode, 'AI.AGENT_NOT_FOUND');
+  const member = `Bearer ${await t.context.t.login('member@demo.test')}`;
+  await toolsOf(t, member, serverId).expect(403);
+  t.deepEqual(mcp.requests, []);
+});

@@ -2,6 +2,7 @@ import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
 import { clientMetadataRoutes } from './mcp-oauth/client-metadata-routes.ts';
 import { mcpOAuthRoutes } from './mcp-oauth/routes.ts';
@@ -28,6 +29,7 @@ export const areaRoutes: Route[] = [
   ...toolRoutes,
   ...toolOverrideRoutes,
   ...availableMcpRoutes,
+  ...logoRoutes,
   ...agentMcpServerRoutes,
   ...mcpOAuthRoutes,
   ...clientMetadataRoutes,

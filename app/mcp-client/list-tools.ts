@@ -64,7 +64,8 @@ export async function listServerTools(
   });
   const observed = async (input: string | URL | Request, init?: RequestInit) => {
     const response = await session.fetch(input, init);
-    if (response.status >= 400) statuses.push(response.status);
+    // A 405 to the optional GET stream of Streamable HTTP only means the server offers none.
+    if (response.status >= 400 && !(init?.method === 'GET' && response.status === 405)) statuses.push(response.status);
     return response;
   };
   const url = new URL(server.url);

@@ -110,7 +110,7 @@ test('a token endpoint that hangs answers 504 within the outbound timeout and le
   const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(deps, { agencyId, serverId: started.serverId }));
   t.is(error?.status, 504);
   t.is(error?.errorCode, 'MCP_OAUTH.UPSTREAM_TIMEOUT');
-  t.true(Date.now() - began < 3_000, `took ${Date.now() - began} ms`);
+  t.true(Date.now() - began < 5_000, `took ${Date.now() - began} ms`);
   started.fake.tokenDelayMs = 0;
   const auth = await validAuthForAgentMcpServer(deps, { agencyId, serverId: started.serverId });
   t.is(auth.accessToken, started.fake.issuedAccessTokens.at(-1));

@@ -188,7 +188,7 @@ test('a server that never answers is a 504 MCP.SERVER_TIMEOUT within the deadlin
   const began = Date.now();
   const { default: request } = await import('supertest');
   const response = await request(app.callback()).get(`${serversPath}/${serverId}/tools`).set('authorization', auth).expect(504);
-  t.true(Date.now() - began < 3_000, `took ${Date.now() - began} ms`);
+  t.true(Date.now() - began < 5_000, `took ${Date.now() - began} ms`);
   t.like(response.body, { statusCode: 504, errorCode: 'MCP.SERVER_TIMEOUT' });
   t.deepEqual(Object.keys(response.body.message).sort(), ['en', 'es']);
   t.is((await detailOf(t, auth, serverId)).status, 'unreachable');

@@ -1,8 +1,6 @@
-import anyTest, { type ExecutionContext } from 'ava';
-import { AGENTS } from '../../seeds/demo-fixtures.ts';
-import { testConfig, withTestApp, type TestContext } from '../helpers/app.ts';
+import anyTest from 'ava';
+import { testConfig, withTestApp } from '../helpers/app.ts';
 import { oauthTestConfig } from '../mcp-oauth/context.ts';
-import { startFakeOAuth } from '../mcp-oauth/fake-servers.ts';
 import {
   SAMPLE_TOOLS,
   startHangingPeer,
@@ -10,39 +8,12 @@ import {
   startMalformedPeer,
   startMcpPeer,
   startSsePeer,
-  streamableHandler,
-  type Peer,
 } from './mcp-peers.ts';
-import { refreshRequests } from './oauth-connected.ts';
+import { addServer, agent, detailOf, owner, peer, serversPath, toolsOf } from './routes.ts';
 
 // Development mode: the service may call peers on 127.0.0.1 (the URL policy allows loopback there).
 const config = { ...oauthTestConfig(), mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 } };
 const test = withTestApp(anyTest, { app: { config } });
-
-type T = ExecutionContext<TestContext>;
-const agent = AGENTS.support.id;
-const serversPath = `/api/ai/agents/${agent}/mcp-servers`;
-
-async function owner(t: T) {
-  return `Bearer ${await t.context.t.login('owner@demo.test')}`;
-}
-
-async function peer(t: T, start: Promise<Peer>): Promise<Peer> {
-  const started = await start;
-  t.teardown(() => started.close());
-  return started;
-}
-
-async function addServer(t: T, auth: string, body: Record<string, unknown>): Promise<string> {
-  const response = await t.context.t.http().post(serversPath).set('authorization', auth).send({ name: 'Peer', transportType: 'http', ...body }).expect(201);
-  return response.body.id as string;
-}
-
-const toolsOf = (t: T, auth: string, serverId: string, query = '') =>
-  t.context.t.http().get(`${serversPath}/${serverId}/tools${query}`).set('authorization', auth);
-
-const detailOf = async (t: T, auth: string, serverId: string) =>
-  (await t.context.t.http().get(`${serversPath}/${serverId}`).set('authorization', auth).expect(200)).body as { status: string; lastCheckedAt: string | null };
 
 test.serial('the tools of a server without auth are listed with their schema, annotations and the agent permission', async (t) => {
   const auth = await owner(t);
@@ -128,56 +99,6 @@ test('static headers are sent on every request; a refused key answers MCP.SERVER
   t.like(refused.body.metadata, { status: 'needs_authorization' });
   t.false(JSON.stringify(refused.body).includes('stale'));
   t.is((await detailOf(t, auth, serverId)).status, 'needs_authorization');
-});
-
-test('a server behind the OAuth server is listed with its access token; a rejected token is refreshed once and retried', async (t) => {
-  const listCalls: (string | undefined)[] = [];
-  const handle = streamableHandler({}, listCalls);
-  const fake = await startFakeOAuth({
-    routes: {
-      'POST /mcp': (request, response, self) => {
-        const token = request.headers.authorization?.replace(/^Bearer /, '') ?? '';
-        if (self.validAccessTokens.has(token)) return void handle(request, response);
-        const challenge = `Bearer resource_metadata="${self.resourceOrigin}/.well-known/oauth-protected-resource/mcp"`;
-        response.writeHead(401, { 'www-authenticate': challenge, 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
-      },
-    },
-  });
-  t.teardown(() => fake.close());
-  const auth = await owner(t);
-  const admin = `Bearer ${await t.context.t.login('admin@platform.test')}`;
-  const entry = await t.context.t
-    .http()
-    .post('/api/available-mcps')
-    .set('authorization', admin)
-    .send({ name: 'OAuth peer', tags: ['test'], variants: [{ type: 'oauth', url: fake.resourceUrl, transportType: 'http', credentialSchema: { type: 'oauth', fields: [] } }] })
-    .expect(201);
-  const serverId = await addServer(t, auth, { availableMcpId: entry.body.id, variantType: 'oauth', transportType: undefined });
-  const before = await toolsOf(t, auth, serverId).expect(409);
-  t.is(before.body.errorCode, 'MCP.AUTHORIZATION_REQUIRED');
-  t.is((await detailOf(t, auth, serverId)).status, 'needs_authorization');
-
-  const initiated = await t.context.t.http().post(`${serversPath}/${serverId}/oauth/initiate`).set('authorization', auth).expect(200);
-  const redirect = await fake.authorize(initiated.body.authorizationUrl);
-  await t.context.t.http().get(`/api/ai/mcp-oauth/callback?${redirect}`).set('authorization', auth).expect(200);
-  t.is((await detailOf(t, auth, serverId)).status, 'connected');
-  const listed = await toolsOf(t, auth, serverId).expect(200);
-  t.is(listed.body.tools.length, 3);
-
-  // The MCP server forgets the token (revoked early): one refresh, one retry, success.
-  fake.validAccessTokens.clear();
-  const again = await toolsOf(t, auth, serverId, '?refresh=true').expect(200);
-  t.is(again.body.tools.length, 3);
-  t.is(refreshRequests({ fake }).length, 1);
-  t.is((await detailOf(t, auth, serverId)).status, 'connected');
-
-  // Refused again after the refresh: reauthorization is required.
-  fake.validAccessTokens.clear();
-  fake.revokeRefreshTokens();
-  const refused = await toolsOf(t, auth, serverId, '?refresh=true').expect(502);
-  t.is(refused.body.errorCode, 'MCP.SERVER_UNAUTHORIZED');
-  t.like(refused.body.metadata, { status: 'reauthorization_required' });
-  t.is((await detailOf(t, auth, serverId)).status, 'reauthorization_required');
 });
 
 test('a server that never answers is a 504 MCP.SERVER_TIMEOUT within the deadline and is marked unreachable', async (t) => {

@@ -45,17 +45,21 @@ const StoredTokensRow = z.object({
   resource: z.string(),
   keyId: z.string(),
   sealed: z.instanceof(Buffer),
+  /** The authorization server refused the refresh token before: do not present it again. */
+  reauthorizationRequired: z.boolean(),
 });
 export type StoredTokensRow = z.infer<typeof StoredTokensRow>;
 
 const storedTokenColumns = sql.fragment`
-  issuer, client_id AS "clientId", token_endpoint AS "tokenEndpoint", resource, key_id AS "keyId", sealed`;
+  t.issuer, t.client_id AS "clientId", t.token_endpoint AS "tokenEndpoint", t.resource, t.key_id AS "keyId", t.sealed,
+  s.status = 'reauthorization_required' AS "reauthorizationRequired"`;
 
 /** The sealed tokens of the agency's server, or null when it was never authorized. */
 export function findServerOAuthTokens(db: CommonQueryMethods, agencyId: string, serverId: string) {
   return db.maybeOne(sql.type(StoredTokensRow)`
-    SELECT ${storedTokenColumns} FROM agent_mcp_server_oauth_tokens
-    WHERE server_id = ${serverId} AND agency_id = ${agencyId}`);
+    SELECT ${storedTokenColumns}
+    FROM agent_mcp_server_oauth_tokens t JOIN agent_mcp_servers s ON s.id = t.server_id
+    WHERE t.server_id = ${serverId} AND t.agency_id = ${agencyId}`);
 }
 
 /**
@@ -66,9 +70,10 @@ export async function lockServerOAuthTokens(db: CommonQueryMethods, agencyId: st
   // SET LOCAL takes no bind parameters; set_config(..., true) is its parameterised form.
   await db.query(sql.unsafe`SELECT set_config('lock_timeout', ${`${Math.max(1, Math.round(lockTimeoutMs))}ms`}, true)`);
   return db.maybeOne(sql.type(StoredTokensRow)`
-    SELECT ${storedTokenColumns} FROM agent_mcp_server_oauth_tokens
-    WHERE server_id = ${serverId} AND agency_id = ${agencyId}
-    FOR UPDATE`);
+    SELECT ${storedTokenColumns}
+    FROM agent_mcp_server_oauth_tokens t JOIN agent_mcp_servers s ON s.id = t.server_id
+    WHERE t.server_id = ${serverId} AND t.agency_id = ${agencyId}
+    FOR UPDATE OF t`);
 }
 
 /** Replaces the sealed tokens after a refresh (call with the row locked). */

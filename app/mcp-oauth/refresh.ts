@@ -44,7 +44,8 @@ export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejec
     if (!locked) return { kind: 'gone' as const };
     const current = open(deps, ref, locked);
     if (usable(current, deps.clock(), rejected)) return { kind: 'token' as const, accessToken: current.accessToken };
-    if (current.refreshToken === undefined) return { kind: 'invalid_grant' as const };
+    // A refresh token refused before is not presented again; authorizing again replaces it.
+    if (current.refreshToken === undefined || locked.reauthorizationRequired) return { kind: 'invalid_grant' as const };
     const client = await clientForRefresh(deps, tx, locked.issuer, locked.clientId);
     let fresh: TokenSet;
     try {

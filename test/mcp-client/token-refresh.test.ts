@@ -90,6 +90,10 @@ test('a revoked refresh token marks the server reauthorization_required and answ
   const status = await statusOf(t, started.serverId, started.token);
   t.is(status.status, 'reauthorization_required');
   t.truthy(status.lastCheckedAt);
+  // The refused refresh token is not presented again.
+  const requests = refreshRequests(started).length;
+  await t.throwsAsync(validAuthForAgentMcpServer(later(t, 2 * HOUR), { agencyId, serverId: started.serverId }), { message: /refused/ });
+  t.is(refreshRequests(started).length, requests);
 
   // Authorizing again connects the server again.
   const initiated = await t.context.t

@@ -57,7 +57,6 @@ export async function listServerTools(
   const statuses: number[] = [];
   const session = guardedSession({
     policy: limits.policy,
-    timeoutMs: limits.timeoutMs,
     maxResponseBytes: limits.maxResponseBytes,
     deadline,
     onFailure: (failure) => failures.push(failure),
@@ -65,7 +64,8 @@ export async function listServerTools(
   const observed = async (input: string | URL | Request, init?: RequestInit) => {
     const response = await session.fetch(input, init);
     // A 405 to the optional GET stream of Streamable HTTP only means the server offers none.
-    if (response.status >= 400 && !(init?.method === 'GET' && response.status === 405)) statuses.push(response.status);
+    // Redirects are answered to the SDK unfollowed (it follows none across origins either).
+    if (response.status >= 300 && !(init?.method === 'GET' && response.status === 405)) statuses.push(response.status);
     return response;
   };
   const url = new URL(server.url);
@@ -108,6 +108,7 @@ function classify(error: unknown, failures: OutboundError[], statuses: number[],
   const refusal = statuses.find((status) => status === 401 || status === 403);
   if (refusal !== undefined) return new ListToolsFailure('unauthorized', `the server answered ${refusal}`);
   const status = statuses[0];
+  if (status !== undefined && status < 400) return new ListToolsFailure('unreachable', `the server redirected (${status}); redirects are not followed`);
   if (status !== undefined) return new ListToolsFailure('unreachable', `the server answered ${status}`);
   // Anything else is an answer that is not the protocol: unparseable JSON, a malformed message, a JSON-RPC error.
   const message = error instanceof Error ? error.message : String(error);

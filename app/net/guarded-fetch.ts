@@ -7,7 +7,8 @@ import { checkOutboundUrl, UrlRefusedError } from './url-policy.ts';
  * `safeFetch` (ADR 0036) except buffering:
  * - every URL is checked with `checkOutboundUrl` before connecting, and the socket lookup checks
  *   the addresses again at connect time (`connect-guard.ts`, DNS rebinding);
- * - redirects are never followed (`redirect: 'manual'`: a 3xx is answered to the caller);
+ * - redirects are not followed here (`redirect: 'manual'`: a 3xx is answered to the caller,
+ *   which may call again for the new URL, checked like any other);
  * - one deadline (`deadline`) covers every request of the session and their bodies;
  * - every response body is streamed through a counter that fails past `maxResponseBytes`.
  * Each failure is an OutboundError, also reported to `onFailure`, so that a caller whose library
@@ -20,7 +21,7 @@ export type GuardedSession = {
 };
 
 export function guardedSession(
-  options: Omit<OutboundOptions, 'maxRedirects'> & { deadline: AbortSignal; onFailure: (failure: OutboundError) => void },
+  options: Pick<OutboundOptions, 'policy' | 'maxResponseBytes' | 'lookup'> & { deadline: AbortSignal; onFailure: (failure: OutboundError) => void },
 ): GuardedSession {
   const dispatcher = guardedAgent(options.policy, options.lookup);
   const fail = (kind: OutboundError['kind'], message: string) => {

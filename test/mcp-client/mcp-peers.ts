@@ -178,3 +178,11 @@ export function startMalformedPeer(): Promise<Peer> {
     });
   });
 }
+
+/** Answers every request with a 307 to `target` (an MCP server elsewhere). */
+export function startRedirectingPeer(target: string): Promise<Peer> {
+  return listen((request, response) => {
+    request.resume();
+    response.writeHead(307, { location: target }).end();
+  });
+}

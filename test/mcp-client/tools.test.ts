@@ -7,6 +7,7 @@ import {
   startHugePeer,
   startMalformedPeer,
   startMcpPeer,
+  startRedirectingPeer,
   startSsePeer,
 } from './mcp-peers.ts';
 import { addServer, agent, detailOf, owner, peer, serversPath, toolsOf } from './routes.ts';
@@ -152,6 +153,16 @@ test('the URL policy is applied when connecting: loopback is refused outside dev
   const response = await request(strict.callback()).get(`${serversPath}/${serverId}/tools`).set('authorization', auth).expect(502);
   t.is(response.body.errorCode, 'MCP.SERVER_UNREACHABLE');
   t.deepEqual(mcp.requests, []);
+});
+
+test('a redirect is not followed: 502 MCP.SERVER_UNREACHABLE and the target never sees a request', async (t) => {
+  const auth = await owner(t);
+  const target = await peer(t, startMcpPeer());
+  const mcp = await peer(t, startRedirectingPeer(target.url));
+  const serverId = await addServer(t, auth, { url: mcp.url, credentials: { Authorization: 'Bearer must-not-travel' } });
+  const response = await toolsOf(t, auth, serverId).expect(502);
+  t.is(response.body.errorCode, 'MCP.SERVER_UNREACHABLE');
+  t.deepEqual(target.requests, []);
 });
 
 test('a server of the sse transport is listed over HTTP+SSE', async (t) => {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
+import { clientMetadataAccepts } from './fake-cimd.ts';
 
 /**
  * A fake MCP protected resource and a fake OAuth authorization server on 127.0.0.1, written
@@ -253,21 +254,6 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
     return body;
   }
   return fake;
-}
-
-/**
- * OAuth Client ID Metadata Document draft §4: the client_id is an URL; the AS fetches it and
- * checks that the document names itself and lists the redirect URI of the request.
- */
-async function clientMetadataAccepts(query: URLSearchParams, fake: FakeOAuth): Promise<boolean> {
-  const clientId = query.get('client_id') ?? '';
-  if (!/^https?:\/\//.test(clientId)) return false;
-  const response = await fetch(clientId, { headers: { accept: 'application/json' } });
-  if (response.status !== 200) return false;
-  const document = (await response.json()) as Record<string, unknown>;
-  fake.clientMetadataDocuments.push(document);
-  const redirectUris = document.redirect_uris;
-  return document.client_id === clientId && Array.isArray(redirectUris) && redirectUris.includes(query.get('redirect_uri'));
 }
 
 /** An agent MCP server row using OAuth, as the catalog flow saves it. */

@@ -27,6 +27,8 @@ export type Config = {
   credentialsKeyring: Keyring;
   /** MCP OAuth (docs/mcp-oauth.md): `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
   mcpOAuth: McpOAuthConfig;
+  /** This service's MCP client (tool discovery, docs/mcp.md): `MCP_CLIENT_*`. */
+  mcpClient: McpClientConfig;
   /** Email and SMS delivery (docs/identity.md): `SMTP_URL`, `MAIL_FROM`, `SMS_PROVIDER_*`, `OUTBOX_WORKER`. */
   notifications: NotificationsConfig;
   /** Origins allowed to call the API from a browser (`CORS_ORIGINS`); empty: no cross-origin access. */
@@ -55,6 +57,15 @@ export type NotificationsConfig = {
   smsProviderKey: string | undefined;
   /** Run the outbox worker inside the server process. Default true; `OUTBOX_WORKER=false` when a separate worker runs. */
   outboxWorker: boolean;
+};
+
+export type McpClientConfig = {
+  /** One deadline for a whole MCP session (connect, initialize, every tools/list page), in ms. Default 10000. */
+  timeoutMs: number;
+  /** Largest body of one MCP response, in bytes. Default 4 MiB. */
+  maxResponseBytes: number;
+  /** How long a server's listed tools are reused, in ms (`?refresh=true` bypasses). Default 60000. */
+  toolsCacheTtlMs: number;
 };
 
 /** A pre-registered OAuth client of one authorization server (issuer). */
@@ -132,6 +143,9 @@ const envSchema = z.object({
     .optional(),
   FRONTEND_URL: url(['https:', 'http:']).optional(),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
+  MCP_CLIENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  MCP_CLIENT_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  MCP_TOOLS_CACHE_TTL_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
 });
 
 /** `https://app.example.com` yes; `https://app.example.com/`, `*` or a path, no. */
@@ -237,6 +251,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS ?? [],
     frontendUrl: (e.FRONTEND_URL ?? publicBaseUrl).replace(/\/+$/, ''),
     trustProxyHops: e.TRUST_PROXY_HOPS,
+    mcpClient: {
+      timeoutMs: e.MCP_CLIENT_TIMEOUT_MS,
+      maxResponseBytes: e.MCP_CLIENT_MAX_RESPONSE_BYTES,
+      toolsCacheTtlMs: e.MCP_TOOLS_CACHE_TTL_MS,
+    },
   };
 }
 

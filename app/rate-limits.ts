@@ -6,7 +6,7 @@ import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
 
 export type RateLimitDeclaration = {
-  endpoint: `${'GET' | 'POST'} /api/${string}`;
+  endpoint: `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/${string}`;
   limit: number;
   windowMs: string;
   identifierType: IdentifierType;
@@ -52,6 +52,9 @@ export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
   { endpoint: 'GET /api/ai/mcp-oauth/callback', limit: 20, windowMs: '1m', identifierType: 'ip', policyName: 'mcp-oauth-callback' },
   // A DNS lookup of the URL at save time (ADR 0033).
   { endpoint: 'POST /api/ai/agents/:agentId/mcp-servers', limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-add' },
+  { endpoint: 'PATCH /api/ai/agents/:agentId/mcp-servers/:serverId', limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-edit' },
+  // Connects to the MCP server (initialize, tools/list pages), and may refresh its token.
+  { endpoint: 'GET /api/ai/agents/:agentId/mcp-servers/:serverId/tools', limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-server-tools' },
   // The start of the flow whose callback the interface limits to 10 per minute.
   { endpoint: 'GET /api/identity/auth/user/google/authorize', limit: 10, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'GET /api/identity/auth/client/google/authorize', limit: 10, windowMs: '1m', identifierType: 'ip' },

@@ -2,7 +2,9 @@ import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
+import { clientMetadataRoutes } from './mcp-oauth/client-metadata-routes.ts';
 import { mcpOAuthRoutes } from './mcp-oauth/routes.ts';
 import { agentMcpServerRoutes } from './mcp-servers/routes.ts';
 import { googleRoutes } from './identity/google-routes.ts';
@@ -29,7 +31,9 @@ export const areaRoutes: Route[] = [
   ...toolRoutes,
   ...toolOverrideRoutes,
   ...availableMcpRoutes,
+  ...logoRoutes,
   ...agentMcpServerRoutes,
   ...mcpOAuthRoutes,
+  ...clientMetadataRoutes,
   ...analyticsRoutes,
 ];

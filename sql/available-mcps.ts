@@ -119,6 +119,11 @@ export function findActiveAvailableMcp(db: CommonQueryMethods, id: string) {
     SELECT ${columns} FROM available_mcps WHERE id = ${id} AND is_active`);
 }
 
+/** The entry with this id, active or soft-deleted (an agent's server keeps its variant's rules). */
+export function findAvailableMcp(db: CommonQueryMethods, id: string) {
+  return db.maybeOne(sql.type(AvailableMcpRow)`SELECT ${columns} FROM available_mcps WHERE id = ${id}`);
+}
+
 export type SeedEntry = NewAvailableMcp & { seedKey: string };
 
 /**

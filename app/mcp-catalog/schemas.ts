@@ -102,10 +102,11 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S
   uniqueItems: true,
   errorMessage: 'must hold 1 to 20 distinct non-empty strings',
 });
+/** A shipped logo (`logos/<slug>.svg`, checked to exist by the handler), an https URL, or empty. */
 const Logo = Type.String({
-  maxLength: 200,
-  pattern: '^$|^(?!.*\\.\\.)[A-Za-z0-9_-][A-Za-z0-9._/-]*$',
-  errorMessage: 'must be a relative path such as logos/github.svg',
+  maxLength: 2048,
+  pattern: '^$|^logos/[a-z0-9-]+\\.svg$|^https://[^\\s]+$',
+  errorMessage: 'must be a shipped logo path such as logos/github.svg or an https URL',
 });
 /** Not required by the schema: a missing or empty list is a 422 (contract §7), checked by the handler. */
 const Variants = Type.Array(Variant, { maxItems: 3 });

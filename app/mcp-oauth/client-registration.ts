@@ -1,22 +1,27 @@
+import type { CommonQueryMethods } from 'slonik';
 import { findRegisteredClient, insertRegisteredClient } from '../../sql/mcp-oauth-clients.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
 import { jsonObjectOf, safeFetch, type OutboundOptions } from '../net/safe-fetch.ts';
+import { clientMetadataDocumentUrl } from './client-metadata.ts';
 import type { AuthorizationServerMetadata } from './discovery.ts';
 import { remoteRefused, step } from './errors.ts';
+import { redirectUriOf } from './outbound.ts';
 
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
 
 /** Our client identity at one authorization server (bound to its issuer, MCP 2026-07-28). */
 export type OAuthClient = { clientId: string; clientSecret?: string; tokenEndpointAuthMethod: TokenEndpointAuthMethod };
 
-const CLIENT_NAME = 'Agents backend';
+export const CLIENT_NAME = 'Agents backend';
 
 /**
  * Step 6, in the MCP spec's order ("Client Registration Approaches"): a client pre-registered
- * for the issuer in `MCP_OAUTH_CLIENTS`; else the client we registered with it before; else a
+ * for the issuer in `MCP_OAUTH_CLIENTS`; else, where the AS advertises
+ * `client_id_metadata_document_supported`, the URL of the Client ID Metadata Document we serve
+ * (client-metadata.ts; a public client); else the client we registered with it before; else a
  * new registration (RFC 7591) where the AS has a `registration_endpoint`; else a 502 naming the
- * missing configuration. Client ID Metadata Documents are not offered (we host none).
+ * missing configuration.
  */
 export async function clientFor(
   deps: AppDeps,
@@ -31,6 +36,9 @@ export async function clientFor(
       ...(configured.clientSecret === undefined ? {} : { clientSecret: configured.clientSecret }),
       tokenEndpointAuthMethod: configured.clientSecret === undefined ? 'none' : secretMethod(metadata) ?? 'client_secret_basic',
     };
+  }
+  if (metadata.clientIdMetadataDocumentSupported) {
+    return { clientId: clientMetadataDocumentUrl(deps.config), tokenEndpointAuthMethod: 'none' };
   }
   const context = clientContext(metadata.issuer, redirectUri);
   const stored = await findRegisteredClient(deps.db, metadata.issuer, redirectUri);
@@ -53,6 +61,38 @@ export async function clientFor(
   // Another initiate registered at the same moment: use the one that was stored.
   const winner = await findRegisteredClient(deps.db, metadata.issuer, redirectUri);
   return winner ? openJson<OAuthClient>(deps.config.credentialsKeyring, { keyId: winner.keyId, ciphertext: winner.sealed }, context) : client;
+}
+
+/**
+ * The client that obtained a server's tokens, for refreshing them: the configured client of the
+ * issuer, our metadata document URL, or the client registered with the issuer (all looked up by
+ * the stored `client_id`). A configured client with a secret uses client_secret_basic (RFC 8414
+ * §2's default); an unknown client id is treated as a public client.
+ */
+export async function clientForRefresh(
+  deps: AppDeps,
+  db: CommonQueryMethods,
+  issuer: string,
+  clientId: string,
+): Promise<OAuthClient> {
+  const configured = deps.config.mcpOAuth.clients[issuer];
+  if (configured?.clientId === clientId) {
+    return configured.clientSecret === undefined
+      ? { clientId, tokenEndpointAuthMethod: 'none' }
+      : { clientId, clientSecret: configured.clientSecret, tokenEndpointAuthMethod: 'client_secret_basic' };
+  }
+  if (clientId === clientMetadataDocumentUrl(deps.config)) return { clientId, tokenEndpointAuthMethod: 'none' };
+  const redirectUri = redirectUriOf(deps.config);
+  const stored = await findRegisteredClient(db, issuer, redirectUri);
+  if (stored) {
+    const client = openJson<OAuthClient>(
+      deps.config.credentialsKeyring,
+      { keyId: stored.keyId, ciphertext: stored.sealed },
+      clientContext(issuer, redirectUri),
+    );
+    if (client.clientId === clientId) return client;
+  }
+  return { clientId, tokenEndpointAuthMethod: 'none' };
 }
 
 export const clientContext = (issuer: string, redirectUri: string) => `mcp-oauth-client:${issuer} ${redirectUri}`;

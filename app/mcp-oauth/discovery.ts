@@ -149,6 +149,8 @@ export type AuthorizationServerMetadata = {
   codeChallengeMethodsSupported: string[] | undefined;
   tokenEndpointAuthMethodsSupported: string[] | undefined;
   issParameterSupported: boolean;
+  /** `client_id_metadata_document_supported` (OAuth Client ID Metadata Document draft §4). */
+  clientIdMetadataDocumentSupported: boolean;
 };
 
 /**
@@ -209,6 +211,7 @@ export async function fetchAuthorizationServerMetadata(
       codeChallengeMethodsSupported: strings('code_challenge_methods_supported'),
       tokenEndpointAuthMethodsSupported: strings('token_endpoint_auth_methods_supported'),
       issParameterSupported: document.authorization_response_iss_parameter_supported === true,
+      clientIdMetadataDocumentSupported: document.client_id_metadata_document_supported === true,
     };
   }
   throw remoteRefused('DISCOVERY_FAILED', `no authorization server metadata for the issuer (${problems.join('; ')})`);

@@ -31,11 +31,45 @@ export async function exchangeAuthorizationCode(
     code_verifier: request.codeVerifier,
     resource: request.resource,
   });
+  return requestTokens(request.tokenEndpoint, form, request.client, now, options, 'requesting the tokens');
+}
+
+/** The authorization server no longer honours the refresh token (RFC 6749 §5.2 `invalid_grant`). */
+export class InvalidGrantError extends Error {
+  override name = 'InvalidGrantError';
+}
+
+/**
+ * The refresh token grant (RFC 6749 §6) with the same `resource` (RFC 8707 §2; MCP spec,
+ * "Token Theft": public clients get rotated refresh tokens). An answer without a new refresh
+ * token keeps the old one (§6: the server MAY issue a new one). `invalid_grant` is an
+ * InvalidGrantError: the user has to authorize again.
+ */
+export async function refreshAccessToken(
+  request: { tokenEndpoint: string; refreshToken: string; resource: string; scope?: string; client: OAuthClient },
+  now: Date,
+  options: OutboundOptions,
+): Promise<TokenSet> {
+  const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: request.refreshToken, resource: request.resource });
+  const tokens = await requestTokens(request.tokenEndpoint, form, request.client, now, options, 'refreshing the tokens');
+  // RFC 6749 §5.1: an omitted scope is the scope granted before.
+  const scope = tokens.scope ?? request.scope;
+  return { ...tokens, refreshToken: tokens.refreshToken ?? request.refreshToken, ...(scope === undefined ? {} : { scope }) };
+}
+
+/** POSTs a token request with the client's authentication; follows no redirect (it carries secrets). */
+async function requestTokens(
+  tokenEndpoint: string,
+  form: URLSearchParams,
+  client: OAuthClient,
+  now: Date,
+  options: OutboundOptions,
+  stepName: string,
+): Promise<TokenSet> {
   const headers: Record<string, string> = {
     'content-type': 'application/x-www-form-urlencoded',
     accept: 'application/json',
   };
-  const { client } = request;
   if (client.tokenEndpointAuthMethod === 'client_secret_basic' && client.clientSecret !== undefined) {
     const credentials = `${formEncode(client.clientId)}:${formEncode(client.clientSecret)}`;
     headers.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
@@ -45,11 +79,16 @@ export async function exchangeAuthorizationCode(
       form.set('client_secret', client.clientSecret);
     }
   }
-  const response = await step('requesting the tokens', () =>
-    safeFetch(request.tokenEndpoint, { method: 'POST', headers, body: form.toString() }, { ...options, maxRedirects: 0 }),
+  const response = await step(stepName, () =>
+    safeFetch(tokenEndpoint, { method: 'POST', headers, body: form.toString() }, { ...options, maxRedirects: 0 }),
   );
   if (response.status !== 200) {
-    throw remoteRefused('TOKEN_REQUEST_FAILED', `the token endpoint answered ${response.status}${oauthErrorOf(response.body)}`);
+    const error = oauthErrorOf(response.body);
+    // A refused code is the user's flow failing (502 below); a refused refresh token means authorizing again.
+    if (response.status === 400 && error === ' (invalid_grant)' && form.get('grant_type') === 'refresh_token') {
+      throw new InvalidGrantError('the authorization server refused the refresh token');
+    }
+    throw remoteRefused('TOKEN_REQUEST_FAILED', `the token endpoint answered ${response.status}${error}`);
   }
   const body = await step('reading the token response', async () => jsonObjectOf(response));
   if (typeof body.access_token !== 'string' || body.access_token === '') {

@@ -86,16 +86,21 @@ function planCustom(body: AddMcpServerBody): Plan {
   };
 }
 
-/** POST /ai/agents/:agentId/mcp-servers: checks, encrypts the credentials, saves. */
-export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: string, body: AddMcpServerBody) {
-  await requireAgent(deps, agencyId, agentId);
-  const plan = body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
+/** The save-time URL policy (no DNS needed, ADR 0033); a refusal is a 400 at `url`. */
+export async function checkServerUrlToSave(deps: AppDeps, url: string): Promise<void> {
   try {
-    await checkUrlToSave(plan.url, urlPolicyFor(deps.config));
+    await checkUrlToSave(url, urlPolicyFor(deps.config));
   } catch (error) {
     if (error instanceof UrlRefusedError) throw new ValidationError([{ path: ['url'], message: error.message }]);
     throw error;
   }
+}
+
+/** POST /ai/agents/:agentId/mcp-servers: checks, encrypts the credentials, saves. */
+export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: string, body: AddMcpServerBody) {
+  await requireAgent(deps, agencyId, agentId);
+  const plan = body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
+  await checkServerUrlToSave(deps, plan.url);
   const id = uuidv7();
   return insertAgentMcpServer(deps.db, {
     id,

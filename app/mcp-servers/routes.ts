@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { deleteAgentMcpServer, listAgentMcpServers } from '../../sql/agent-mcp-servers.ts';
+import { deleteAgentMcpServer, findAgentMcpServer, listAgentMcpServers } from '../../sql/agent-mcp-servers.ts';
 import { HttpError } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
+import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
+import { editMcpServer } from './edit.ts';
 import { addMcpServer, requireAgent } from './provision.ts';
-import { AddMcpServerBody, AgentMcpServerDto, AgentParams, ServerParams } from './schemas.ts';
+import { AddMcpServerBody, AgentMcpServerDto, AgentParams, EditMcpServerBody, ServerParams, ServerToolsDto, ToolsQuery } from './schemas.ts';
 
 const tags = ['mcp-servers'];
 const common = {
@@ -48,6 +50,70 @@ export const agentMcpServerRoutes = [
       await requireAgent(deps, auth.agencyId, params.agentId);
       return listAgentMcpServers(deps.db, auth.agencyId, params.agentId);
     },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/mcp-servers/:serverId',
+    summary: "One of an agent's MCP servers, with its connection status",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy: { subject: 'ai.agent', action: 'read' },
+    schemas: { params: ServerParams },
+    responses: { 200: { description: 'The server', schema: AgentMcpServerDto }, ...common },
+    handler: async ({ deps, auth, params }) => {
+      await requireAgent(deps, auth.agencyId, params.agentId);
+      const server = await findAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId);
+      if (!server) throw new HttpError(404, 'MCP server not found');
+      return server;
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/ai/agents/:agentId/mcp-servers/:serverId',
+    summary: 'Change the name, URL or credentials of an MCP server; its tool permissions stay',
+    description:
+      'URL and credentials follow the rules of creation (docs/mcp.md). `credentials` replace the stored ones whole. ' +
+      'A new URL of an OAuth server drops its tokens (authorize again).',
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy: { subject: 'ai.agent', action: 'update' },
+    schemas: { params: ServerParams, body: EditMcpServerBody },
+    responses: {
+      200: { description: 'The changed server', schema: AgentMcpServerDto },
+      ...common,
+      422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
+    },
+    handler: ({ deps, auth, params, body }) => editMcpServer(deps, { agencyId: auth.agencyId, ...params }, body),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/mcp-servers/:serverId/tools',
+    summary: "The tools an MCP server lists, with the agent's permission for each",
+    description:
+      'Connects with the stored auth (an OAuth token is refreshed as needed; a 401 refreshes it once and retries), ' +
+      'follows tools/list cursors, and caches the list briefly (`refresh=true` bypasses). `permissionStatus` is the ' +
+      "agent's permission under providerKey `mcp:<serverId>`, null when it has none. Updates the server's status.",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy: { subject: 'ai.agent', action: 'read' },
+    schemas: { params: ServerParams, query: ToolsQuery },
+    responses: {
+      200: { description: 'The tools', schema: ServerToolsDto },
+      ...common,
+      409: { description: '`MCP.AUTHORIZATION_REQUIRED`: an OAuth server not authorized yet', schema: CodedErrorBody },
+      502: {
+        description:
+          '`MCP.SERVER_UNREACHABLE`, `MCP.SERVER_UNAUTHORIZED` (metadata.status says what to do), `MCP.SERVER_PROTOCOL_ERROR`, ' +
+          '`MCP.SERVER_RESPONSE_TOO_LARGE`, or an `MCP_OAUTH.*` failure of the token refresh',
+        schema: CodedErrorBody,
+      },
+      504: { description: '`MCP.SERVER_TIMEOUT` (or `MCP_OAUTH.UPSTREAM_TIMEOUT` of the token refresh)', schema: CodedErrorBody },
+    },
+    handler: ({ deps, auth, params, query }) =>
+      toolsOfServer(deps, { agencyId: auth.agencyId, ...params }, query.refresh === 'true'),
   }),
   defineRoute({
     method: 'DELETE',

@@ -40,6 +40,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     frontendUrl: 'http://localhost:5173',
     // Tests name their client with X-Forwarded-For, as if behind one proxy; the default 0 is tested in test/core/trust-proxy.test.ts.
     trustProxyHops: 1,
+    mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 },
     ...overrides,
   };
 }

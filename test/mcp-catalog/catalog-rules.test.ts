@@ -12,7 +12,7 @@ test('an admin creates an entry and gets 201 with the full entry and a UUID v7 i
   const body = entry('Create Me', { variants: [freeVariant(), apiKeyVariant(), oauthVariant()], tags: ['docs', 'search'] });
   const response = await t.context.t.http().post('/api/available-mcps').set('authorization', await admin(t)).send(body).expect(201);
   t.regex(response.body.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-  t.like(response.body, { name: 'Create Me', description: 'Create Me description', logo: 'logos/example.svg', isActive: true });
+  t.like(response.body, { name: 'Create Me', description: 'Create Me description', logo: 'logos/deepwiki.svg', isActive: true });
   t.deepEqual(response.body.tags, ['docs', 'search']);
   t.deepEqual(response.body.variants, body.variants);
   t.is(new Date(response.body.createdAt).toISOString(), response.body.createdAt);
@@ -158,12 +158,18 @@ test('PATCH changes only the given fields and refreshes updatedAt', async (t) =>
   const patched = await http().patch(`/api/available-mcps/${created.body.id}`).set('authorization', auth).send({ tags: ['c'] }).expect(200);
   t.deepEqual(patched.body, { ...created.body, tags: ['c'], updatedAt: patched.body.updatedAt });
   t.true(patched.body.updatedAt >= created.body.updatedAt);
-  const variants = await http().patch(`/api/available-mcps/${created.body.id}`).set('authorization', auth).send({ variants: [oauthVariant()], logo: 'logos/new.svg' }).expect(200);
+  const variants = await http().patch(`/api/available-mcps/${created.body.id}`).set('authorization', auth).send({ variants: [oauthVariant()], logo: 'logos/github.svg' }).expect(200);
   t.deepEqual(variants.body.variants, [oauthVariant()]);
-  t.is(variants.body.logo, 'logos/new.svg');
+  t.is(variants.body.logo, 'logos/github.svg');
   t.deepEqual(variants.body.tags, ['c']);
-  const bad = await http().patch(`/api/available-mcps/${created.body.id}`).set('authorization', auth).send({ logo: 'https://evil.example.com/x.svg' }).expect(400);
-  t.deepEqual(bad.body.errors.map((e: { path: string[] }) => e.path), [['logo']]);
+  const hosted = await http().patch(`/api/available-mcps/${created.body.id}`).set('authorization', auth).send({ logo: 'https://cdn.example.com/x.svg' }).expect(200);
+  t.is(hosted.body.logo, 'https://cdn.example.com/x.svg');
+  for (const logo of ['http://evil.example.com/x.svg', 'logos/not-shipped.svg', '../logos/github.svg', 'javascript:alert(1)', 'https://user:pw@cdn.example.com/x.svg']) {
+    const bad = await http().patch(`/api/available-mcps/${created.body.id}`).set('authorization', auth).send({ logo }).expect(400);
+    t.deepEqual(bad.body.errors.map((e: { path: string[] }) => e.path), [['logo']], logo);
+  }
+  const unchanged = await http().get(`/api/available-mcps?limit=100`).set('authorization', auth).expect(200);
+  t.is(unchanged.body.find((e: { id: string }) => e.id === created.body.id)?.logo, 'https://cdn.example.com/x.svg');
 });
 
 test('PATCH and DELETE of an unknown id are 404, and a non-UUID id is 400', async (t) => {

@@ -29,7 +29,7 @@ export const oauthVariant = (url = 'https://oauth.example.com/mcp') => ({
 export const entry = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
   description: `${name} description`,
-  logo: 'logos/example.svg',
+  logo: 'logos/deepwiki.svg',
   tags: ['docs'],
   variants: [freeVariant()],
   ...extra,

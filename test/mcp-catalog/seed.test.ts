@@ -71,7 +71,7 @@ test.serial('admin edits, renames and soft deletes of seeded entries survive a r
   const list = (await http().get('/api/available-mcps?limit=100').set('authorization', auth).expect(200)).body as { id: string; name: string }[];
   const id = (name: string) => list.find((e) => e.name === name)!.id;
   const variant = { type: 'oauth', url: 'https://mcp.notion.com/mcp', transportType: 'sse', credentialSchema: { type: 'oauth', fields: [] } };
-  await http().patch(`/api/available-mcps/${id('Notion')}`).set('authorization', auth).send({ tags: ['wiki'], logo: 'logos/custom.svg', variants: [variant] }).expect(200);
+  await http().patch(`/api/available-mcps/${id('Notion')}`).set('authorization', auth).send({ tags: ['wiki'], logo: 'logos/linear.svg', variants: [variant] }).expect(200);
   await http().patch(`/api/available-mcps/${id('GitHub')}`).set('authorization', auth).send({ name: 'GitHub (company)' }).expect(200);
   await http().delete(`/api/available-mcps/${id('Semgrep')}`).set('authorization', auth).expect(200);
 
@@ -81,7 +81,7 @@ test.serial('admin edits, renames and soft deletes of seeded entries survive a r
   const stored = await rows(t);
   t.is(stored.length, 23);
   t.is(stored.filter((r) => r.seedKey !== null).length, 23);
-  t.like(stored.find((r) => r.name === 'Notion'), { tags: ['wiki'], logo: 'logos/custom.svg', variants: [variant] });
+  t.like(stored.find((r) => r.name === 'Notion'), { tags: ['wiki'], logo: 'logos/linear.svg', variants: [variant] });
   t.truthy(stored.find((r) => r.name === 'GitHub (company)'));
   t.falsy(stored.find((r) => r.name === 'GitHub'));
   t.like(stored.find((r) => r.name === 'Semgrep'), { isActive: false });

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { sql, type CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
+import { clientMetadataAccepts } from './fake-cimd.ts';
 
 /**
  * A fake MCP protected resource and a fake OAuth authorization server on 127.0.0.1, written
@@ -20,6 +21,12 @@ export type FakeOptions = {
   /** What the authorize redirect carries as `iss`. */
   iss?: 'correct' | 'other' | 'none';
   registration?: boolean;
+  /** Advertise `client_id_metadata_document_supported` and fetch the client_id URL on authorize. */
+  clientIdMetadataDocument?: boolean;
+  /** `expires_in` of issued access tokens, in seconds (default 3600). */
+  expiresIn?: number;
+  /** Issue a new refresh token on every refresh and revoke the old one (default true). */
+  rotateRefreshTokens?: boolean;
   /** Handlers that replace the default for `METHOD /path` on either server. */
   routes?: Record<string, (request: IncomingMessage, response: ServerResponse, fake: FakeOAuth) => void>;
 };
@@ -37,6 +44,14 @@ export type FakeOAuth = {
   /** Challenges (S256) received on authorize, by code. */
   issuedAccessTokens: string[];
   issuedRefreshTokens: string[];
+  /** Access tokens the fake MCP resource accepts (issued and not yet replaced by a refresh). */
+  validAccessTokens: Set<string>;
+  /** Client ID Metadata Documents fetched on authorize. */
+  clientMetadataDocuments: Record<string, unknown>[];
+  /** Milliseconds the token endpoint waits before answering; `Infinity`: it never answers. */
+  tokenDelayMs: number;
+  /** Revokes every refresh token issued so far (the user revoked the grant). */
+  revokeRefreshTokens(): void;
   hits: string[];
   /** Plays the browser: GETs the authorization URL and answers the query of the redirect. */
   authorize(authorizationUrl: string): Promise<URLSearchParams>;
@@ -62,6 +77,7 @@ async function listen(server: Server): Promise<string> {
 export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAuth> {
   const codes = new Map<string, { challenge: string; method: string; redirectUri: string; clientId: string; resource: string }>();
   const clients = new Map<string, string>();
+  const refreshTokens = new Map<string, { clientId: string; revoked: boolean }>();
   const resourceServer = createServer();
   const asServer = createServer();
   const resourceOrigin = await listen(resourceServer);
@@ -78,6 +94,12 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
     tokenRequests: [],
     issuedAccessTokens: [],
     issuedRefreshTokens: [],
+    validAccessTokens: new Set(),
+    clientMetadataDocuments: [],
+    tokenDelayMs: 0,
+    revokeRefreshTokens() {
+      for (const grant of refreshTokens.values()) grant.revoked = true;
+    },
     hits: [],
     async authorize(authorizationUrl) {
       const response = await fetch(authorizationUrl, { redirect: 'manual' });
@@ -138,6 +160,7 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
       const methods = 'codeChallengeMethods' in options ? options.codeChallengeMethods : ['S256'];
       if (methods !== undefined) metadata.code_challenge_methods_supported = methods;
       if (options.registration !== false) metadata.registration_endpoint = `${issuer}/register`;
+      if (options.clientIdMetadataDocument) metadata.client_id_metadata_document_supported = true;
       json(response, 200, metadata);
       return;
     }
@@ -153,6 +176,10 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
     if (route === `GET ${issuerPath}/authorize`) {
       const q = url.searchParams;
       fake.authorizeRequests.push(q);
+      if (options.clientIdMetadataDocument && !(await clientMetadataAccepts(q, fake))) {
+        json(response, 400, { error: 'invalid_client' });
+        return;
+      }
       const code = `code-${fake.authorizeRequests.length}-${Math.random().toString(36).slice(2)}`;
       codes.set(code, {
         challenge: q.get('code_challenge') ?? '',
@@ -174,12 +201,27 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
       const form = new URLSearchParams(await readBody(request));
       const authorization = request.headers.authorization;
       fake.tokenRequests.push({ form, authorization });
-      const issued = codes.get(form.get('code') ?? '');
-      codes.delete(form.get('code') ?? '');
+      if (fake.tokenDelayMs === Infinity) return; // hangs: never answers
+      if (fake.tokenDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.tokenDelayMs));
       const [basicId, basicSecret] = Buffer.from((authorization ?? '').replace(/^Basic /, ''), 'base64')
         .toString('utf8')
         .split(':')
         .map(decodeURIComponent);
+      // client_secret_basic for registered clients; public clients (CIMD, configured) send client_id.
+      const clientId = authorization ? basicId : (form.get('client_id') ?? undefined);
+      const clientOk = authorization ? clients.get(basicId ?? '') === basicSecret : clientId !== undefined && !clients.has(clientId);
+      if (form.get('grant_type') === 'refresh_token') {
+        const grant = refreshTokens.get(form.get('refresh_token') ?? '');
+        if (!clientOk || !grant || grant.revoked || grant.clientId !== clientId) {
+          json(response, 400, { error: 'invalid_grant' });
+          return;
+        }
+        if (options.rotateRefreshTokens !== false) grant.revoked = true;
+        json(response, 200, issue(clientId!, options.rotateRefreshTokens !== false));
+        return;
+      }
+      const issued = codes.get(form.get('code') ?? '');
+      codes.delete(form.get('code') ?? '');
       const verifier = form.get('code_verifier') ?? '';
       const challenge = createHash('sha256').update(verifier).digest('base64url');
       if (
@@ -187,21 +229,30 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
         issued.method !== 'S256' ||
         issued.challenge !== challenge ||
         issued.redirectUri !== form.get('redirect_uri') ||
-        issued.clientId !== basicId ||
-        clients.get(basicId ?? '') !== basicSecret
+        issued.clientId !== clientId ||
+        !clientOk
       ) {
         json(response, 400, { error: 'invalid_grant' });
         return;
       }
-      const accessToken = `at-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-      const refreshToken = `rt-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-      fake.issuedAccessTokens.push(accessToken);
-      fake.issuedRefreshTokens.push(refreshToken);
-      json(response, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: 3600, refresh_token: refreshToken, scope: 'mcp:read' });
+      json(response, 200, issue(clientId!, true));
       return;
     }
     json(response, 404, { error: 'not_found' });
   });
+  function issue(clientId: string, withRefreshToken: boolean) {
+    const accessToken = `at-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+    fake.issuedAccessTokens.push(accessToken);
+    fake.validAccessTokens.add(accessToken);
+    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: options.expiresIn ?? 3600, scope: 'mcp:read' };
+    if (withRefreshToken) {
+      const refreshToken = `rt-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
+      fake.issuedRefreshTokens.push(refreshToken);
+      refreshTokens.set(refreshToken, { clientId, revoked: false });
+      body.refresh_token = refreshToken;
+    }
+    return body;
+  }
   return fake;
 }
 

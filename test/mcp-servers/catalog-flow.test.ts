@@ -61,7 +61,9 @@ test('a free variant is added with auth type none and the variant URL and transp
     .set('authorization', auth)
     .send({ name: 'Docs', availableMcpId: entryId, variantType: 'free' })
     .expect(201);
-  t.deepEqual(Object.keys(response.body).sort(), ['agentId', 'authType', 'availableMcpId', 'createdAt', 'hasCredentials', 'id', 'name', 'transportType', 'url', 'variantType']);
+  t.deepEqual(Object.keys(response.body).sort(), [
+    'agentId', 'authType', 'availableMcpId', 'createdAt', 'hasCredentials', 'id', 'lastCheckedAt', 'name', 'status', 'transportType', 'url', 'variantType',
+  ]);
   t.like(response.body, { agentId: support, name: 'Docs', url: 'https://1.1.1.1/free', transportType: 'http', authType: 'none', availableMcpId: entryId, variantType: 'free', hasCredentials: false });
   const list = await t.context.t.http().get(`/api/ai/agents/${support}/mcp-servers`).set('authorization', auth).expect(200);
   t.deepEqual(list.body.filter((s: { id: string }) => s.id === response.body.id), [response.body]);

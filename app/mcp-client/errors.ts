@@ -1,0 +1,62 @@
+import { CodedError } from '../core/errors.ts';
+
+/**
+ * The coded errors of talking MCP to an agent's server (docs/mcp.md, "Tools of a server").
+ * `metadata` never carries a credential or token.
+ */
+
+export const serverUnreachable = (detail: string) =>
+  new CodedError(
+    502,
+    'MCP.SERVER_UNREACHABLE',
+    { en: 'The MCP server could not be reached', es: 'No se pudo contactar con el servidor MCP' },
+    { detail },
+  );
+
+export const serverTimeout = (timeoutMs: number) =>
+  new CodedError(
+    504,
+    'MCP.SERVER_TIMEOUT',
+    { en: 'The MCP server did not answer in time', es: 'El servidor MCP no respondió a tiempo' },
+    { timeoutMs },
+  );
+
+/** The server refused the stored auth; `status` says what the user has to do. */
+export const serverUnauthorized = (status: 'needs_authorization' | 'reauthorization_required', detail: string) =>
+  new CodedError(
+    502,
+    'MCP.SERVER_UNAUTHORIZED',
+    {
+      en: 'The MCP server refused the stored credentials; update them or authorize again',
+      es: 'El servidor MCP rechazó las credenciales guardadas; actualízalas o vuelve a autorizar',
+    },
+    { status, detail },
+  );
+
+export const serverProtocolError = (detail: string) =>
+  new CodedError(
+    502,
+    'MCP.SERVER_PROTOCOL_ERROR',
+    { en: 'The MCP server answered something that is not valid MCP', es: 'El servidor MCP respondió algo que no es MCP válido' },
+    { detail },
+  );
+
+export const serverResponseTooLarge = (maxBytes: number) =>
+  new CodedError(
+    502,
+    'MCP.SERVER_RESPONSE_TOO_LARGE',
+    { en: 'The MCP server answered more data than allowed', es: 'El servidor MCP respondió más datos de los permitidos' },
+    { maxBytes },
+  );
+
+/** An OAuth server that was never authorized (or whose URL changed): start the OAuth flow. */
+export const authorizationRequired = () =>
+  new CodedError(
+    409,
+    'MCP.AUTHORIZATION_REQUIRED',
+    {
+      en: 'This MCP server is not authorized yet; start its OAuth authorization',
+      es: 'Este servidor MCP aún no está autorizado; inicia su autorización OAuth',
+    },
+    { status: 'needs_authorization' },
+  );

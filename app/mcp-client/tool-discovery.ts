@@ -1,0 +1,86 @@
+import { findServerConnection, type ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
+import { listPermissionsOfServerTools } from '../../sql/agent-mcp-server-tools.ts';
+import { setAgentMcpServerStatus, type ServerStatus } from '../../sql/agent-mcp-servers.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { notFound, type CodedError } from '../core/errors.ts';
+import { requireAgent } from '../mcp-servers/provision.ts';
+import { urlPolicyFor } from '../net/url-policy.ts';
+import { serverProtocolError, serverResponseTooLarge, serverTimeout, serverUnauthorized, serverUnreachable } from './errors.ts';
+import { listServerTools, ListToolsFailure, type DiscoveredTool } from './list-tools.ts';
+import { authForServer } from './server-auth.ts';
+import { cachedTools, cacheTools } from './tools-cache.ts';
+
+export type ServerTools = {
+  serverId: string;
+  tools: (DiscoveredTool & { permissionStatus: 'always_allow' | 'needs_approval' | 'blocked' | null })[];
+};
+
+/**
+ * GET /ai/agents/:agentId/mcp-servers/:serverId/tools: the server's tools (cached briefly unless
+ * `refresh`), each with the agent's permission for it under `mcp:<serverId>` (null when none).
+ */
+export async function toolsOfServer(
+  deps: AppDeps,
+  ids: { agencyId: string; agentId: string; serverId: string },
+  refresh: boolean,
+): Promise<ServerTools> {
+  await requireAgent(deps, ids.agencyId, ids.agentId);
+  const server = await findServerConnection(deps.db, ids);
+  if (!server) throw notFound('MCP server');
+  let tools = refresh ? undefined : cachedTools(deps, server);
+  if (!tools) {
+    tools = await discover(deps, server);
+    cacheTools(deps, server, tools);
+  }
+  const permissions = new Map(
+    (await listPermissionsOfServerTools(deps.db, ids.agentId, ids.serverId)).map((p) => [p.toolName, p.permissionStatus]),
+  );
+  return { serverId: server.id, tools: tools.map((tool) => ({ ...tool, permissionStatus: permissions.get(tool.name) ?? null })) };
+}
+
+/**
+ * Lists the tools with the server's auth. A 401/403 to an OAuth access token refreshes it once
+ * and tries again. What happened is recorded as the server's status.
+ */
+async function discover(deps: AppDeps, server: ServerConnectionRow): Promise<DiscoveredTool[]> {
+  const limits = { policy: urlPolicyFor(deps.config), ...deps.config.mcpClient };
+  const auth = await authForServer(deps, server);
+  let outcome = await attempt(server, auth.headers, limits);
+  if (outcome instanceof ListToolsFailure && outcome.kind === 'unauthorized' && auth.accessToken !== undefined) {
+    const renewed = await authForServer(deps, server, auth.accessToken);
+    outcome = await attempt(server, renewed.headers, limits);
+  }
+  const status: ServerStatus = !(outcome instanceof ListToolsFailure)
+    ? 'connected'
+    : outcome.kind !== 'unauthorized'
+      ? 'unreachable'
+      : server.authType === 'oauth'
+        ? 'reauthorization_required'
+        : 'needs_authorization';
+  await setAgentMcpServerStatus(deps.db, { agencyId: server.agencyId, serverId: server.id, status, checkedAt: deps.clock() });
+  if (!(outcome instanceof ListToolsFailure)) return outcome;
+  deps.logger.info({ serverId: server.id, failure: outcome.kind, detail: outcome.message }, 'mcp tool discovery failed');
+  throw codedFailure(outcome, status, deps);
+}
+
+function attempt(server: ServerConnectionRow, headers: Record<string, string>, limits: Parameters<typeof listServerTools>[2]) {
+  return listServerTools(server, headers, limits).catch((error: unknown) => {
+    if (error instanceof ListToolsFailure) return error;
+    throw error;
+  });
+}
+
+function codedFailure(failure: ListToolsFailure, status: ServerStatus, deps: AppDeps): CodedError {
+  switch (failure.kind) {
+    case 'timeout':
+      return serverTimeout(deps.config.mcpClient.timeoutMs);
+    case 'too_large':
+      return serverResponseTooLarge(deps.config.mcpClient.maxResponseBytes);
+    case 'unauthorized':
+      return serverUnauthorized(status === 'reauthorization_required' ? status : 'needs_authorization', failure.message);
+    case 'protocol':
+      return serverProtocolError(failure.message);
+    default:
+      return serverUnreachable(failure.message);
+  }
+}

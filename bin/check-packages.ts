@@ -1,7 +1,9 @@
 /**
  * `npm run check:packages`: the two libraries as another service gets them (ADR 0098).
  *
- * 1. `npm pack` each library (its `prepack` builds `dist/` with the library's own tsconfig);
+ * 1. copy each library's folder (without `node_modules/`, `dist/`) to a temporary directory outside the
+ *    repository, `npm install` its own devDependencies there, `npm run typecheck`, then `npm pack`
+ *    (its `prepack` builds `dist/` with the library's own tsconfig): nothing hoisted from the root helps;
  * 2. `attw` (Are the Types Wrong?) on each tarball, ESM-only profile: every entry point resolves
  *    to JavaScript and declarations under Node's ESM resolution;
  * 3. a "core" project in a fresh temporary directory, outside the repository, installs the two
@@ -16,10 +18,10 @@
  * temporary directory for inspection. Exit code 1 on the first failure.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { writeReadmeExamples } from './packages/readme-examples.ts';
@@ -132,7 +134,11 @@ const work = mkdtempSync(join(tmpdir(), 'agents-packages-'));
 try {
   const tarballs: string[] = [];
   for (const library of LIBRARIES) {
-    const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], join(ROOT, library)).replace(/^[^[]*/s, '')) as { filename: string }[];
+    const alone = join(work, `${basename(library)}-alone`);
+    cpSync(join(ROOT, library), alone, { recursive: true, filter: (source) => !/[/\\](node_modules|dist)$/.test(source) });
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], alone);
+    run('npm', ['run', 'typecheck'], alone);
+    const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], alone).replace(/^[^[]*/s, '')) as { filename: string }[];
     const tarball = join(work, packed[0]!.filename);
     tarballs.push(tarball);
     console.log(run(process.execPath, [ATTW, tarball, '--profile', 'esm-only', '--format', 'table-flipped', '--no-color'], work));

@@ -1,14 +1,16 @@
-import { MemoryStore, RedisStore, ResilientStore, rateLimit, type Store } from '@agents/rate-limit';
-import type { IdentifierType } from '@agents/rate-limit';
+import { MemoryStore, ResilientStore, type Duration, type Store } from '@agents/rate-limit';
+import { rateLimit, type IdentifierType } from '@agents/rate-limit/koa';
+import { RedisStore } from '@agents/rate-limit/redis';
 import type { Middleware } from 'koa';
 import { verifyAccessToken } from './core/auth.ts';
 import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
+import { rateLimitExceededBody } from './core/rate-limit-body.ts';
 
 export type RateLimitDeclaration = {
   endpoint: `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/${string}`;
   limit: number;
-  windowMs: string;
+  windowMs: Duration;
   identifierType: IdentifierType;
   /** Token in the RateLimit headers; default derived from the path (see `policyNameOf`). */
   policyName?: string;
@@ -107,6 +109,7 @@ export function rateLimitLookup(deps: AppDeps, store: Store = createRateLimitSto
         endpoint: declaration.endpoint,
         keyPrefix: 'rl',
         policyName: policyNameOf(declaration),
+        errorBody: rateLimitExceededBody,
         store,
         now: () => deps.clock().getTime(),
         // The limiter runs before authentication: it verifies the bearer token itself and

@@ -1,4 +1,4 @@
-import { rateLimit } from '@agents/rate-limit';
+import { rateLimit } from '@agents/rate-limit/koa';
 import { TZDate } from '@date-fns/tz';
 import anyTest from 'ava';
 import { addDays, format, startOfDay, subDays } from 'date-fns';

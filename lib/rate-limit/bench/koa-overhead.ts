@@ -1,5 +1,5 @@
 // Requests/s of Koa apps with and without the limiter, over loopback with autocannon.
-// Design (each point measured on a 2-vCPU VM, see the README's benchmark section):
+// Design (each point measured on a 2-vCPU VM, see BENCHMARKS.md):
 // - one server process serves every variant (the route variants are routes of one app), so they share heap,
 //   JIT state and core;
 // - the server runs on one CPU and this process (autocannon) on another when taskset exists, so the

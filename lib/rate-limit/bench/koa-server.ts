@@ -4,7 +4,7 @@
 // with this process's CPU time in microseconds; exits when stdin closes.
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
-import { rateLimit } from '../src/index.ts';
+import { rateLimit } from '../src/koa/index.ts';
 
 // A limit the load never reaches, so every request takes the allowed path (counted, headers set, next()).
 const declaration = { windowMs: '1s', limit: 1_000_000_000, identifierType: 'ip' } as const;

@@ -2,7 +2,8 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { createSlidingWindowLimiter, MemoryStore, RedisStore } from '../src/index.ts';
+import { createSlidingWindowLimiter, MemoryStore } from '../src/index.ts';
+import { RedisStore } from '../src/redis/index.ts';
 
 export interface Verdict {
   readonly allowed: boolean;
@@ -24,12 +25,12 @@ export interface PeerConfig {
 }
 
 export function ourRedis(redis: Redis, { limit, windowMs, prefix }: PeerConfig): Peer {
-  const limiter = createSlidingWindowLimiter({ store: new RedisStore(redis, { prefix }), limit, window: windowMs });
+  const limiter = createSlidingWindowLimiter({ store: new RedisStore(redis, { prefix }), limit, windowMs });
   return { name: 'RedisStore (ours)', algorithm: 'sliding log, Lua, server clock', check: (key) => limiter.check(key) };
 }
 
 export function ourMemory({ limit, windowMs }: PeerConfig): Peer {
-  const limiter = createSlidingWindowLimiter({ store: new MemoryStore(), limit, window: windowMs });
+  const limiter = createSlidingWindowLimiter({ store: new MemoryStore(), limit, windowMs });
   return { name: 'MemoryStore (ours)', algorithm: 'sliding log', check: (key) => limiter.check(key) };
 }
 

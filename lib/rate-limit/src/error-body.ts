@@ -10,18 +10,12 @@ export interface DenialInfo {
   readonly windowMs: number;
 }
 
-/** Body of a 429: `{ statusCode, errorCode: 'CORE.RATE_LIMIT_EXCEEDED', message: { en, es }, metadata }`. */
-export function defaultErrorBody({ retryAfterSeconds }: DenialInfo) {
-  const one = retryAfterSeconds === 1;
-  return {
-    statusCode: 429,
-    errorCode: 'CORE.RATE_LIMIT_EXCEEDED',
-    message: {
-      en: `Too many requests. Try again in ${retryAfterSeconds} ${one ? 'second' : 'seconds'}.`,
-      es: `Demasiadas solicitudes. Inténtalo de nuevo en ${retryAfterSeconds} ${one ? 'segundo' : 'segundos'}.`,
-    },
-    metadata: { retryAfterSeconds },
-  };
+/**
+ * Body of a 429 when the declaration passes no `errorBody`: `{ statusCode: 429, message: 'Too Many Requests' }`.
+ * Neutral on purpose: a service passes its own error envelope (codes, languages) as `errorBody`.
+ */
+export function defaultErrorBody(_denial: DenialInfo) {
+  return { statusCode: 429, message: 'Too Many Requests' };
 }
 
 /** Body of the 503 sent under the `fail-closed` policy when the store is unavailable. */

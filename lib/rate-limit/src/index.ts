@@ -1,9 +1,9 @@
-// Public API of @agents/rate-limit: named re-exports only.
+// Public API of @agents/rate-limit: named re-exports only. Nothing here loads or names ioredis or koa:
+// the Koa middleware is `@agents/rate-limit/koa`, the Redis store `@agents/rate-limit/redis` (ADR 0098).
 export type { CheckResult, Clock, HitResult, Logger, StoreErrorPolicy } from './types.ts';
+export type { Duration } from './duration.ts';
 export type { Store } from './store.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
-export { RedisStore, type RedisScriptClient, type RedisStoreOptions } from './redis-store.ts';
-export { SLIDING_LOG_SCRIPT } from './lua.ts';
 export { ResilientStore, type ResilientStoreOptions } from './resilient-store.ts';
 export {
   createSlidingWindowLimiter,
@@ -12,6 +12,3 @@ export {
 } from './limiter.ts';
 export { parseWindow } from './parse-window.ts';
 export { RateLimiterUnavailableError, StoreTimeoutError } from './errors.ts';
-export { rateLimit, type RateLimitOptions } from './koa.ts';
-export { defaultErrorBody, type DenialInfo } from './error-body.ts';
-export type { IdentifierType, RateLimitUser, ResolveIdentifier, ResolveUser } from './identifier.ts';

@@ -1,5 +1,6 @@
+import type { Duration } from './duration.ts';
 import { MemoryStore } from './memory-store.ts';
-import { assertLimit, assertWindowMs, parseWindow } from './parse-window.ts';
+import { assertLimit, windowToMs } from './parse-window.ts';
 import type { Store } from './store.ts';
 import type { CheckResult, Clock, HitResult } from './types.ts';
 
@@ -10,7 +11,7 @@ export interface SlidingWindowLimiterOptions {
   /** Maximum requests per window: a positive integer. */
   limit: number;
   /** Window length: milliseconds as a positive integer, or a declaration such as `"500ms"`, `"30s"`, `"5m"`. */
-  window: number | string;
+  windowMs: number | Duration;
   /** Caller clock in epoch ms, passed to the store and used for `resetAt`. Default: `Date.now`. */
   now?: Clock;
 }
@@ -37,7 +38,7 @@ export interface SlidingWindowLimiter {
 export function createSlidingWindowLimiter(options: SlidingWindowLimiterOptions): SlidingWindowLimiter {
   const { store } = options;
   const limit = assertLimit(options.limit);
-  const windowMs = typeof options.window === 'string' ? parseWindow(options.window) : assertWindowMs(options.window);
+  const windowMs = windowToMs(options.windowMs);
   const now = options.now ?? Date.now;
   if (store instanceof MemoryStore) {
     const checkSync = (key: string, scope?: string): CheckResult => {

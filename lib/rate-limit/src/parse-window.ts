@@ -24,6 +24,11 @@ export function parseWindow(value: unknown): number {
   return ms;
 }
 
+/** Converts a `windowMs` option (milliseconds or a `Duration` string) to milliseconds; throws a `TypeError` naming a bad value. */
+export function windowToMs(value: unknown): number {
+  return typeof value === 'string' ? parseWindow(value) : assertWindowMs(value);
+}
+
 /** Validates a limit: a positive safe integer. */
 export function assertLimit(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {

@@ -4,7 +4,7 @@ import test from 'ava';
 import type { Redis } from 'ioredis';
 import Koa from 'koa';
 import request from 'supertest';
-import { rateLimit } from '../src/koa.ts';
+import { rateLimit } from '../src/koa/index.ts';
 import { RedisStore } from '../src/redis-store.ts';
 import { ResilientStore } from '../src/resilient-store.ts';
 import type { StoreErrorPolicy } from '../src/types.ts';

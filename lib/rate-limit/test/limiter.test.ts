@@ -1,13 +1,14 @@
 import test from 'ava';
+import type { Duration } from '../src/duration.ts';
 import { createSlidingWindowLimiter } from '../src/limiter.ts';
 import { MemoryStore } from '../src/memory-store.ts';
 import type { Store } from '../src/store.ts';
 import { FakeClock } from './helpers/fake-clock.ts';
 
-function setup(limit: number, window: number | string) {
+function setup(limit: number, windowMs: number | Duration) {
   const clock = new FakeClock(0);
   const store = new MemoryStore({ sweepIntervalMs: 0 });
-  return { clock, limiter: createSlidingWindowLimiter({ store, limit, window, now: clock.now }) };
+  return { clock, limiter: createSlidingWindowLimiter({ store, limit, windowMs, now: clock.now }) };
 }
 
 test('check reports remaining capacity and when the oldest entry frees it', async (t) => {
@@ -54,16 +55,16 @@ test('a window given in milliseconds and as a declaration string mean the same',
 test('invalid limits and windows throw at creation, naming the value', (t) => {
   const store = new MemoryStore({ sweepIntervalMs: 0 });
   for (const limit of [0, -1, 1.5, Number.NaN, '5' as unknown as number]) {
-    t.throws(() => createSlidingWindowLimiter({ store, limit, window: 1_000 }), { message: (m) => m.includes('limit') && m.includes(String(limit)) });
+    t.throws(() => createSlidingWindowLimiter({ store, limit, windowMs: 1_000 }), { message: (m) => m.includes('limit') && m.includes(String(limit)) });
   }
-  for (const window of [0, -1, 2.5, '1h']) {
-    t.throws(() => createSlidingWindowLimiter({ store, limit: 1, window }), { message: (m) => m.includes(String(window)) });
+  for (const windowMs of [0, -1, 2.5, '1h' as Duration]) {
+    t.throws(() => createSlidingWindowLimiter({ store, limit: 1, windowMs }), { message: (m) => m.includes(String(windowMs)) });
   }
 });
 
 test('retry-after rounds a fractional store clock up to whole milliseconds', async (t) => {
   const store: Store = { hit: async () => ({ allowed: false, count: 1, oldestMs: 1_000.0004, nowMs: 1_500.9 }) };
-  const limiter = createSlidingWindowLimiter({ store, limit: 1, window: 1_000, now: () => 0 });
+  const limiter = createSlidingWindowLimiter({ store, limit: 1, windowMs: 1_000, now: () => 0 });
   t.is((await limiter.check('k')).retryAfterMs, 500);
 });
 
@@ -75,7 +76,7 @@ test('the caller clock is passed to the store', async (t) => {
       return { allowed: true, count: 1, oldestMs: nowMs, nowMs };
     },
   };
-  await createSlidingWindowLimiter({ store, limit: 1, window: 1_000, now: () => 42 }).check('k');
+  await createSlidingWindowLimiter({ store, limit: 1, windowMs: 1_000, now: () => 42 }).check('k');
   t.deepEqual(seen, [42]);
 });
 
@@ -98,12 +99,12 @@ test('checkSync with a scope keeps one log per scope and key', (t) => {
 test('resetAfterMs runs on the store clock while resetAt is re-based on the caller clock', async (t) => {
   // The store's clock is 1 500 and its oldest entry 1 000: 500 ms remain, whatever the caller's clock says.
   const store: Store = { hit: async () => ({ allowed: true, count: 1, oldestMs: 1_000, nowMs: 1_500 }) };
-  const result = await createSlidingWindowLimiter({ store, limit: 2, window: 1_000, now: () => 90_000 }).check('k');
+  const result = await createSlidingWindowLimiter({ store, limit: 2, windowMs: 1_000, now: () => 90_000 }).check('k');
   t.is(result.resetAfterMs, 500);
   t.is(result.resetAt, 90_500);
 });
 
 test('a limiter over a remote store offers no checkSync', (t) => {
   const remote: Store = { hit: (_key, _windowMs, _limit, nowMs) => Promise.resolve({ allowed: true, count: 1, oldestMs: nowMs, nowMs }) };
-  t.is(createSlidingWindowLimiter({ store: remote, limit: 1, window: 1_000 }).checkSync, undefined);
+  t.is(createSlidingWindowLimiter({ store: remote, limit: 1, windowMs: 1_000 }).checkSync, undefined);
 });

@@ -32,8 +32,8 @@ runStoreContract('RedisStore', async () => ({
 }));
 
 test('RedisStore allows exactly 10 of 200 concurrent checks split over two connections and two limiters', async (t) => {
-  const a = createSlidingWindowLimiter({ store: new RedisStore(redis, opts), limit: 10, window: '5s' });
-  const b = createSlidingWindowLimiter({ store: new RedisStore(second, opts), limit: 10, window: '5s' });
+  const a = createSlidingWindowLimiter({ store: new RedisStore(redis, opts), limit: 10, windowMs: '5s' });
+  const b = createSlidingWindowLimiter({ store: new RedisStore(second, opts), limit: 10, windowMs: '5s' });
   const key = randomUUID();
   const results = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).check(key)));
   t.is(results.filter((r) => r.allowed).length, 10);
@@ -42,8 +42,8 @@ test('RedisStore allows exactly 10 of 200 concurrent checks split over two conne
 test('RedisStore counts on the Redis clock, so an instance with a skewed clock sees the same log', async (t) => {
   const store = new RedisStore(redis, opts);
   const skewMs = 3_600_000;
-  const honest = createSlidingWindowLimiter({ store, limit: 2, window: '2s' });
-  const ahead = createSlidingWindowLimiter({ store, limit: 2, window: '2s', now: () => Date.now() + skewMs });
+  const honest = createSlidingWindowLimiter({ store, limit: 2, windowMs: '2s' });
+  const ahead = createSlidingWindowLimiter({ store, limit: 2, windowMs: '2s', now: () => Date.now() + skewMs });
   const key = randomUUID();
   t.true((await honest.check(key)).allowed);
   const second = await ahead.check(key);

@@ -82,7 +82,7 @@ export function runStoreContract(name: string, makeHarness: () => Promise<StoreH
   });
 
   withHarness('computes retry-after as oldest + window - now', async ({ store, now, advance, toleranceMs }, t) => {
-    const limiter = createSlidingWindowLimiter({ store, limit: 1, window: 500, now });
+    const limiter = createSlidingWindowLimiter({ store, limit: 1, windowMs: 500, now });
     const k = key();
     const before = now();
     t.is((await limiter.check(k)).retryAfterMs, 0);

@@ -1,25 +1,29 @@
 import type { Context, Middleware, Next } from 'koa';
-import { defaultErrorBody, UNAVAILABLE_BODY, type DenialInfo } from './error-body.ts';
-import { RateLimiterUnavailableError } from './errors.ts';
-import { ceilSeconds, formatPolicy, formatRateLimit, quotePolicyName } from './headers.ts';
+import type { Duration } from '../duration.ts';
+import { defaultErrorBody, UNAVAILABLE_BODY, type DenialInfo } from '../error-body.ts';
+import { RateLimiterUnavailableError } from '../errors.ts';
+import { ceilSeconds, formatPolicy, formatRateLimit, quotePolicyName } from '../headers.ts';
 import {
   assertIdentifierType,
   defaultIdentifier,
   type IdentifierType,
   type ResolveIdentifier,
   type ResolveUser,
-} from './identifier.ts';
-import { createSlidingWindowLimiter } from './limiter.ts';
-import { MemoryStore } from './memory-store.ts';
-import { parseWindow } from './parse-window.ts';
-import { ResilientStore } from './resilient-store.ts';
-import type { Store } from './store.ts';
-import type { CheckResult, Clock, Logger, StoreErrorPolicy } from './types.ts';
+} from '../identifier.ts';
+import { createSlidingWindowLimiter } from '../limiter.ts';
+import { MemoryStore } from '../memory-store.ts';
+import { windowToMs } from '../parse-window.ts';
+import { ResilientStore } from '../resilient-store.ts';
+import type { Store } from '../store.ts';
+import type { CheckResult, Clock, Logger, StoreErrorPolicy } from '../types.ts';
 
 /** Declaration of a rate limit on a Koa route. */
 export interface RateLimitOptions {
-  /** Window length: digits followed by `ms`, `s` or `m` (`"500ms"`, `"30s"`, `"5m"`). Anything else throws here. */
-  windowMs: string;
+  /**
+   * Window length: a positive integer of milliseconds, or digits followed by `ms`, `s` or `m`
+   * (`"500ms"`, `"30s"`, `"5m"`). Anything else throws here.
+   */
+  windowMs: number | Duration;
   /** Maximum requests per window: a positive integer. Anything else throws here. */
   limit: number;
   /** `"ip"`: the request IP. `"userId"`: the verified user's `sub` or `id`, else the request IP. */
@@ -38,7 +42,7 @@ export interface RateLimitOptions {
   identifier?: ResolveIdentifier;
   /** For `userId`: returns the verified user (the limiter runs before authentication). Default: `ctx.state.user`. */
   resolveUser?: ResolveUser;
-  /** Builds the 429 body. Default: `{ statusCode: 429, errorCode: 'CORE.RATE_LIMIT_EXCEEDED', message: { en, es }, metadata: { retryAfterSeconds } }`. */
+  /** Builds the 429 body (a service passes its own error envelope here). Default: `{ statusCode: 429, message: 'Too Many Requests' }`. */
   errorBody?: (denial: DenialInfo) => unknown;
   /** Policy name in the `RateLimit-Policy` and `RateLimit` headers (printable ASCII). Default: `"default"`. */
   policyName?: string;
@@ -59,10 +63,10 @@ export interface RateLimitOptions {
  * Declaration errors (window, limit, identifier type, policy name) throw immediately.
  */
 export function rateLimit(options: RateLimitOptions): Middleware {
-  const windowMs = parseWindow(options.windowMs);
+  const windowMs = windowToMs(options.windowMs);
   const identifierType = assertIdentifierType(options.identifierType);
   const now = options.now ?? Date.now;
-  const limiter = createSlidingWindowLimiter({ store: resolveStore(options, now), limit: options.limit, window: windowMs, now });
+  const limiter = createSlidingWindowLimiter({ store: resolveStore(options, now), limit: options.limit, windowMs, now });
   const { limit } = limiter;
   const keyPrefix = options.keyPrefix ?? 'rl';
   const policyName = quotePolicyName(options.policyName ?? 'default');

@@ -1,8 +1,8 @@
 // Public API of @agents/rate-limit: named re-exports only.
-export type { CheckResult, Clock, HitResult, Logger, StoreErrorPolicy } from './types.ts';
+export type { CheckOptions, CheckResult, Clock, HitResult, Logger, StoreErrorPolicy } from './types.ts';
 export type { Store } from './store.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
-export { RedisStore, type RedisScriptClient, type RedisStoreOptions } from './redis-store.ts';
+export { RedisStore, type DenyCacheOptions, type RedisScriptClient, type RedisStoreOptions } from './redis-store.ts';
 export { SLIDING_LOG_SCRIPT } from './lua.ts';
 export { ResilientStore, type ResilientStoreOptions } from './resilient-store.ts';
 export {

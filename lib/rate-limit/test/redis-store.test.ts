@@ -54,7 +54,7 @@ test('RedisStore counts on the Redis clock, so an instance with a skewed clock s
   t.true(denied.retryAfterMs > 1_500 && denied.retryAfterMs <= 2_000, `retry after ${denied.retryAfterMs} ms`);
   const resetIn = denied.resetAt - (Date.now() + skewMs);
   t.true(resetIn > 1_000 && resetIn <= 2_000, 'resetAt is expressed in the caller clock');
-  t.is(await redis.zcard(store.redisKey(key)), 2);
+  t.is(await redis.llen(store.redisKey(key)), 2);
 });
 
 test('RedisStore keys carry a {hash tag} and a TTL of at most the window', async (t) => {
@@ -62,7 +62,7 @@ test('RedisStore keys carry a {hash tag} and a TTL of at most the window', async
   const key = `POST /login:ip:${randomUUID()}`;
   await store.hit(key, 500, 3);
   const redisKey = store.redisKey(key);
-  t.is(redisKey, `${prefix}{${key}}`);
+  t.is(redisKey, `${prefix}{${key}}:log`);
   t.is(await redis.exists(redisKey), 1);
   const pttl = await redis.pttl(redisKey);
   t.true(pttl > 0 && pttl <= 500, `PTTL ${pttl}`);
@@ -78,11 +78,11 @@ test('RedisStore does not re-arm the TTL on a denied check', async (t) => {
   t.true(pttl > 0 && pttl <= 700, `PTTL ${pttl} should be what was left, not a fresh window`);
 });
 
-test('RedisStore gives every recorded hit its own member, even for concurrent hits', async (t) => {
+test('RedisStore records every allowed hit as its own entry, even for concurrent hits', async (t) => {
   const store = new RedisStore(redis, opts);
   const key = randomUUID();
   await Promise.all(Array.from({ length: 200 }, () => store.hit(key, 5_000, 1_000)));
-  t.is(await redis.zcard(store.redisKey(key)), 200);
+  t.is(await redis.llen(store.redisKey(key)), 200);
 });
 
 test('RedisStore falls back to EVAL when the server answers NOSCRIPT', async (t) => {
@@ -105,7 +105,7 @@ test('RedisStore falls back to EVAL when the server answers NOSCRIPT', async (t)
 test('RedisStore surfaces script errors other than NOSCRIPT', async (t) => {
   const store = new RedisStore(redis, opts);
   const key = randomUUID();
-  await redis.set(store.redisKey(key), 'not a zset', 'PX', 5_000);
+  await redis.set(store.redisKey(key), 'not a list', 'PX', 5_000);
   await t.throwsAsync(store.hit(key, 1_000, 1), { message: /WRONGTYPE/ });
 });
 

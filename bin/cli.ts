@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../app/config.ts';
 import { CliError } from './cli-context.ts';
 import { registerMigrate } from './commands/migrate.ts';
+import { registerRateLimit } from './commands/rate-limit.ts';
 import { registerSeed } from './commands/seed.ts';
 import { registerUsage } from './commands/usage.ts';
 
@@ -12,6 +13,7 @@ const program = new Command()
   .showHelpAfterError();
 
 registerMigrate(program);
+registerRateLimit(program);
 registerSeed(program);
 registerUsage(program);
 

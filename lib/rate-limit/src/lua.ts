@@ -14,6 +14,9 @@
  * Returns { allowed (1|0), live entries after the call, oldest live entry (µs, "now" when none), now (µs) },
  * plus, on a denial with cost > 1, the entry (µs) whose departure lets the cost fit.
  *
+ * A key still holding the sorted set of version 0.1 (same name, same µs scores) is converted in place on its
+ * first check, so an upgrade keeps every count; any other type is an error (WRONGTYPE from ZRANGE).
+ *
  * Allowed path: TIME, LINDEX, RPUSH, PEXPIRE (four commands). RPUSH comes before the limit test and its
  * reply is the new length, so no LLEN; a push that overshoots is undone (LTRIM) inside the same script, which
  * nobody can observe. Expired entries are dropped from the head in batches, so each entry is read and dropped
@@ -36,7 +39,16 @@ else
   now = time[1] * 1000000 + time[2]
 end
 local cutoff = now - tonumber(ARGV[1]) * 1000
-local head = redis.call('LINDEX', key, 0)
+local head = redis.pcall('LINDEX', key, 0)
+if type(head) == 'table' then
+  -- WRONGTYPE: the sorted set of version 0.1 (scores are the same µs timestamps). Convert it once, in order.
+  local old = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local ttl = redis.call('PTTL', key)
+  redis.call('DEL', key)
+  for i = 2, #old, 2 do redis.call('RPUSH', key, old[i]) end
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+  head = redis.call('LINDEX', key, 0)
+end
 if head then
   head = tonumber(head)
   if head <= cutoff then

@@ -46,7 +46,7 @@ const RESET_SCRIPT = "return redis.call('DEL', KEYS[1])";
 /**
  * Sliding-log store on Redis (ioredis): one EVALSHA per check, EVAL fallback on NOSCRIPT.
  *
- * Keys look like `rate-limit:{<key>}:log`: the `{...}` hash tag holds the whole limiter key, so a key's slot is
+ * Keys look like `rate-limit:{<key>}`: the `{...}` hash tag holds the whole limiter key, so a key's slot is
  * stable on Redis Cluster and a check never crosses slots. Counting uses the Redis server clock; the `nowMs`
  * given by the caller is ignored and the server time is returned. The store never closes the client it was given.
  */
@@ -73,7 +73,7 @@ export class RedisStore implements Store {
 
   /** The Redis key that holds the sliding log of `key` (a LIST of µs timestamps, oldest first). */
   redisKey(key: string): string {
-    return `${this.#prefix}{${key}}:log`;
+    return `${this.#prefix}{${key}}`;
   }
 
   /** Checks answered by the deny cache without a Redis call, since the store was created. */

@@ -62,7 +62,7 @@ test('RedisStore keys carry a {hash tag} and a TTL of at most the window', async
   const key = `POST /login:ip:${randomUUID()}`;
   await store.hit(key, 500, 3);
   const redisKey = store.redisKey(key);
-  t.is(redisKey, `${prefix}{${key}}:log`);
+  t.is(redisKey, `${prefix}{${key}}`);
   t.is(await redis.exists(redisKey), 1);
   const pttl = await redis.pttl(redisKey);
   t.true(pttl > 0 && pttl <= 500, `PTTL ${pttl}`);
@@ -100,6 +100,21 @@ test('RedisStore falls back to EVAL when the server answers NOSCRIPT', async (t)
   const result = await new RedisStore(client, opts).hit(randomUUID(), 1_000, 1);
   t.true(result.allowed);
   t.deepEqual(calls, ['evalsha', 'eval']);
+});
+
+test('RedisStore converts a sorted-set log left by version 0.1 in place, keeping its entries and TTL', async (t) => {
+  const store = new RedisStore(redis, opts);
+  const key = randomUUID();
+  const redisKey = store.redisKey(key);
+  const [seconds, micros] = await redis.time();
+  const nowUs = Number(seconds) * 1_000_000 + Number(micros);
+  await redis.zadd(redisKey, nowUs - 2_000_000, 'a', nowUs - 500_000, 'b', nowUs - 100_000, 'c');
+  await redis.pexpire(redisKey, 4_000);
+  const hit = await store.hit(key, 1_000, 3);
+  t.like(hit, { allowed: true, count: 3 }, 'the entry older than the window left, the two others count');
+  t.is(hit.oldestMs, (nowUs - 500_000) / 1000);
+  t.is(await redis.type(redisKey), 'list');
+  t.false((await store.hit(key, 1_000, 3)).allowed);
 });
 
 test('RedisStore surfaces script errors other than NOSCRIPT', async (t) => {

@@ -11,12 +11,15 @@ export interface DenyEntry {
   /** Limit and window the answer was computed for; another declaration over the same key asks the store. */
   readonly limit: number;
   readonly windowMs: number;
+  /** Set by a hit, cleared when eviction passes over the entry (second chance). */
+  used?: boolean;
 }
 
 /**
- * Bounded LRU of keys known to be full (ADR 0053). Insertion order of a `Map` is the recency order:
- * a hit moves its key to the end, and the first key is evicted when the cache is over `maxKeys`.
- * Expired entries are dropped when looked up (and, being least recently used, evicted first).
+ * Bounded cache of keys known to be full, evicting the least recently used (ADR 0053), in the CLOCK form
+ * of LRU: a hit only sets a flag (no reordering on the hot path); when the cache is over `maxKeys`, eviction
+ * walks from the oldest insertion, gives each flagged entry a second chance (flag cleared, moved to the end)
+ * and drops the first unflagged one. Expired entries are dropped when looked up.
  */
 export class DenyCache {
   readonly #entries = new Map<string, DenyEntry>();
@@ -36,10 +39,12 @@ export class DenyCache {
   get(key: string, localNow: number, limit: number, windowMs: number): DenyEntry | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    this.#entries.delete(key);
-    if (localNow >= entry.untilLocal) return undefined;
-    this.#entries.set(key, entry);
+    if (localNow >= entry.untilLocal) {
+      this.#entries.delete(key);
+      return undefined;
+    }
     if (entry.limit !== limit || entry.windowMs !== windowMs) return undefined;
+    entry.used = true;
     this.hits++;
     return entry;
   }
@@ -47,9 +52,14 @@ export class DenyCache {
   set(key: string, entry: DenyEntry): void {
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    if (this.#entries.size > this.#maxKeys) {
-      const first = this.#entries.keys().next();
-      if (first.done !== true) this.#entries.delete(first.value);
+    if (this.#entries.size <= this.#maxKeys) return;
+    // Each entry is moved at most once (and the new one passed over once), so this ends within 2 x size steps;
+    // the entry just added is never the one evicted.
+    for (const [oldest, candidate] of this.#entries) {
+      this.#entries.delete(oldest);
+      if (candidate !== entry && candidate.used !== true) return;
+      candidate.used = false;
+      this.#entries.set(oldest, candidate);
     }
   }
 

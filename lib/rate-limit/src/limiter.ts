@@ -99,6 +99,8 @@ export function createSlidingWindowLimiter(options: SlidingWindowLimiterOptions)
         return Promise.reject(error as Error);
       }
       const callerNow = now();
+      const local = store.hitLocal?.(key, windowMs, limit, cost);
+      if (local !== undefined) return Promise.resolve(toCheckResult(local, limit, windowMs, callerNow));
       return store.hit(key, windowMs, limit, callerNow, cost).then((hit) => toCheckResult(hit, limit, windowMs, callerNow));
     },
     peek(key: string): Promise<CheckResult> {

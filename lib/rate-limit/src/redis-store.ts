@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DenyCache } from './deny-cache.ts';
-import { SLIDING_LOG_SCRIPT } from './lua.ts';
+import { ScriptBatcher } from './script-batcher.ts';
 import type { Store } from './store.ts';
 import type { Clock, HitResult } from './types.ts';
 import { TimeoutQueue } from './timeout-queue.ts';
@@ -40,11 +39,11 @@ export interface RedisStoreOptions {
   clock?: Clock;
 }
 
-const SCRIPT_SHA = createHash('sha1').update(SLIDING_LOG_SCRIPT).digest('hex');
 const RESET_SCRIPT = "return redis.call('DEL', KEYS[1])";
 
 /**
- * Sliding-log store on Redis (ioredis): one EVALSHA per check, EVAL fallback on NOSCRIPT.
+ * Sliding-log store on Redis (ioredis): checks issued in the same tick go out as one EVALSHA (per hash slot on a
+ * Cluster), EVAL fallback on NOSCRIPT; keys already known to be full are answered by the deny cache.
  *
  * Keys look like `rate-limit:{<key>}`: the `{...}` hash tag holds the whole limiter key, so a key's slot is
  * stable on Redis Cluster and a check never crosses slots. Counting uses the Redis server clock; the `nowMs`
@@ -56,7 +55,7 @@ export class RedisStore implements Store {
   readonly #timeouts: TimeoutQueue;
   readonly #cache: DenyCache | undefined;
   readonly #maxAgeMs: number;
-  readonly #clock: Clock | undefined;
+  readonly #batcher: ScriptBatcher;
   /** Local clock of the deny cache: the injected clock, else a monotonic one. */
   readonly #local: Clock;
 
@@ -67,7 +66,7 @@ export class RedisStore implements Store {
     const deny = options.denyCache ?? {};
     this.#cache = deny === false ? undefined : new DenyCache(deny.maxKeys ?? 10_000);
     this.#maxAgeMs = deny === false ? 0 : (deny.maxAgeMs ?? Number.POSITIVE_INFINITY);
-    this.#clock = options.clock;
+    this.#batcher = new ScriptBatcher(redis, this.#timeouts, options.clock);
     this.#local = options.clock ?? (() => performance.now());
   }
 
@@ -86,31 +85,39 @@ export class RedisStore implements Store {
     return this.#cache?.size ?? 0;
   }
 
-  hit(key: string, windowMs: number, limit: number, _nowMs?: number, cost = 1): Promise<HitResult> {
-    const redisKey = this.redisKey(key);
+  /**
+   * The answer of the deny cache, without I/O: a key known to be full until later than now, checked at a cost
+   * of 0 or 1 under the same limit and window. `undefined` when Redis must be asked.
+   */
+  hitLocal(key: string, windowMs: number, limit: number, cost = 1): HitResult | undefined {
     const cache = this.#cache;
+    if (cache === undefined || cost > 1) return undefined;
+    const localNow = this.#local();
+    const full = cache.get(key, localNow, limit, windowMs);
+    if (full === undefined) return undefined;
+    // Nothing leaves the log before `untilLocal`: Redis would give this very answer.
+    return { allowed: cost === 0, count: full.count, oldestMs: full.oldestMs, nowMs: localNow + full.offsetMs };
+  }
+
+  hit(key: string, windowMs: number, limit: number, _nowMs?: number, cost = 1): Promise<HitResult> {
+    const local = this.hitLocal(key, windowMs, limit, cost);
+    if (local !== undefined) return Promise.resolve(local);
+    const cache = this.#cache;
+    const redisKey = this.redisKey(key);
     const sentAt = this.#local();
-    if (cache !== undefined && cost <= 1) {
-      const full = cache.get(redisKey, sentAt, limit, windowMs);
-      if (full !== undefined) {
-        // Nothing leaves the log before `untilLocal`: the store would give this very answer.
-        const nowMs = sentAt + full.offsetMs;
-        return Promise.resolve({ allowed: cost === 0, count: full.count, oldestMs: full.oldestMs, nowMs });
-      }
-    }
-    return this.#timeouts.run(this.#run(redisKey, windowMs, limit, cost)).then((reply) => {
+    const onReply = (reply: unknown): HitResult => {
       const hit = parseReply(reply, windowMs);
-      if (cache !== undefined && hit.count >= limit) this.#remember(cache, redisKey, hit, sentAt, windowMs, limit);
+      if (cache !== undefined && hit.count >= limit) this.#remember(cache, key, hit, sentAt, windowMs, limit);
       return hit;
-    });
+    };
+    return this.#batcher.run(redisKey, windowMs, limit, cost).then(onReply);
   }
 
   /** Forgets every entry of `key`, in Redis and in this store's deny cache. */
   async reset(key: string): Promise<void> {
-    const redisKey = this.redisKey(key);
-    this.#cache?.delete(redisKey);
-    await this.#timeouts.run(this.#redis.eval(RESET_SCRIPT, 1, redisKey));
-    this.#cache?.delete(redisKey);
+    this.#cache?.delete(key);
+    await this.#timeouts.run(this.#redis.eval(RESET_SCRIPT, 1, this.redisKey(key)));
+    this.#cache?.delete(key);
   }
 
   /** Empties the deny cache (the Redis data stays). */
@@ -122,10 +129,10 @@ export class RedisStore implements Store {
    * The store clock ran ahead of `sentAt` by at least `hit.nowMs - sentAt` (the script ran after the send),
    * so `sentAt + wait` is at or before the moment the oldest entry leaves: the cache never outlives the truth.
    */
-  #remember(cache: DenyCache, redisKey: string, hit: HitResult, sentAt: number, windowMs: number, limit: number): void {
+  #remember(cache: DenyCache, key: string, hit: HitResult, sentAt: number, windowMs: number, limit: number): void {
     const waitMs = hit.oldestMs + windowMs - hit.nowMs;
     if (!(waitMs > 0)) return;
-    cache.set(redisKey, {
+    cache.set(key, {
       untilLocal: sentAt + Math.min(waitMs, this.#maxAgeMs),
       offsetMs: hit.nowMs - sentAt,
       count: hit.count,
@@ -135,21 +142,6 @@ export class RedisStore implements Store {
     });
   }
 
-  async #run(redisKey: string, windowMs: number, limit: number, cost: number): Promise<unknown> {
-    const clock = this.#clock;
-    const args = clock === undefined ? [windowMs, limit, cost] : [windowMs, limit, cost, clock()];
-    try {
-      return await this.#redis.evalsha(SCRIPT_SHA, 1, redisKey, ...args);
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      // EVAL runs the script and caches it, so the next EVALSHA hits.
-      return await this.#redis.eval(SLIDING_LOG_SCRIPT, 1, redisKey, ...args);
-    }
-  }
-}
-
-function isNoScript(error: unknown): boolean {
-  return error instanceof Error && error.message.startsWith('NOSCRIPT');
 }
 
 function parseReply(reply: unknown, windowMs: number): HitResult {

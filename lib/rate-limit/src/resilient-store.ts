@@ -68,6 +68,11 @@ export class ResilientStore implements Store {
     return this.#downSince !== undefined;
   }
 
+  /** The primary's local answer (its deny cache), if it has one. */
+  hitLocal(key: string, windowMs: number, limit: number, cost = 1): HitResult | undefined {
+    return this.#primary.hitLocal?.(key, windowMs, limit, cost);
+  }
+
   async hit(key: string, windowMs: number, limit: number, nowMs: number, cost = 1): Promise<HitResult> {
     const t = this.#now();
     let failure: unknown;

@@ -22,6 +22,11 @@ export interface Store {
    * @param cost - entries to record, 0 to `limit`. Default: `1`. A store must honour it: `peek` is a hit of cost 0.
    */
   hit(key: string, windowMs: number, limit: number, nowMs: number, cost?: number): Promise<HitResult>;
+  /**
+   * Optional: the answer `hit` would give, when the store knows it without I/O (RedisStore's deny cache),
+   * else `undefined`. Lets the limiter skip a promise on that path. Must never answer differently from `hit`.
+   */
+  hitLocal?(key: string, windowMs: number, limit: number, cost?: number): HitResult | undefined;
   /** Forgets every entry of `key` (and anything cached about it in this process). */
   reset?(key: string): Promise<void>;
   /** Releases timers and connections owned by the store (never a connection passed in by the caller). */

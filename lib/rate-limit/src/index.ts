@@ -3,7 +3,7 @@ export type { CheckOptions, CheckResult, Clock, HitResult, Logger, StoreErrorPol
 export type { Store } from './store.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
 export { RedisStore, type DenyCacheOptions, type RedisScriptClient, type RedisStoreOptions } from './redis-store.ts';
-export { SLIDING_LOG_SCRIPT } from './lua.ts';
+export { SLIDING_LOG_BATCH_SCRIPT, SLIDING_LOG_SCRIPT } from './lua.ts';
 export { ResilientStore, type ResilientStoreOptions } from './resilient-store.ts';
 export {
   createSlidingWindowLimiter,

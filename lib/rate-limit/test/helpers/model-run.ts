@@ -31,6 +31,16 @@ export async function firstDisagreement(scenario: Scenario, stores: Record<strin
       clock.advance(operation.ms);
       continue;
     }
+    if (operation.op === 'burst') {
+      const expected = operation.keys.map((k) => reference.check(k, 1, clock.now()));
+      for (const [name, limiter] of limiters) {
+        const actual = (await Promise.all(operation.keys.map((k) => limiter.check(`${run}:${k}`)))).map(answerOf);
+        if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+          return `${name}, operation ${index} ${JSON.stringify(operation)}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+        }
+      }
+      continue;
+    }
     const key = `${run}:${operation.key}`;
     let expected: Answer | undefined;
     if (operation.op === 'check') expected = reference.check(operation.key, operation.cost, clock.now());

@@ -4,6 +4,7 @@ import type { CheckResult } from '../../src/types.ts';
 
 export type Operation =
   | { readonly op: 'check'; readonly key: number; readonly cost: number }
+  | { readonly op: 'burst'; readonly keys: readonly number[] }
   | { readonly op: 'peek'; readonly key: number }
   | { readonly op: 'reset'; readonly key: number }
   | { readonly op: 'advance'; readonly ms: number };
@@ -22,6 +23,8 @@ export const scenario = fc
       operations: fc.array(
         fc.oneof(
           { weight: 6, arbitrary: fc.record({ op: fc.constant('check' as const), key: fc.integer({ min: 0, max: 2 }), cost: fc.integer({ min: 1, max: limit }) }) },
+          // Checks issued together (RedisStore sends them as one batch): answered as if in issue order.
+          { weight: 2, arbitrary: fc.record({ op: fc.constant('burst' as const), keys: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 12 }) }) },
           { weight: 2, arbitrary: fc.record({ op: fc.constant('peek' as const), key: fc.integer({ min: 0, max: 2 }) }) },
           { weight: 1, arbitrary: fc.record({ op: fc.constant('reset' as const), key: fc.integer({ min: 0, max: 2 }) }) },
           // Steps of 0 and exactly the window are the boundary cases; the clock only moves forward.

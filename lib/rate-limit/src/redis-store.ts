@@ -42,8 +42,8 @@ export interface RedisStoreOptions {
 const RESET_SCRIPT = "return redis.call('DEL', KEYS[1])";
 
 /**
- * Sliding-log store on Redis (ioredis): checks issued in the same tick go out as one EVALSHA (per hash slot on a
- * Cluster), EVAL fallback on NOSCRIPT; keys already known to be full are answered by the deny cache.
+ * Sliding-log store on Redis (ioredis): checks issued in the same tick go out as one EVALSHA (on a Cluster, each
+ * check alone), EVAL fallback on NOSCRIPT; keys already known to be full are answered by the deny cache.
  *
  * Keys look like `rate-limit:{<key>}`: the `{...}` hash tag holds the whole limiter key, so a key's slot is
  * stable on Redis Cluster and a check never crosses slots. Counting uses the Redis server clock; the `nowMs`

@@ -37,72 +37,77 @@ else
 end
 `;
 
-const CHECK_FUNCTION = `
-local function check(key, window_ms, limit, cost, now)
-  local cutoff = now - window_ms * 1000
-  local head = redis.pcall('LINDEX', key, 0)
-  if type(head) == 'table' then
-    -- WRONGTYPE: the sorted set of version 0.1 (scores are the same µs timestamps). Convert it once, in order.
-    local old = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
-    local ttl = redis.call('PTTL', key)
-    redis.call('DEL', key)
-    for i = 2, #old, 2 do redis.call('RPUSH', key, old[i]) end
-    if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
-    head = redis.call('LINDEX', key, 0)
-  end
-  if head then
-    head = tonumber(head)
-    if head <= cutoff then
-      local dropped = 0
-      while true do
-        local batch = redis.call('LRANGE', key, dropped, dropped + 63)
-        local n = #batch
-        local i = 1
-        while i <= n and tonumber(batch[i]) <= cutoff do i = i + 1 end
-        dropped = dropped + i - 1
-        if i <= n then
-          head = tonumber(batch[i])
-          break
-        end
-        if n < 64 then
-          head = nil
-          break
-        end
-      end
-      if head then redis.call('LTRIM', key, dropped, -1) else redis.call('DEL', key) end
-    end
-  end
-  if cost == 0 then
-    if head then return { 1, redis.call('LLEN', key), head, now } end
-    return { 1, 0, now, now }
-  end
-  local count
-  if cost == 1 then
-    count = redis.call('RPUSH', key, now)
-  else
-    local left = cost
-    while left > 0 do
-      local n = math.min(left, 1000)
-      local entries = {}
-      for i = 1, n do entries[i] = now end
-      count = redis.call('RPUSH', key, unpack(entries))
-      left = left - n
-    end
-  end
-  if count > limit then
-    local before = count - cost
-    redis.call('LTRIM', key, 0, before - 1)
-    if cost == 1 then return { 0, before, head, now } end
-    return { 0, before, head, now, redis.call('LINDEX', key, before - limit + cost - 1) }
-  end
-  redis.call('PEXPIRE', key, window_ms)
-  return { 1, count, head or now, now }
+/** One check on `key` with `window_ms`, `limit`, `cost`, `now` in scope; ends in `return`. */
+const CHECK_BODY = `
+local cutoff = now - window_ms * 1000
+local head = redis.pcall('LINDEX', key, 0)
+if type(head) == 'table' then
+  -- WRONGTYPE: the sorted set of version 0.1 (scores are the same µs timestamps). Convert it once, in order.
+  local old = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
+  local ttl = redis.call('PTTL', key)
+  redis.call('DEL', key)
+  for i = 2, #old, 2 do redis.call('RPUSH', key, old[i]) end
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+  head = redis.call('LINDEX', key, 0)
 end
+if head then
+  head = tonumber(head)
+  if head <= cutoff then
+    local dropped = 0
+    while true do
+      local batch = redis.call('LRANGE', key, dropped, dropped + 63)
+      local n = #batch
+      local i = 1
+      while i <= n and tonumber(batch[i]) <= cutoff do i = i + 1 end
+      dropped = dropped + i - 1
+      if i <= n then
+        head = tonumber(batch[i])
+        break
+      end
+      if n < 64 then
+        head = nil
+        break
+      end
+    end
+    if head then redis.call('LTRIM', key, dropped, -1) else redis.call('DEL', key) end
+  end
+end
+if cost == 0 then
+  if head then return { 1, redis.call('LLEN', key), head, now } end
+  return { 1, 0, now, now }
+end
+local count
+if cost == 1 then
+  count = redis.call('RPUSH', key, now)
+else
+  local left = cost
+  while left > 0 do
+    local n = math.min(left, 1000)
+    local entries = {}
+    for i = 1, n do entries[i] = now end
+    count = redis.call('RPUSH', key, unpack(entries))
+    left = left - n
+  end
+end
+if count > limit then
+  local before = count - cost
+  redis.call('LTRIM', key, 0, before - 1)
+  if cost == 1 then return { 0, before, head, now } end
+  return { 0, before, head, now, redis.call('LINDEX', key, before - limit + cost - 1) }
+end
+redis.call('PEXPIRE', key, window_ms)
+return { 1, count, head or now, now }
 `;
 
-export const SLIDING_LOG_SCRIPT = `${CHECK_FUNCTION}${NOW}
-return check(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), now)
-`;
+const indent = (text: string) => text.replace(/^(?=.)/gm, '  ');
+
+
+// Inline, not through a Lua function: measured 7.7-9.4 µs per call against 12.4-13.0 µs with the function.
+export const SLIDING_LOG_SCRIPT = `
+local key = KEYS[1]
+local window_ms = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])${NOW}${CHECK_BODY}`;
 
 /**
  * Several checks in one call, run one after the other inside the script (so exactly as if sent one by one,
@@ -112,7 +117,11 @@ return check(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), n
  * a script (lookup, argument and reply conversion) and of a round trip is paid once per batch.
  * On Redis Cluster a batch only holds keys of one hash slot.
  */
-export const SLIDING_LOG_BATCH_SCRIPT = `${CHECK_FUNCTION}${NOW}
+export const SLIDING_LOG_BATCH_SCRIPT = `
+local function check(key, window_ms, limit, cost, now)
+${indent(CHECK_BODY.trim())}
+end
+${NOW}
 local replies = {}
 for i = 1, #KEYS do
   local a = i * 3

@@ -47,7 +47,8 @@ export class SlidingLog {
     }
     if (cost === 0) return { allowed: true, count, oldestMs: count === 0 ? nowMs : (times[head] as number), nowMs };
     const newest = count === 0 ? nowMs : Math.max(nowMs, times[times.length - 1] as number);
-    for (let i = 0; i < cost; i++) times.push(newest);
+    if (cost === 1) times.push(newest);
+    else for (let i = 0; i < cost; i++) times.push(newest);
     this.expiresAt = newest + windowMs;
     return { allowed: true, count: count + cost, oldestMs: times[head] as number, nowMs };
   }

@@ -72,6 +72,14 @@ export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
 
 /** Every limited route: the interface document's table, then the project's own. */
 export const ALL_RATE_LIMITS: readonly RateLimitDeclaration[] = [...RATE_LIMITS, ...PROJECT_RATE_LIMITS];
+/** First segment of every limiter key: `rl:<endpoint>:<ip:… | user:…>` (the CLI's `rate-limit reset` builds the same). */
+export const RATE_LIMIT_KEY_PREFIX = 'rl';
+
+/**
+ * How long a Redis-backed instance answers a full key from its deny cache before asking Redis again, ms.
+ * Bounds how long a `rate-limit reset` from the CLI goes unseen by a running server.
+ */
+export const RATE_LIMIT_DENY_CACHE_MAX_AGE_MS = 5_000;
 
 /** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */
 export const policyNameOf = (declaration: RateLimitDeclaration) =>
@@ -89,7 +97,7 @@ export const policyNameOf = (declaration: RateLimitDeclaration) =>
 export function createRateLimitStore(deps: AppDeps): Store {
   const now = () => deps.clock().getTime();
   if (!deps.redis) return new MemoryStore({ now });
-  return new ResilientStore(new RedisStore(deps.redis), {
+  return new ResilientStore(new RedisStore(deps.redis, { denyCache: { maxAgeMs: RATE_LIMIT_DENY_CACHE_MAX_AGE_MS } }), {
     onStoreError: 'fallback-memory',
     logger: deps.logger.child({ component: 'rate-limit' }),
     now,
@@ -107,7 +115,7 @@ export function rateLimitLookup(deps: AppDeps, store: Store = createRateLimitSto
         limit: declaration.limit,
         identifierType: declaration.identifierType,
         endpoint: declaration.endpoint,
-        keyPrefix: 'rl',
+        keyPrefix: RATE_LIMIT_KEY_PREFIX,
         policyName: policyNameOf(declaration),
         errorBody: rateLimitExceededBody,
         store,

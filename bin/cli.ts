@@ -3,6 +3,7 @@ import { ConfigError } from '../app/config.ts';
 import { CliError } from './cli-context.ts';
 import { registerMigrate } from './commands/migrate.ts';
 import { registerOutbox } from './commands/outbox.ts';
+import { registerRateLimit } from './commands/rate-limit.ts';
 import { registerSeed } from './commands/seed.ts';
 import { registerUsage } from './commands/usage.ts';
 
@@ -14,6 +15,7 @@ const program = new Command()
 
 registerMigrate(program);
 registerOutbox(program);
+registerRateLimit(program);
 registerSeed(program);
 registerUsage(program);
 

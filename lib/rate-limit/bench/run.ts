@@ -1,24 +1,27 @@
-// Benchmark of @agents/rate-limit against koa-ratelimit and rate-limiter-flexible on one Redis, plus correctness.
-// Run: npm run bench -w lib/rate-limit   (or from the root: npm run bench:rate-limit). Loopback only; ~1-2 minutes.
+// Benchmark of @agents/rate-limit against koa-ratelimit and rate-limiter-flexible, plus correctness.
+// Run: npm run bench -w lib/rate-limit   (or from the root: npm run bench:rate-limit). Loopback only; ~5 minutes.
+// It starts its own redis-server and three-master Redis Cluster (see servers.ts) and stops them at the end.
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { koaOverhead } from './koa-overhead.ts';
-import { measure, measureThroughput, type Measurement } from './measure.ts';
-import { flexibleMemory, flexibleRedis, koaRatelimitRedis, ourMemory, ourRedis, type Peer, type PeerConfig } from './peers.ts';
+import { flexibleMemory, flexibleRedis, koaRatelimitRedis, ourMemory, ourRedis, type Peer, type PeerConfig, type RedisClient } from './peers.ts';
+import { redisCost, type RedisCost } from './redis-cost.ts';
+import { interleaved, type Contender, type RoundsResult } from './rounds.ts';
+import { startBenchServers, type BenchServers } from './servers.ts';
 
-const REDIS = { host: process.env['REDIS_HOST'] ?? '127.0.0.1', port: Number(process.env['REDIS_PORT'] ?? 6379) };
 const prefix = `bench-rl:${randomUUID()}:`;
 const KEYS = 10_000;
-const speedConfig: PeerConfig = { limit: 1_000, windowMs: 60_000, prefix };
+const FLOODED = 1_000;
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 8);
+/** BENCH_ONLY=allowed,flood,cluster,memory,correctness,koa runs those sections only (all by default). */
+const ONLY = process.env['BENCH_ONLY']?.split(',');
+const runs = (section: string) => ONLY === undefined || ONLY.includes(section);
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-const clients: Redis[] = [];
-const connect = (): Redis => {
-  const client = new Redis(REDIS);
-  clients.push(client);
-  return client;
-};
+const x = (n: number) => `${fmt(n, 2)}x`;
+const load = () => os.loadavg().map((l) => fmt(l, 1)).join(' / ');
+const ratioCell = (r: RoundsResult, i: number) => (i === 0 ? '—' : `${x(r.ratio.median)} (${x(r.ratio.q25)}-${x(r.ratio.q75)})`);
+const verdict = (value: number, target: number) => `${value >= target ? 'met' : 'MISSED'} (>= ${fmt(target, 1)}x)`;
 
 /** 200 concurrent checks on a fresh key against limit 10 (window 60 s): allowed count and the wait reported on a denial. */
 async function correctness(peer: Peer): Promise<{ allowed: number; retryAfterSec: number }> {
@@ -28,68 +31,111 @@ async function correctness(peer: Peer): Promise<{ allowed: number; retryAfterSec
   return { allowed: verdicts.filter((v) => v.allowed).length, retryAfterSec: (denied?.retryAfterMs ?? Number.NaN) / 1000 };
 }
 
-async function main(): Promise<void> {
-  const redisVersion = /redis_version:(\S+)/.exec(await connect().info('server'))?.[1] ?? '?';
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, Redis ${redisVersion}\n`);
+const allowedOp = (peer: Peer): Contender => ({ name: peer.name, op: (i) => peer.check(`k${(i + KEYS) % KEYS}`) });
 
-  const redisPeers = [
-    ['RedisStore (ours)', (c: PeerConfig) => ourRedis(connect(), c)],
-    ['koa-ratelimit', (c: PeerConfig) => koaRatelimitRedis(connect(), c)],
-    ['rate-limiter-flexible', (c: PeerConfig) => flexibleRedis(connect(), c)],
-  ] as const;
+/** 95% of checks on keys already over their limit, 5% on fresh keys (allowed). */
+function floodOp(peer: Peer): Contender {
+  let fresh = 0;
+  return { name: peer.name, op: (i) => (i % 20 === 0 ? peer.check(`n${fresh++}`) : peer.check(`f${i % FLOODED}`)) };
+}
 
-  console.log('## Redis stores (10 000 keys round-robin, limit 1 000 / 60 s, one ioredis connection each, best of 2 rounds)\n');
-  // Every peer is warmed up first (JIT, connection, script cache), then measured in two rounds of alternating order;
-  // the best round counts, which damps noise from other processes on a shared machine.
-  const peers = redisPeers.map(([, make]) => make(speedConfig));
-  const ops = peers.map((peer) => (i: number) => peer.check(`k${(i + KEYS) % KEYS}`));
-  for (const op of ops) await measure(op, { concurrency: 64, maxOps: 5_000, maxMs: 2_000, warmupOps: 0 });
-  const best = peers.map(() => ({ c1: undefined as Measurement | undefined, c64: undefined as Measurement | undefined }));
-  const better = (a: Measurement | undefined, b: Measurement) => (a === undefined || b.opsPerSec > a.opsPerSec ? b : a);
-  for (const order of [[0, 1, 2], [2, 1, 0]]) {
-    for (const p of order) {
-      const op = ops[p] as (i: number) => Promise<unknown>;
-      const slot = best[p] as (typeof best)[number];
-      slot.c1 = better(slot.c1, await measure(op, { concurrency: 1, maxOps: 20_000, maxMs: 2_000 }));
-      slot.c64 = better(slot.c64, await measure(op, { concurrency: 64, maxOps: 200_000, maxMs: 3_000 }));
+async function prefill(peer: Peer, limit: number): Promise<void> {
+  for (let k = 0; k < FLOODED; k += 100) {
+    await Promise.all(Array.from({ length: 100 }, (_, j) => Promise.all(Array.from({ length: limit }, () => peer.check(`f${k + j}`)))));
+  }
+}
+
+/** The allowed-path table; `targets`: print the issue's targets (they are set for the lone server). */
+async function allowedPath(client: () => Promise<RedisClient>, where: string, admin: readonly Redis[], targets: boolean): Promise<void> {
+  const config: PeerConfig = { limit: 1_000, windowMs: 60_000, prefix: `${prefix}${where}:` };
+  const peers = [ourRedis(await client(), config), koaRatelimitRedis(await client(), config), flexibleRedis(await client(), config)];
+  const contenders = peers.map(allowedOp);
+  const c64 = await interleaved(contenders, { rounds: ROUNDS, ms: 1_000, concurrency: 64 });
+  const c1 = await interleaved(contenders, { rounds: 3, ms: 500, concurrency: 1 });
+  const costs: RedisCost[] = [];
+  for (const c of contenders) costs.push(await redisCost(admin, c.op, 30_000));
+  console.log('| store | algorithm | c=1 checks/s | c=64 checks/s | c=64 p99 ms | Redis µs per check: commandstats / process CPU | client CPU µs per check | Redis commands per check | ours vs peer @c=64: median (IQR) | target |');
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---|');
+  c64.forEach((r, i) => {
+    const peer = peers[i] as Peer;
+    const cost = costs[i] as RedisCost;
+    const target = !targets ? '' : i === 1 ? verdict(r.ratio.median, 1.1) : i === 2 ? verdict(r.ratio.median, 1.0) : '';
+    console.log(
+      `| ${r.name} | ${peer.algorithm} | ${fmt(c1[i]?.opsPerSec ?? 0)} | ${fmt(r.opsPerSec)} | ${fmt(r.p99Ms, 2)} | ` +
+        `${fmt(cost.usPerCheck, 2)} / ${fmt(cost.cpuUsPerCheck, 1)} | ${fmt(cost.clientCpuUsPerCheck, 1)} | ${fmt(cost.callsPerCheck, 1)} | ${ratioCell(r, i)} | ${target} |`,
+    );
+  });
+}
+
+async function flood(servers: BenchServers): Promise<void> {
+  const config: PeerConfig = { limit: 10, windowMs: 300_000, prefix: `${prefix}flood:` };
+  const ours = ourRedis(servers.connect(), config);
+  const peers = [
+    ours,
+    koaRatelimitRedis(servers.connect(), config),
+    flexibleRedis(servers.connect(), config),
+    flexibleRedis(servers.connect(), { ...config, prefix: `${config.prefix}mem:` }, true),
+    ourRedis(servers.connect(), { ...config, prefix: `${config.prefix}off:` }, false),
+  ];
+  for (const peer of peers) await prefill(peer, config.limit);
+  const contenders = peers.map(floodOp);
+  const results = await interleaved(contenders, { rounds: ROUNDS, ms: 1_000, concurrency: 64 });
+  const costs: RedisCost[] = [];
+  for (const c of contenders) costs.push(await redisCost([servers.admin.single], c.op, 30_000));
+  console.log('| store | c=64 checks/s | Redis calls per check | Redis µs per check: commandstats / process CPU | client CPU µs per check | ours vs peer: median (IQR) | target |');
+  console.log('|---|---:|---:|---:|---:|---:|---|');
+  results.forEach((r, i) => {
+    const cost = costs[i] as RedisCost;
+    const target = i === 1 || i === 2 ? verdict(r.ratio.median, 5) : i === 3 ? verdict(r.ratio.median, 1.0) : '';
+    console.log(
+      `| ${r.name} | ${fmt(r.opsPerSec)} | ${fmt(cost.clientCallsPerCheck, 3)} | ${fmt(cost.usPerCheck, 2)} / ${fmt(cost.cpuUsPerCheck, 1)} | ` +
+        `${fmt(cost.clientCpuUsPerCheck, 1)} | ${ratioCell(r, i)} | ${target} |`,
+    );
+  });
+  console.log(`\nour deny cache answered ${fmt(ours.store.denyCacheHits)} checks without Redis in this section (${fmt(ours.store.denyCacheSize)} keys held)`);
+}
+
+async function memory(): Promise<void> {
+  const config: PeerConfig = { limit: 1_000, windowMs: 60_000, prefix };
+  const peers = [ourMemory(config), flexibleMemory(config)];
+  const results = await interleaved(
+    peers.map((peer) => ({ name: peer.name, op: (i: number) => peer.check(`k${i % 100_000}`) })),
+    { rounds: 6, ms: 1_000, concurrency: 0 },
+  );
+  console.log('| store | checks/s (median of 6 rounds) | ours vs peer: median (IQR) | target |');
+  console.log('|---|---:|---:|---|');
+  results.forEach((r, i) => console.log(`| ${r.name} | ${fmt(r.opsPerSec)} | ${ratioCell(r, i)} | ${i === 1 ? verdict(r.ratio.median, 1.2) : ''} |`));
+}
+
+async function correctnessTable(servers: BenchServers): Promise<void> {
+  const config: PeerConfig = { limit: 10, windowMs: 60_000, prefix: `${prefix}correct:` };
+  const cluster = await servers.connectCluster();
+  const rows: Array<[string, Peer]> = [
+    ['Redis', ourRedis(servers.connect(), config)],
+    ['Redis', ourRedis(servers.connect(), config, false)],
+    ['Redis', koaRatelimitRedis(servers.connect(), config)],
+    ['Redis', flexibleRedis(servers.connect(), config)],
+    ['Redis', flexibleRedis(servers.connect(), config, true)],
+    ['Cluster (3 masters)', ourRedis(cluster, config)],
+    ['Cluster (3 masters)', koaRatelimitRedis(cluster, config)],
+    ['Cluster (3 masters)', flexibleRedis(cluster, config)],
+    ['in-process', ourMemory(config)],
+    ['in-process', flexibleMemory(config)],
+  ];
+  console.log('| limiter | where | allowed (expect 10) | reported retry-after s (expect ~60) |');
+  console.log('|---|---|---:|---:|');
+  for (const [where, peer] of rows) {
+    try {
+      const { allowed, retryAfterSec } = await correctness(peer);
+      console.log(`| ${peer.name} | ${where} | ${allowed} | ${fmt(retryAfterSec, 2)} |`);
+    } catch (error) {
+      console.log(`| ${peer.name} | ${where} | error: ${(error as Error).message.slice(0, 60)} | |`);
     }
   }
-  const rows = peers.map((peer, p) => ({ name: peer.name, algorithm: peer.algorithm, c1: best[p]?.c1 as Measurement, c64: best[p]?.c64 as Measurement }));
-  const ours = rows[0];
-  if (ours === undefined) throw new Error('no rows');
-  console.log('| store | algorithm | c=1 checks/s | c=1 p99 ms | c=64 checks/s | c=64 p99 ms | ours vs peer @c=64 |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
-  for (const r of rows) {
-    const ratio = r === ours ? '1.00x' : `${fmt(ours.c64.opsPerSec / r.c64.opsPerSec, 2)}x`;
-    console.log(`| ${r.name} | ${r.algorithm} | ${fmt(r.c1.opsPerSec)} | ${fmt(r.c1.p99Ms, 2)} | ${fmt(r.c64.opsPerSec)} | ${fmt(r.c64.p99Ms, 2)} | ${ratio} |`);
-  }
+}
 
-  console.log('\n## In-process stores (100 000 keys round-robin, limit 1 000 / 60 s, awaited one by one)\n');
-  const memoryRows: Array<[string, number]> = [];
-  for (const peer of [ourMemory(speedConfig), flexibleMemory(speedConfig)]) {
-    const opsPerSec = await measureThroughput((i) => peer.check(`k${i % 100_000}`), { maxOps: 5_000_000, maxMs: 3_000 });
-    memoryRows.push([peer.name, opsPerSec]);
-  }
-  const oursMemory = memoryRows[0]?.[1] ?? 1;
-  console.log('| store | checks/s | ours vs peer |');
-  console.log('|---|---:|---:|');
-  for (const [name, opsPerSec] of memoryRows) console.log(`| ${name} | ${fmt(opsPerSec)} | ${fmt(oursMemory / opsPerSec, 2)}x |`);
-
-  console.log('\n## Correctness on the same Redis: 200 concurrent checks, one fresh key, limit 10 / 60 s\n');
-  const correctnessConfig: PeerConfig = { limit: 10, windowMs: 60_000, prefix };
-  console.log('| limiter | allowed (expect 10) | reported retry-after s (expect ~60) |');
-  console.log('|---|---:|---:|');
-  for (const peer of [
-    ...redisPeers.map(([, make]) => make(correctnessConfig)),
-    ourMemory(correctnessConfig),
-    flexibleMemory(correctnessConfig),
-  ]) {
-    const { allowed, retryAfterSec } = await correctness(peer);
-    console.log(`| ${peer.name} | ${allowed} | ${fmt(retryAfterSec, 2)} |`);
-  }
-
-  console.log('\n## Koa middleware cost (autocannon, 16 connections, loopback; one server process, 12 ABBA pairs x 1 s per row)\n');
-  const koa = await koaOverhead([
+async function koa(): Promise<void> {
+  const result = await koaOverhead([
     { label: 'A/A: the same route served twice (noise floor)', baseline: 'route', variant: 'route-copy' },
     { label: 'route + the two RateLimit headers as constants', baseline: 'route', variant: 'route-headers' },
     { label: '**route + rateLimit(MemoryStore)** (per-route, as documented)', baseline: 'route', variant: 'route-limited' },
@@ -98,25 +144,51 @@ async function main(): Promise<void> {
   const pct = (fraction: number) => `${fmt(fraction * 100, 1)}%`;
   console.log('| variant vs its bare baseline | baseline req/s | variant req/s | cost: median | interquartile range |');
   console.log('|---|---:|---:|---:|---|');
-  for (const r of koa.rows) {
+  for (const r of result.rows) {
     console.log(`| ${r.label} | ${fmt(r.baselineRps)} | ${fmt(r.variantRps)} | ${pct(r.cost.median)} | ${pct(r.cost.q25)} to ${pct(r.cost.q75)} |`);
   }
+  const perRoute = result.rows[2];
+  if (perRoute !== undefined) console.log(`\nper-route limiter cost: ${pct(perRoute.cost.median)}, target <= 10%: ${perRoute.cost.median <= 0.1 ? 'met' : 'MISSED'}`);
   console.log(
-    `\nserver ${koa.pinned ? 'and load generator on a CPU each' : 'and load generator unpinned (no taskset, or one CPU)'}; ` +
-      `busy: server ${pct(koa.serverBusy)}, load generator ${pct(koa.loadBusy)} of one core`,
+    `server ${result.pinned ? 'and load generator on a CPU each' : 'and load generator unpinned (no taskset, or one CPU)'}; ` +
+      `busy: server ${pct(result.serverBusy)}, load generator ${pct(result.loadBusy)} of one core`,
   );
-  if (koa.serverBusy < 0.9) console.log('warning: the server was not saturated, so requests/s understate its cost per request');
+  if (result.serverBusy < 0.9) console.log('warning: the server was not saturated, so requests/s understate its cost per request');
 }
 
-try {
-  await main();
-} finally {
-  const cleaner = clients[0];
-  if (cleaner !== undefined) {
-    // Our own keys only: SCAN by the per-run prefix (never FLUSH a shared Redis).
-    for await (const keys of cleaner.scanStream({ match: `${prefix}*`, count: 1_000 }) as AsyncIterable<string[]>) {
-      if (keys.length > 0) await cleaner.unlink(...keys);
-    }
+async function main(servers: BenchServers): Promise<void> {
+  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, Redis ${servers.version} (private server and cluster)`);
+  console.log(`load average at start (1 / 5 / 15 min): ${load()}\n`);
+  if (runs('allowed')) {
+    console.log(`## Allowed path, one Redis (10 000 keys round-robin, limit 1 000 / 60 s, one ioredis connection each, ${ROUNDS} interleaved rounds of 1 s)\n`);
+    await allowedPath(async () => servers.connect(), 'single', [servers.admin.single], true);
   }
-  for (const client of clients) client.disconnect();
+  if (runs('flood')) {
+    console.log(`\n## Flood: 95% of checks on 1 000 keys already over their limit, 5% on fresh keys (limit 10 / 5 min, c=64, ${ROUNDS} rounds)\n`);
+    await flood(servers);
+  }
+  if (runs('cluster')) {
+    console.log(`\n## Allowed path, Redis Cluster of three masters (ioredis Cluster, same workload, ${ROUNDS} rounds)\n`);
+    await allowedPath(() => servers.connectCluster(), 'cluster', servers.admin.cluster, false);
+  }
+  if (runs('memory')) {
+    console.log('\n## In-process stores (100 000 keys round-robin, limit 1 000 / 60 s, awaited one by one)\n');
+    await memory();
+  }
+  if (runs('correctness')) {
+    console.log('\n## Correctness: 200 concurrent checks, one fresh key, limit 10 / 60 s\n');
+    await correctnessTable(servers);
+  }
+  if (runs('koa')) {
+    console.log('\n## Koa middleware cost (autocannon, 16 connections, loopback; one server process, 12 ABBA pairs x 1 s per row)\n');
+    await koa();
+  }
+  console.log(`\nload average at end (1 / 5 / 15 min): ${load()}`);
+}
+
+const servers = await startBenchServers();
+try {
+  await main(servers);
+} finally {
+  await servers.stop();
 }

@@ -1,6 +1,6 @@
 // Public API of @agents/rate-limit: named re-exports only. Nothing here loads or names ioredis or koa:
 // the Koa middleware is `@agents/rate-limit/koa`, the Redis store `@agents/rate-limit/redis` (ADR 0098).
-export type { CheckResult, Clock, HitResult, Logger, StoreErrorPolicy } from './types.ts';
+export type { CheckOptions, CheckResult, Clock, HitResult, Logger, StoreErrorPolicy } from './types.ts';
 export type { Duration } from './duration.ts';
 export type { Store } from './store.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';

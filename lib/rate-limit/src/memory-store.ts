@@ -47,24 +47,40 @@ export class MemoryStore implements Store {
     return size;
   }
 
-  hit(key: string, windowMs: number, limit: number, nowMs: number = this.#now()): Promise<HitResult> {
-    return Promise.resolve(this.hitSync(key, windowMs, limit, nowMs));
+  hit(key: string, windowMs: number, limit: number, nowMs: number = this.#now(), cost = 1): Promise<HitResult> {
+    return Promise.resolve(this.hitSync(key, windowMs, limit, nowMs, '', cost));
   }
 
   /**
    * Synchronous form of {@link MemoryStore.hit} for the key `scope + id`.
    * @param scope - first part of the key, best a string instance reused across calls. Default: `''`.
+   * @param cost - entries to record, 0 (peek) to `limit`. Default: `1`.
    */
-  hitSync(id: string, windowMs: number, limit: number, nowMs: number = this.#now(), scope = ''): HitResult {
+  hitSync(id: string, windowMs: number, limit: number, nowMs: number = this.#now(), scope = '', cost = 1): HitResult {
     let logs = this.#scopes.get(scope);
     if (logs === undefined) {
       logs = new Map();
       this.#scopes.set(scope, logs);
     }
     const log = logs.get(id);
-    if (log !== undefined) return log.hit(nowMs, windowMs, limit);
-    logs.set(id, new SlidingLog(nowMs, windowMs));
-    return { allowed: true, count: 1, oldestMs: nowMs, nowMs };
+    if (log !== undefined) return log.hit(nowMs, windowMs, limit, cost);
+    if (cost === 0) return { allowed: true, count: 0, oldestMs: nowMs, nowMs };
+    const created = new SlidingLog(nowMs, windowMs);
+    logs.set(id, created);
+    return cost === 1 ? { allowed: true, count: 1, oldestMs: nowMs, nowMs } : created.hit(nowMs, windowMs, limit, cost - 1);
+  }
+
+  /** Forgets every entry of the key `scope + id`. */
+  resetSync(id: string, scope = ''): void {
+    const logs = this.#scopes.get(scope);
+    if (logs === undefined) return;
+    logs.delete(id);
+    if (logs.size === 0) this.#scopes.delete(scope);
+  }
+
+  reset(key: string): Promise<void> {
+    this.resetSync(key);
+    return Promise.resolve();
   }
 
   /** Drops every key whose entries have all left their window. Returns how many keys were dropped. */

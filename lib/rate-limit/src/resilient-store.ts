@@ -68,14 +68,19 @@ export class ResilientStore implements Store {
     return this.#downSince !== undefined;
   }
 
-  async hit(key: string, windowMs: number, limit: number, nowMs: number): Promise<HitResult> {
+  /** The primary's local answer (its deny cache), if it has one. */
+  hitLocal(key: string, windowMs: number, limit: number, cost = 1): HitResult | undefined {
+    return this.#primary.hitLocal?.(key, windowMs, limit, cost);
+  }
+
+  async hit(key: string, windowMs: number, limit: number, nowMs: number, cost = 1): Promise<HitResult> {
     const t = this.#now();
     let failure: unknown;
     if (this.#downSince === undefined || t >= this.#nextProbeAt) {
       // Claim the probe slot before awaiting, so concurrent checks during an outage do not all probe.
       if (this.#downSince !== undefined) this.#nextProbeAt = t + this.#retryIntervalMs;
       try {
-        const result = await this.#timeouts.run(this.#primary.hit(key, windowMs, limit, nowMs));
+        const result = await this.#timeouts.run(this.#primary.hit(key, windowMs, limit, nowMs, cost));
         this.#markUp();
         return result;
       } catch (error) {
@@ -83,18 +88,28 @@ export class ResilientStore implements Store {
         this.#markDown(error);
       }
     }
-    return this.#degrade(key, windowMs, limit, nowMs, failure);
+    return this.#degrade(key, windowMs, limit, nowMs, cost, failure);
+  }
+
+  /**
+   * Resets `key` in the fallback (if any) and in the primary; a primary failure rejects (an operator asked
+   * for it and must know), whatever the policy.
+   */
+  async reset(key: string): Promise<void> {
+    await this.#fallback?.reset?.(key);
+    if (this.#primary.reset === undefined) throw new TypeError('this rate-limit store cannot reset keys');
+    await this.#timeouts.run(this.#primary.reset(key));
   }
 
   async close(): Promise<void> {
     await this.#fallback?.close?.();
   }
 
-  #degrade(key: string, windowMs: number, limit: number, nowMs: number, cause: unknown): Promise<HitResult> {
+  #degrade(key: string, windowMs: number, limit: number, nowMs: number, cost: number, cause: unknown): Promise<HitResult> {
     switch (this.#policy) {
       case 'fallback-memory':
         this.#fallback ??= new MemoryStore();
-        return this.#fallback.hit(key, windowMs, limit, nowMs);
+        return this.#fallback.hit(key, windowMs, limit, nowMs, cost);
       case 'fail-open':
         return Promise.resolve({ allowed: true, count: 0, oldestMs: nowMs, nowMs, degraded: true });
       case 'fail-closed':

@@ -23,8 +23,8 @@ export class SlidingLog {
     this.expiresAt = firstMs + windowMs;
   }
 
-  /** Applies the {@link Store.hit} contract to this log. */
-  hit(nowMs: number, windowMs: number, limit: number): HitResult {
+  /** Applies the {@link Store.hit} contract to this log (`cost` from 0 to `limit`). */
+  hit(nowMs: number, windowMs: number, limit: number, cost = 1): HitResult {
     const times = this.#times;
     const cutoff = nowMs - windowMs;
     let head = this.#head;
@@ -39,12 +39,17 @@ export class SlidingLog {
     this.#head = head;
 
     const count = times.length - head;
-    if (count >= limit) {
-      return { allowed: false, count, oldestMs: times[head] as number, nowMs };
+    if (count + cost > limit) {
+      const oldestMs = times[head] as number;
+      if (cost <= 1) return { allowed: false, count, oldestMs, nowMs };
+      // The entry whose departure leaves room for `cost`: index count - limit + cost - 1 among the live ones.
+      return { allowed: false, count, oldestMs, nowMs, retryAtMs: (times[head + count - limit + cost - 1] as number) + windowMs };
     }
+    if (cost === 0) return { allowed: true, count, oldestMs: count === 0 ? nowMs : (times[head] as number), nowMs };
     const newest = count === 0 ? nowMs : Math.max(nowMs, times[times.length - 1] as number);
-    times.push(newest);
+    if (cost === 1) times.push(newest);
+    else for (let i = 0; i < cost; i++) times.push(newest);
     this.expiresAt = newest + windowMs;
-    return { allowed: true, count: count + 1, oldestMs: times[head] as number, nowMs };
+    return { allowed: true, count: count + cost, oldestMs: times[head] as number, nowMs };
   }
 }

@@ -13,6 +13,11 @@ export interface HitResult {
   readonly oldestMs: number;
   /** The store's notion of "now" (epoch ms) used for this hit; RedisStore returns the Redis server clock. */
   readonly nowMs: number;
+  /**
+   * Denials with a cost above 1 only: when (store clock, epoch ms) enough entries have left for the cost to fit.
+   * Absent: `oldestMs + windowMs` (one unit frees).
+   */
+  readonly retryAtMs?: number;
   /** True when no store could answer and the request was let through (`fail-open`). */
   readonly degraded?: boolean;
 }
@@ -33,6 +38,15 @@ export interface CheckResult {
   readonly resetAfterMs: number;
   /** True when the store was unavailable and the `fail-open` policy let the request through unmetered. */
   readonly degraded: boolean;
+}
+
+/** Options of one {@link SlidingWindowLimiter.check}. */
+export interface CheckOptions {
+  /**
+   * Units this request consumes: a positive integer, at most the limit (a larger cost throws a `RangeError`,
+   * it could never fit). The request is allowed whole or denied whole. Default: `1`.
+   */
+  readonly cost?: number;
 }
 
 /** What to do when the store errors or times out. */

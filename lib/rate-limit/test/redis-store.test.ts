@@ -54,7 +54,7 @@ test('RedisStore counts on the Redis clock, so an instance with a skewed clock s
   t.true(denied.retryAfterMs > 1_500 && denied.retryAfterMs <= 2_000, `retry after ${denied.retryAfterMs} ms`);
   const resetIn = denied.resetAt - (Date.now() + skewMs);
   t.true(resetIn > 1_000 && resetIn <= 2_000, 'resetAt is expressed in the caller clock');
-  t.is(await redis.zcard(store.redisKey(key)), 2);
+  t.is(await redis.llen(store.redisKey(key)), 2);
 });
 
 test('RedisStore keys carry a {hash tag} and a TTL of at most the window', async (t) => {
@@ -78,11 +78,11 @@ test('RedisStore does not re-arm the TTL on a denied check', async (t) => {
   t.true(pttl > 0 && pttl <= 700, `PTTL ${pttl} should be what was left, not a fresh window`);
 });
 
-test('RedisStore gives every recorded hit its own member, even for concurrent hits', async (t) => {
+test('RedisStore records every allowed hit as its own entry, even for concurrent hits', async (t) => {
   const store = new RedisStore(redis, opts);
   const key = randomUUID();
   await Promise.all(Array.from({ length: 200 }, () => store.hit(key, 5_000, 1_000)));
-  t.is(await redis.zcard(store.redisKey(key)), 200);
+  t.is(await redis.llen(store.redisKey(key)), 200);
 });
 
 test('RedisStore falls back to EVAL when the server answers NOSCRIPT', async (t) => {
@@ -102,10 +102,25 @@ test('RedisStore falls back to EVAL when the server answers NOSCRIPT', async (t)
   t.deepEqual(calls, ['evalsha', 'eval']);
 });
 
+test('RedisStore converts a sorted-set log left by version 0.1 in place, keeping its entries and TTL', async (t) => {
+  const store = new RedisStore(redis, opts);
+  const key = randomUUID();
+  const redisKey = store.redisKey(key);
+  const [seconds, micros] = await redis.time();
+  const nowUs = Number(seconds) * 1_000_000 + Number(micros);
+  await redis.zadd(redisKey, nowUs - 2_000_000, 'a', nowUs - 500_000, 'b', nowUs - 100_000, 'c');
+  await redis.pexpire(redisKey, 4_000);
+  const hit = await store.hit(key, 1_000, 3);
+  t.like(hit, { allowed: true, count: 3 }, 'the entry older than the window left, the two others count');
+  t.is(hit.oldestMs, (nowUs - 500_000) / 1000);
+  t.is(await redis.type(redisKey), 'list');
+  t.false((await store.hit(key, 1_000, 3)).allowed);
+});
+
 test('RedisStore surfaces script errors other than NOSCRIPT', async (t) => {
   const store = new RedisStore(redis, opts);
   const key = randomUUID();
-  await redis.set(store.redisKey(key), 'not a zset', 'PX', 5_000);
+  await redis.set(store.redisKey(key), 'not a list', 'PX', 5_000);
   await t.throwsAsync(store.hit(key, 1_000, 1), { message: /WRONGTYPE/ });
 });
 

@@ -103,4 +103,54 @@ export function runStoreContract(name: string, makeHarness: () => Promise<StoreH
     const allowedCounts = results.filter((r) => r.allowed).map((r) => r.count).sort((a, b) => a - b);
     t.deepEqual(allowedCounts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
+
+  withHarness('a cost is recorded whole when it fits and denied whole when it does not', async ({ store, now }, t) => {
+    const k = key();
+    const first = await store.hit(k, 5_000, 5, now(), 3);
+    t.like(first, { allowed: true, count: 3 });
+    const tooMuch = await store.hit(k, 5_000, 5, now(), 3);
+    t.like(tooMuch, { allowed: false, count: 3 }, 'nothing of the 3 is recorded');
+    t.like(await store.hit(k, 5_000, 5, now(), 2), { allowed: true, count: 5 });
+    t.like(await store.hit(k, 5_000, 5, now(), 1), { allowed: false, count: 5 });
+  });
+
+  withHarness('a denied cost waits until enough entries have left, not just the oldest', async ({ store, now, advance, toleranceMs }, t) => {
+    const limiter = createSlidingWindowLimiter({ store, limit: 3, windowMs: 1_000, now });
+    const k = key();
+    await limiter.check(k);
+    await advance(300);
+    await limiter.check(k, { cost: 2 });
+    const denied = await limiter.check(k, { cost: 2 });
+    t.false(denied.allowed);
+    // The first entry leaves at +1000 ms, but 2 units fit only when the two at +300 ms leave, at +1300 ms.
+    t.true(denied.retryAfterMs >= 1_000 - toleranceMs * 50 && denied.retryAfterMs <= 1_000, `${denied.retryAfterMs}`);
+    t.true(denied.resetAfterMs <= 700, `${denied.resetAfterMs}: the oldest entry still leaves first`);
+    await t.throwsAsync(limiter.check(k, { cost: 4 }), { instanceOf: RangeError });
+    await t.throwsAsync(limiter.check(k, { cost: 1.5 }), { instanceOf: RangeError });
+  });
+
+  withHarness('peek reports without recording', async ({ store, now }, t) => {
+    const limiter = createSlidingWindowLimiter({ store, limit: 2, windowMs: 5_000, now });
+    const k = key();
+    t.like(await limiter.peek(k), { allowed: true, remaining: 2, resetAfterMs: 0, retryAfterMs: 0 });
+    await limiter.check(k);
+    const one = await limiter.peek(k);
+    t.like(one, { allowed: true, remaining: 1 });
+    t.true(one.resetAfterMs > 4_000 && one.resetAfterMs <= 5_000);
+    t.like(await limiter.peek(k), { remaining: 1 }, 'a peek records nothing');
+    await limiter.check(k);
+    const full = await limiter.peek(k);
+    t.like(full, { allowed: false, remaining: 0 });
+    t.true(full.retryAfterMs > 4_000 && full.retryAfterMs <= 5_000);
+  });
+
+  withHarness('reset forgets a key, so the next check is allowed', async ({ store, now }, t) => {
+    const limiter = createSlidingWindowLimiter({ store, limit: 1, windowMs: 60_000, now });
+    const k = key();
+    t.true((await limiter.check(k)).allowed);
+    t.false((await limiter.check(k)).allowed);
+    await limiter.reset(k);
+    t.like(await limiter.peek(k), { remaining: 1 });
+    t.like(await limiter.check(k), { allowed: true, remaining: 0 });
+  });
 }

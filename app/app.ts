@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { Redis } from 'ioredis';
@@ -5,8 +6,11 @@ import { pino, type Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
 import type { AppDeps } from './core/deps.ts';
+import { answerClientErrors } from './core/client-errors.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
 import { HttpError, ValidationError } from './core/errors.ts';
+import { hardenLogger } from './core/log-safety.ts';
+import { methodNotAllowed } from './core/methods.ts';
 import { buildRouter, type RateLimitLookup } from './core/mount.ts';
 import { buildOpenApiDocument } from './core/openapi.ts';
 import { requestId } from './core/request-id.ts';
@@ -30,7 +34,7 @@ export type App = Koa & { deps: AppDeps; routes: Route[] };
 
 /** Builds the Koa application. No global state: every call gets its own deps and routes. */
 export function createApp(options: CreateAppOptions): App {
-  const logger = options.logger ?? pino({ level: options.config.logLevel });
+  const logger = hardenLogger(options.logger ?? pino({ level: options.config.logLevel }));
   const deps: AppDeps = {
     db: options.db,
     redis: options.redis,
@@ -67,8 +71,15 @@ export function createApp(options: CreateAppOptions): App {
       },
     }),
   );
+  app.use(methodNotAllowed(router));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+
+  // Every server of this app answers what Node's HTTP parser refuses without logging its bytes.
+  app.listen = ((...args: Parameters<Server['listen']>) => {
+    const server = createServer(app.callback());
+    answerClientErrors(server, logger);
+    return server.listen(...args);
+  }) as Koa['listen'];
 
   app.deps = deps;
   app.routes = mounted;

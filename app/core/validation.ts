@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import { ValidationError, type ValidationIssue } from './errors.ts';
+import { inspectInput } from './input-hygiene.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module object under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -34,13 +35,21 @@ export type Validator = (value: unknown) => unknown;
 /**
  * Compiles a schema for one part of a request. The returned function answers the value with
  * defaults applied, or throws the documented 400. Compiled once, when the route is declared.
+ * Besides the schema, every value obeys the rules of `inspectInput` (no NUL, finite numbers,
+ * well-formed text), checked after AJV's coercion so that `?limit=Infinity` is seen as a number.
  */
 export function compileValidator(part: Part, schema: TSchema): Validator {
   const validate: ValidateFunction = (part === 'body' ? bodyAjv : textAjv).compile(schema);
   const prefix = part === 'body' ? [] : [part];
   return (value) => {
-    if (validate(value)) return value;
-    throw new ValidationError(issuesOf(validate.errors ?? [], prefix, schema));
+    const valid = validate(value);
+    const inspected = inspectInput(value, prefix);
+    const issues = valid ? [] : issuesOf(validate.errors ?? [], prefix, schema);
+    for (const issue of inspected.issues) {
+      if (!issues.some((known) => known.path.join('\u0000') === issue.path.join('\u0000'))) issues.push(issue);
+    }
+    if (issues.length) throw new ValidationError(issues);
+    return inspected.value;
   };
 }
 

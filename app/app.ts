@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
 import type { AppDeps } from './core/deps.ts';
-import { answerClientErrors } from './core/client-errors.ts';
+import { answerClientErrors, ignoreBodyOfBodilessMethods } from './core/client-errors.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
 import { HttpError, ValidationError } from './core/errors.ts';
 import { hardenLogger } from './core/log-safety.ts';
@@ -17,7 +17,7 @@ import { requestId } from './core/request-id.ts';
 import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
 import { docsRoutes } from './docs/routes.ts';
-import { rateLimitLookup } from './rate-limits.ts';
+import { isRateLimited, rateLimitLookup } from './rate-limits.ts';
 import { areaRoutes } from './routes.ts';
 
 export type CreateAppOptions = {
@@ -47,7 +47,10 @@ export function createApp(options: CreateAppOptions): App {
   const routes: Route[] = [...areaRoutes];
   let document: Record<string, unknown> | undefined;
   routes.push(
-    ...docsRoutes(() => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }))),
+    ...docsRoutes(
+      () =>
+        (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }, { isLimited: isRateLimited })),
+    ),
   );
   const mounted = routes.filter((route) => !route.enabled || route.enabled(deps));
   const router = buildRouter(mounted, deps, options.rateLimitFor ?? rateLimitLookup(deps));
@@ -59,6 +62,7 @@ export function createApp(options: CreateAppOptions): App {
   app.use(requestId);
   app.use(requestLog(logger));
   app.use(errorMiddleware);
+  app.use(ignoreBodyOfBodilessMethods);
   app.use(
     bodyParser({
       enableTypes: ['json'],

@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import { verifyAccessToken } from './core/auth.ts';
 import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
+import { fullPath, type Route } from './core/route.ts';
 
 export type RateLimitDeclaration = {
   endpoint: `${'GET' | 'POST'} /api/${string}`;
@@ -31,6 +32,10 @@ export const RATE_LIMITS: readonly RateLimitDeclaration[] = [
   { endpoint: 'POST /api/identity/auth/refresh', limit: 10, windowMs: '1m', identifierType: 'ip' },
   { endpoint: 'POST /api/notifications/sms/test', limit: 3, windowMs: '5m', identifierType: 'ip' },
 ];
+
+/** Whether the table declares a limit for `route` (the OpenAPI document lists its 429). */
+export const isRateLimited = (route: Pick<Route, 'method' | 'path'>) =>
+  RATE_LIMITS.some((declaration) => declaration.endpoint === `${route.method} ${fullPath(route)}`);
 
 /** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */
 export const policyNameOf = (declaration: RateLimitDeclaration) =>

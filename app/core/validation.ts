@@ -21,8 +21,17 @@ function makeAjv(coerceTypes: boolean | 'array') {
   // UUID v7: the version nibble is 7 and the variant is RFC 9562's.
   ajv.addFormat('uuid-v7', /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i);
   ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+  // Annotation only: properties the handler requires and answers itself (see openapi.ts).
+  ajv.addKeyword({ keyword: REQUIRED_BY_HANDLER, schemaType: 'array' });
   return ajv;
 }
+
+/**
+ * Schema annotation listing the properties that a handler requires but checks itself, because
+ * their absence has its own documented status (a catalog entry without `variants` is a 422).
+ * The OpenAPI document lists them as `required`.
+ */
+export const REQUIRED_BY_HANDLER = 'x-required-by-handler';
 
 /** Bodies are JSON and keep their types; query strings and path parameters arrive as text and are coerced. */
 const bodyAjv = makeAjv(false);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { deleteAgentMcpServer, listAgentMcpServers } from '../../sql/agent-mcp-servers.ts';
 import { HttpError } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
+import { CodedErrorBody, CodedOrPlainErrorBody, ErrorBody } from '../core/schemas.ts';
 import { addMcpServer, requireAgent } from './provision.ts';
 import { AddMcpServerBody, AgentMcpServerDto, AgentParams, ServerParams } from './schemas.ts';
 
@@ -30,6 +30,7 @@ export const agentMcpServerRoutes = [
     responses: {
       201: { description: 'The saved server', schema: AgentMcpServerDto },
       ...common,
+      404: { description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown catalog entry', schema: CodedOrPlainErrorBody },
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
     handler: ({ deps, auth, params, body }) => addMcpServer(deps, auth.agencyId, params.agentId, body),
@@ -59,7 +60,11 @@ export const agentMcpServerRoutes = [
     policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: ServerParams },
     status: 204,
-    responses: { 204: { description: 'Removed' }, ...common },
+    responses: {
+      204: { description: 'Removed' },
+      ...common,
+      404: { description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown server', schema: CodedOrPlainErrorBody },
+    },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       if (!(await deleteAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId))) {

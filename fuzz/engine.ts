@@ -56,7 +56,7 @@ export async function exchange(context: EngineContext, request: FuzzRequest, ind
     try {
       const body = JSON.parse(response.text) as unknown;
       context.pools.harvest(request.principal, operation.path, body);
-      context.secrets.harvestIssued(body, index);
+      context.secrets.harvestIssued(body);
       if (request.body) context.secrets.harvestStored(JSON.parse(request.body.toString('utf8')));
     } catch {
       // Not JSON: nothing to harvest.

@@ -28,6 +28,22 @@ const PRINCIPALS = ['owner@demo.test', 'member@demo.test', 'admin@platform.test'
 /** The agency whose rows must not change while the others fuzz; its owner fuzzes first, alone. */
 const PROTECTED = 'owner@other.test';
 
+/**
+ * The answer's text without the tokens it issues (`accessToken`, `refreshToken`): those are
+ * its to carry. Two sign-ins in the same second issue the same access token, so a token is
+ * judged by where it appears, not by which answer issued it first.
+ */
+function withoutIssuedTokens(text: string): string {
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return text;
+    const { accessToken: _access, refreshToken: _refresh, ...rest } = body as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return text;
+  }
+}
+
 export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const started = performance.now();
   const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
@@ -90,10 +106,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     }), record);
     // Phase 3: the documented 429s, on the same app with its rate limits on.
     const limitedContext = { ...context, send: limitedSender.send, hostileShare: 0 };
+    let limitedIndex = options.requests;
     for (const operation of operations.filter((op) => op.responses.has(429))) {
       const caller = operation.secured ? callers.get('owner@demo.test')! : callers.get('anonymous')!;
       for (let attempt = 0; attempt < 15; attempt++) {
-        const index = options.requests + attempt;
+        const index = limitedIndex++;
         const outcome = await exchange(limitedContext, drawRequest(limitedContext, operation, caller, index), index);
         record(outcome);
         if (outcome.response.status === 429) break;
@@ -107,7 +124,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     for (const outcome of outcomes) {
       if (seen.has(outcome.response.text)) continue;
       seen.add(outcome.response.text);
-      const found = secrets.foundIn(outcome.response.text, outcome.index);
+      const found = secrets.foundIn(withoutIssuedTokens(outcome.response.text));
       if (found.length) problems.push(`answer #${outcome.index} (${outcome.request.method} ${outcome.request.target.slice(0, 80)}) carried: ${found.join(', ')}`);
     }
     const logText = harness.logs.lines.join('\n');

@@ -38,6 +38,7 @@ function bodyMutations(parts: Parts): Array<[string, Mutation]> {
     ['body: missing field', fc.constantFrom(...keys).map((key) => (request: FuzzRequest) => ({ ...request, body: jsonBytes(Object.fromEntries(Object.entries(body).filter(([k]) => k !== key))) }))],
     ['body: extra field', fc.constantFrom('fuzzExtra', 'enabledTools', 'id', 'agencyId', 'isAdmin').map((key) => (request: FuzzRequest) => ({ ...request, body: jsonBytes({ ...body, [key]: 'x' }) }))],
     withField('body: 100k string', fc.constant('x'.repeat(100_000))),
+    withField('body: over the size limit', fc.constant('y'.repeat(200_000))),
     ['body: NUL', stringAt(fc.constantFrom('\u0000', '$\u0000', '\u0000$')).map(([key, value]) => (request: FuzzRequest) => ({ ...request, body: jsonBytes({ ...body, [key]: value }) }))],
     ['body: lone surrogate', stringAt(fc.constantFrom('\\ud800', '$\\udc00', '\\udbff$')).map(([key, value]) => (request: FuzzRequest) => ({ ...request, body: jsonBytes({ ...body, [key]: RAW(`"${value.replace(/"/g, '')}"`) }) }))],
     ['body: invalid UTF-8', stringAt(fc.constant(`$${INVALID_UTF8}`)).map(([key, value]) => (request: FuzzRequest) => ({ ...request, body: jsonBytes({ ...body, [key]: value }) }))],

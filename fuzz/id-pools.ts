@@ -19,7 +19,9 @@ export class IdPools {
       if (depth > 6 || value === null || typeof value !== 'object') return;
       if (Array.isArray(value)) return value.slice(0, 50).forEach((item) => visit(item, depth + 1));
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        if (typeof item === 'string' && UUID.test(item)) {
+        if (typeof item === 'string' && key === 'refreshToken') {
+          this.#add(principal, key, item);
+        } else if (typeof item === 'string' && UUID.test(item)) {
           if (key === 'id' && depth <= 2) this.#add(principal, collection, item);
           if (key !== 'id') this.#add(principal, key, item);
         } else {

@@ -1,8 +1,22 @@
 import fc from 'fast-check';
 import type { JsonSchema } from './document.ts';
 
-/** Values the fuzzer may use for a string of a given format or name (ids come from the id pools). */
-export type Hints = { uuid: (name: string) => fc.Arbitrary<string> };
+/**
+ * What the fuzzer knows beyond the schema: ids (from the id pools), strings it has seen under a
+ * field name (refresh tokens), and a tag of the caller that keeps the accounts it invents apart
+ * from other callers' (so that one agency's accounts are never touched by another's requests).
+ */
+export type Hints = {
+  uuid: (name: string) => fc.Arbitrary<string>;
+  known: (name: string) => string[];
+  tag: string;
+};
+
+/** Passwords that sometimes are right: the demo one, and the one the fuzzer registers with. */
+export const FUZZ_PASSWORD = 'fuzz-password-1';
+
+/** The tag of owner@other.test, the principal whose agency must not change while others fuzz. */
+export const PROTECTED_TAG = 'ownerother';
 
 const DATE_MIN = new Date('2020-01-01T00:00:00.000Z');
 const DATE_MAX = new Date('2027-12-31T00:00:00.000Z');
@@ -11,11 +25,16 @@ const dateTime = fc
   .date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true })
   .map((date) => date.toISOString());
 
-const email = fc.oneof(
-  fc.constantFrom('owner@demo.test', 'member@demo.test', 'owner@other.test', 'admin@platform.test'),
-  fc.emailAddress(),
-  fc.nat(1_000_000).map((n) => `fuzz-${n}@fuzz.test`),
-);
+/**
+ * Demo accounts and invented ones. Other Agency's owner (who fuzzes first, alone) only uses its
+ * own address: a client account it registers under another's address would be another
+ * principal's to verify later, and a sign-in of its address by another writes a session row.
+ */
+const emailFor = (tag: string) =>
+  fc.oneof(
+    tag === PROTECTED_TAG ? fc.constant('owner@other.test') : fc.constantFrom('owner@demo.test', 'member@demo.test', 'admin@platform.test'),
+    fc.nat(50).map((n) => `fuzz-${tag}-${n}@fuzz.test`),
+  );
 
 const url = fc.oneof(
   fc.constantFrom('https://mcp.example.com/mcp', 'https://api.githubcopilot.com/mcp/', 'http://localhost:1/mcp', 'https://127.0.0.1/mcp'),
@@ -27,11 +46,15 @@ function stringOf(schema: JsonSchema, name: string, hints: Hints): fc.Arbitrary<
   const format = schema.format as string | undefined;
   if (format === 'uuid' || format === 'uuid-v7') return hints.uuid(name);
   if (format === 'date-time') return dateTime;
-  if (format === 'email') return email;
+  if (format === 'email') return emailFor(hints.tag);
   if (format === 'uri') return url;
   const minLength = (schema.minLength as number | undefined) ?? 0;
   const maxLength = Math.min((schema.maxLength as number | undefined) ?? 40, minLength + 40);
-  if (/password/i.test(name)) return fc.string({ minLength: Math.max(minLength, 8), maxLength: Math.max(maxLength, 12) });
+  if (/password/i.test(name)) {
+    return fc.oneof(fc.constantFrom('demo-password-1', FUZZ_PASSWORD), fc.string({ minLength: Math.max(minLength, 8), maxLength: Math.max(maxLength, 12) }));
+  }
+  const known = hints.known(name);
+  if (known.length) return fc.oneof(fc.constantFrom(...known), fc.string({ minLength, maxLength }));
   if (typeof schema.pattern === 'string') {
     try {
       const pattern = new RegExp(schema.pattern as string, 'u');

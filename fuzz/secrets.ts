@@ -12,23 +12,20 @@ export function spellings(secret: string): string[] {
   ];
 }
 
-/**
- * Secrets the fuzzer knows: the demo password, tokens issued to it, MCP credentials it stored.
- * `origin` is the answer that carried a token when it was issued (the only place it may appear).
- */
+/** Secrets the fuzzer knows: the demo password, tokens issued to it, MCP credentials it stored. */
 export class SecretRegistry {
-  readonly #secrets = new Map<string, { label: string; origin?: number }>();
+  readonly #secrets = new Map<string, string>();
 
-  add(secret: string, label: string, origin?: number): void {
+  add(secret: string, label: string): void {
     if (secret.length < 8 || this.#secrets.has(secret)) return;
-    this.#secrets.set(secret, { label, origin });
+    this.#secrets.set(secret, label);
   }
 
-  /** Tokens in an answer (`accessToken`, `refreshToken` fields), recorded with the answer's index. */
-  harvestIssued(body: unknown, origin: number): void {
+  /** Tokens in an answer (`accessToken`, `refreshToken` fields). */
+  harvestIssued(body: unknown): void {
     if (body === null || typeof body !== 'object') return;
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
-      if (typeof value === 'string' && /^(accessToken|refreshToken|idToken)$/.test(key)) this.add(value, key, origin);
+      if (typeof value === 'string' && /^(accessToken|refreshToken|idToken)$/.test(key)) this.add(value, key);
     }
   }
 
@@ -40,11 +37,10 @@ export class SecretRegistry {
     }
   }
 
-  /** Labels of the secrets that `text` holds in any spelling, ignoring those issued by answer `index`. */
-  foundIn(text: string, index?: number): string[] {
+  /** Labels of the secrets that `text` holds in any spelling. */
+  foundIn(text: string): string[] {
     const found: string[] = [];
-    for (const [secret, { label, origin }] of this.#secrets) {
-      if (origin !== undefined && origin === index) continue;
+    for (const [secret, label] of this.#secrets) {
       if (spellings(secret).some((spelled) => text.includes(spelled))) found.push(label);
     }
     return found;

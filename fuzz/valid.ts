@@ -19,23 +19,28 @@ const windowArbitrary = fc
 
 /** Requests that should pass validation (best effort), for `caller` on `operation`. */
 export function validParts(operation: Operation, caller: Caller, pools: IdPools): fc.Arbitrary<Parts> {
-  const uuidFor = (collection: string | undefined) => (name: string) => pools.arbitrary(caller.name, collection, name);
+  const tag = caller.name.replace(/@.*/, '').replace(/\W+/g, '') + (caller.name.split('@')[1]?.split('.')[0] ?? '');
+  const hintsFor = (collection: string | undefined) => ({
+    uuid: (name: string) => pools.arbitrary(caller.name, collection, name),
+    known: (name: string) => pools.ids(caller.name, name),
+    tag,
+  });
   const params: Record<string, fc.Arbitrary<unknown>> = {};
   const query: Record<string, fc.Arbitrary<unknown>> = {};
   const optionalQuery: string[] = [];
   for (const parameter of operation.parameters) {
     if (parameter.in === 'path') {
-      params[parameter.name] = arbitraryOf(parameter.schema, { uuid: uuidFor(collectionOf(operation.path, parameter.name)) }, parameter.name);
+      params[parameter.name] = arbitraryOf(parameter.schema, hintsFor(collectionOf(operation.path, parameter.name)), parameter.name);
     } else if (parameter.name === 'timezone') {
       query.timezone = fc.constantFrom(...ZONES);
       optionalQuery.push('timezone');
     } else if (parameter.name !== 'from' && parameter.name !== 'to') {
-      query[parameter.name] = arbitraryOf(parameter.schema, { uuid: uuidFor(undefined) }, parameter.name);
+      query[parameter.name] = arbitraryOf(parameter.schema, hintsFor(undefined), parameter.name);
       if (!parameter.required) optionalQuery.push(parameter.name);
     }
   }
   const hasWindow = operation.parameters.some((parameter) => parameter.in === 'query' && parameter.name === 'from');
-  const body = operation.body ? arbitraryOf(operation.body, { uuid: uuidFor(undefined) }) : fc.constant(undefined);
+  const body = operation.body ? arbitraryOf(operation.body, hintsFor(undefined)) : fc.constant(undefined);
   return fc
     .record({
       params: fc.record(params) as fc.Arbitrary<Record<string, string>>,

@@ -89,9 +89,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       }
     }
     const outcomes: Outcome[] = [];
+    const step = Math.max(1, Math.floor(options.requests / 10));
     const record = (outcome: Outcome) => {
       tally.add(outcome);
       outcomes.push(outcome);
+      if (tally.total % step === 0) process.stderr.write(`  ${tally.total} / ${options.requests} requests, ${tally.failures.length} failing\n`);
     };
     // Phase 1: the protected agency's owner alone (a fifth of the requests).
     const protectedShare = Math.floor(options.requests / 5);

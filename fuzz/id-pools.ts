@@ -1,5 +1,11 @@
 import fc from 'fast-check';
 
+/** String fields worth reusing: a refresh token to refresh with, a name to collide with (409). */
+const KEPT_STRINGS = new Set(['refreshToken', 'name', 'email']);
+
+/** Fields that name the same kind of thing: an agency is an organization. */
+const ALIASES: Record<string, string> = { agencyId: 'organizationId' };
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The collection a path parameter belongs to: `/api/ai/agents/{agentId}/tools` + `agentId` -> `/api/ai/agents`. */
@@ -19,7 +25,7 @@ export class IdPools {
       if (depth > 6 || value === null || typeof value !== 'object') return;
       if (Array.isArray(value)) return value.slice(0, 50).forEach((item) => visit(item, depth + 1));
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-        if (typeof item === 'string' && key === 'refreshToken') {
+        if (typeof item === 'string' && KEPT_STRINGS.has(key) && item.length <= 200) {
           this.#add(principal, key, item);
         } else if (typeof item === 'string' && UUID.test(item)) {
           if (key === 'id' && depth <= 2) this.#add(principal, collection, item);
@@ -32,7 +38,8 @@ export class IdPools {
     visit(body, 0);
   }
 
-  #add(principal: string, key: string, id: string) {
+  #add(principal: string, field: string, id: string) {
+    const key = ALIASES[field] ?? field;
     const pools = this.#pools.get(principal) ?? new Map<string, Set<string>>();
     this.#pools.set(principal, pools);
     const pool = pools.get(key) ?? new Set<string>();
@@ -60,10 +67,20 @@ export class IdPools {
       .sort();
   }
 
+  /** Collections a field named `name` points into: `availableMcpId` -> `/api/available-mcps`. */
+  #collectionsNamed(principal: string, name: string): string[] {
+    const stem = name.replace(/Id$/, '').replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+    if (!stem || stem === name) return [];
+    const keys = new Set([...this.#pools.values()].flatMap((pools) => [...pools.keys()]));
+    return [...keys].filter((key) => key.startsWith('/') && key.split('/').pop()!.startsWith(stem)).sort();
+  }
+
   /** For a path parameter or body field named `name`: known ids first, then others', then random ones. */
   arbitrary(principal: string, collection: string | undefined, name: string): fc.Arbitrary<string> {
-    const own = [...new Set([...(collection ? this.ids(principal, collection) : []), ...this.ids(principal, name)])];
-    const others = [...new Set([...(collection ? this.othersIds(principal, collection) : []), ...this.othersIds(principal, name)])];
+    const collections = collection ? [collection] : this.#collectionsNamed(principal, name);
+    const field = ALIASES[name] ?? name;
+    const own = [...new Set([...collections.flatMap((key) => this.ids(principal, key)), ...this.ids(principal, field)])];
+    const others = [...new Set([...collections.flatMap((key) => this.othersIds(principal, key)), ...this.othersIds(principal, field)])];
     const options: Array<{ weight: number; arbitrary: fc.Arbitrary<string> }> = [{ weight: 1, arbitrary: randomUuidV7 }];
     if (own.length) options.push({ weight: 6, arbitrary: fc.constantFrom(...own) });
     if (others.length) options.push({ weight: 2, arbitrary: fc.constantFrom(...others) });

@@ -13,7 +13,9 @@ export class Tally {
 
   add(outcome: Outcome): void {
     this.total++;
-    const key = outcome.operation?.key ?? `${outcome.request.method} ${outcome.request.operation.replace(/^\S+ /, '')} (undocumented method)`;
+    const key =
+      outcome.operation?.key ??
+      (outcome.request.raw ? 'malformed HTTP (raw bytes)' : `${outcome.request.method} on any path that does not document it`);
     const stats = this.byOperation.get(key) ?? { count: 0, statuses: new Map<number, number>() };
     this.byOperation.set(key, stats);
     stats.count++;

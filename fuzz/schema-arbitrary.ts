@@ -37,7 +37,8 @@ const emailFor = (tag: string) =>
   );
 
 const url = fc.oneof(
-  fc.constantFrom('https://mcp.example.com/mcp', 'https://api.githubcopilot.com/mcp/', 'http://localhost:1/mcp', 'https://127.0.0.1/mcp'),
+  // Loopback http passes the development URL policy (the fuzzed app runs as development); no DNS here.
+  fc.constantFrom('https://mcp.example.com/mcp', 'http://127.0.0.1:9/mcp', 'http://localhost:9/mcp', 'https://127.0.0.1/mcp', 'http://169.254.169.254/latest'),
   fc.webUrl(),
 );
 
@@ -47,7 +48,7 @@ function stringOf(schema: JsonSchema, name: string, hints: Hints): fc.Arbitrary<
   if (format === 'uuid' || format === 'uuid-v7') return hints.uuid(name);
   if (format === 'date-time') return dateTime;
   if (format === 'email') return emailFor(hints.tag);
-  if (format === 'uri') return url;
+  if (format === 'uri' || name === 'url') return url;
   const minLength = (schema.minLength as number | undefined) ?? 0;
   const maxLength = Math.min((schema.maxLength as number | undefined) ?? 40, minLength + 40);
   if (/password/i.test(name)) {

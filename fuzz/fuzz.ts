@@ -137,7 +137,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     if (ready.status !== 200) problems.push(`/api/ready answered ${ready.status} after the run`);
     const seconds = (performance.now() - started) / 1000;
     const unseen = tally.unseen(operations).reduce((sum, entry) => sum + entry.statuses.length, 0);
-    printReport(tally, operations, harness.base, [
+    printReport(tally, operations, [
       '',
       ...problems.map((problem) => `PROBLEM: ${problem}`),
       `seed ${options.seed}: ${tally.total} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; ` +

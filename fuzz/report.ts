@@ -37,7 +37,7 @@ export class Tally {
   }
 }
 
-export function printReport(tally: Tally, operations: Operation[], base: string, extra: string[], write: (line: string) => void): void {
+export function printReport(tally: Tally, operations: Operation[], extra: string[], write: (line: string) => void): void {
   write('');
   write('operation'.padEnd(70) + 'requests'.padStart(9) + '  statuses');
   for (const [key, stats] of [...tally.byOperation].sort(([a], [b]) => a.localeCompare(b))) {
@@ -65,11 +65,15 @@ export function printReport(tally: Tally, operations: Operation[], base: string,
   }
   write('');
   write(`failures: ${tally.failures.length} answers in ${groups.size} groups`);
+  if (groups.size) {
+    write('  (curl lines: export BASE=http://localhost:3000 after `npm start`, and TOKEN_<principal> from a login as in the README;');
+    write('   ids the server generated during the run differ from yours, the demo fixtures\' ids do not)');
+  }
   for (const [key, group] of groups) {
     const first = group[0]!;
     const finding = first.findings.find((f) => key.includes(`| ${f.rule} |`))!;
     write(`  [${group.length}x] ${key}: ${finding.detail.slice(0, 300)}`);
-    write(`      request #${first.index} (${first.request.kind}, ${first.request.principal}): ${curlOf(first.request, base).slice(0, 1_500)}`);
+    write(`      request #${first.index} (${first.request.kind}, ${first.request.principal}): ${curlOf(first.request).slice(0, 1_500)}`);
   }
   for (const line of extra) write(line);
 }

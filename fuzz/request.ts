@@ -15,12 +15,17 @@ export type FuzzRequest = {
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
-/** A shell line that sends the same request (tokens as `$TOKEN_<principal>`; raw bytes through printf). */
-export function curlOf(request: FuzzRequest, base: string): string {
+/**
+ * A shell line that sends the same request to `$BASE` (for example http://localhost:3000 after
+ * `npm start`), with `$TOKEN_<principal>` for the caller's access token; raw bytes go through
+ * printf and a one-line Node socket.
+ */
+export function curlOf(request: FuzzRequest): string {
   if (request.raw) {
-    return `printf '%s' ${quote(request.raw.toString('base64'))} | base64 -d | nc -q 2 ${new URL(base).hostname} ${new URL(base).port}`;
+    const pipe = `const u=new URL(process.env.BASE);const s=require('net').connect(u.port||80,u.hostname);process.stdin.pipe(s);s.pipe(process.stdout)`;
+    return `printf '%s' ${quote(request.raw.toString('base64'))} | base64 -d | node -e ${quote(pipe)}`;
   }
-  const parts = ['curl', '-sS', '-i', '-X', request.method, '--path-as-is', quote(`${base}${request.target}`)];
+  const parts = ['curl', '-sS', '-i', '-X', request.method, '--path-as-is', `"$BASE"${quote(request.target)}`];
   for (const [name, value] of Object.entries(request.headers)) {
     const shown = name === 'authorization' && value.startsWith('Bearer ') && request.principal !== 'anonymous'
       ? `Bearer $TOKEN_${request.principal.replace(/\W+/g, '_')}`

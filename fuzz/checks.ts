@@ -64,11 +64,19 @@ export function findingsOf(request: FuzzRequest, response: FuzzResponse, operati
     findings.push({ rule: '5xx', detail: `${response.status} ${response.text.slice(0, 200)}` });
   }
   if (request.method === 'HEAD' || request.method === 'CONNECT' || response.status === 204 || (request.method === 'OPTIONS' && !operation)) return findings;
+  // Error answers are JSON envelopes; a success is JSON when its operation documents a JSON body
+  // (the docs page, its assets and static files are not).
+  const type = String(response.headers['content-type'] ?? '');
+  const documentedJson = operation?.responses.get(response.status) !== undefined;
+  if (!/^application\/json/.test(type)) {
+    if (response.status >= 400 || documentedJson) findings.push({ rule: 'not JSON', detail: `${type || 'no content-type'}: ${response.text.slice(0, 120)}` });
+    return findings;
+  }
   let body: unknown;
   try {
     body = response.text ? JSON.parse(response.text) : undefined;
   } catch {
-    if (response.status >= 400 || !/\/docs/.test(request.target)) findings.push({ rule: 'not JSON', detail: response.text.slice(0, 120) });
+    findings.push({ rule: 'not JSON', detail: `unparseable: ${response.text.slice(0, 120)}` });
     return findings;
   }
   if (response.status >= 400) {

@@ -20,8 +20,11 @@ const windowArbitrary = fc
 /** Requests that should pass validation (best effort), for `caller` on `operation`. */
 export function validParts(operation: Operation, caller: Caller, pools: IdPools): fc.Arbitrary<Parts> {
   const tag = caller.name.replace(/@.*/, '').replace(/\W+/g, '') + (caller.name.split('@')[1]?.split('.')[0] ?? '');
+  // A public route acts for nobody: its ids are chosen as an anonymous caller's would be, so a
+  // public registration never lands in the protected agency (legitimately changing it).
+  const idsOf = operation.secured ? caller.name : 'anonymous';
   const hintsFor = (collection: string | undefined) => ({
-    uuid: (name: string) => pools.arbitrary(caller.name, collection, name),
+    uuid: (name: string) => pools.arbitrary(idsOf, collection, name),
     known: (name: string) => pools.ids(caller.name, name),
     tag,
   });

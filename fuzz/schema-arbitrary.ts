@@ -72,7 +72,10 @@ function stringOf(schema: JsonSchema, name: string, hints: Hints): fc.Arbitrary<
 function integerOf(schema: JsonSchema): fc.Arbitrary<number> {
   const min = (schema.minimum as number | undefined) ?? -1_000;
   const max = (schema.maximum as number | undefined) ?? Math.max(min + 1_000, 1_000);
-  return fc.integer({ min: Math.max(min, Number.MIN_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) });
+  const low = Math.max(min, Number.MIN_SAFE_INTEGER);
+  const high = Math.min(max, Number.MAX_SAFE_INTEGER);
+  // Mostly near the minimum: a page number of 1 to 5 lists something, page 73,000 lists nothing.
+  return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: low, max: Math.min(high, low + 4) }) }, { weight: 1, arbitrary: fc.integer({ min: low, max: high }) });
 }
 
 /**

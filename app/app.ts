@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import type { Redis } from 'ioredis';
 import { pino, type Logger } from 'pino';
@@ -5,7 +6,10 @@ import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
 import { corsFor } from './core/cors.ts';
 import type { AppDeps } from './core/deps.ts';
+import { answerClientErrors, ignoreBodyOfBodilessMethods } from './core/client-errors.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
+import { hardenLogger } from './core/log-safety.ts';
+import { methodNotAllowed } from './core/methods.ts';
 import { buildRouter, type RateLimitLookup } from './core/mount.ts';
 import { buildOpenApiDocument } from './core/openapi.ts';
 import { requestId } from './core/request-id.ts';
@@ -13,7 +17,7 @@ import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
 import { dashboard } from './dashboard/serve.ts';
 import { docsRoutes } from './docs/routes.ts';
-import { rateLimitLookup } from './rate-limits.ts';
+import { isRateLimited, rateLimitLookup } from './rate-limits.ts';
 import { areaRoutes } from './routes.ts';
 
 export type CreateAppOptions = {
@@ -32,7 +36,7 @@ export type App = Koa & { deps: AppDeps; routes: Route[] };
 
 /** Builds the Koa application. No global state: every call gets its own deps and routes. */
 export function createApp(options: CreateAppOptions): App {
-  const logger = options.logger ?? pino({ level: options.config.logLevel });
+  const logger = hardenLogger(options.logger ?? pino({ level: options.config.logLevel }));
   const deps: AppDeps = {
     db: options.db,
     redis: options.redis,
@@ -47,7 +51,10 @@ export function createApp(options: CreateAppOptions): App {
   const routes: Route[] = [...areaRoutes];
   let document: Record<string, unknown> | undefined;
   routes.push(
-    ...docsRoutes(() => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }))),
+    ...docsRoutes(
+      () =>
+        (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }, { isLimited: isRateLimited })),
+    ),
   );
   const mounted = routes.filter((route) => !route.enabled || route.enabled(deps));
   const router = buildRouter(mounted, deps, options.rateLimitFor ?? rateLimitLookup(deps));
@@ -64,8 +71,16 @@ export function createApp(options: CreateAppOptions): App {
   app.use(errorMiddleware);
   app.use(dashboard({ root: options.dashboardRoot }));
   // The JSON body is parsed per route, after its rate limiter (app/core/mount.ts).
+  app.use(ignoreBodyOfBodilessMethods);
+  app.use(methodNotAllowed(router));
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
+
+  // Every server of this app answers what Node's HTTP parser refuses without logging its bytes.
+  app.listen = ((...args: Parameters<Server['listen']>) => {
+    const server = createServer(app.callback());
+    answerClientErrors(server, logger);
+    return server.listen(...args);
+  }) as Koa['listen'];
 
   app.deps = deps;
   app.routes = mounted;

@@ -6,6 +6,7 @@ import { verifyAccessToken } from './core/auth.ts';
 import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
 import { rateLimitExceededBody } from './core/rate-limit-body.ts';
+import { fullPath, type Route } from './core/route.ts';
 
 export type RateLimitDeclaration = {
   endpoint: `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/${string}`;
@@ -80,6 +81,9 @@ export const RATE_LIMIT_KEY_PREFIX = 'rl';
  * Bounds how long a `rate-limit reset` from the CLI goes unseen by a running server.
  */
 export const RATE_LIMIT_DENY_CACHE_MAX_AGE_MS = 5_000;
+/** Whether the tables declare a limit for `route` (the OpenAPI document lists its 429). */
+export const isRateLimited = (route: Pick<Route, 'method' | 'path'>) =>
+  ALL_RATE_LIMITS.some((declaration) => declaration.endpoint === `${route.method} ${fullPath(route)}`);
 
 /** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */
 export const policyNameOf = (declaration: RateLimitDeclaration) =>

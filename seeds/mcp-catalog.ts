@@ -6,7 +6,7 @@ import { checkVariants } from '../app/mcp-catalog/rules.ts';
 import { CreateAvailableMcpBody, type Variant } from '../app/mcp-catalog/schemas.ts';
 import { insertSeedEntryIfAbsent, type SeedEntry } from '../sql/available-mcps.ts';
 
-/** The curated entries: data in `seeds/mcp-catalog.json`, from `shared/spec/mcp-seed-facts.md`. */
+/** The curated entries: data in `seeds/mcp-catalog.json`, from the seed facts table in `test/mcp-catalog/fixtures/`. */
 export const CATALOG_SEED_FILE = new URL('./mcp-catalog.json', import.meta.url);
 
 /** Contract: 23 curated entries; a 24th slot is deliberately left empty. */

@@ -7,6 +7,7 @@ import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
 import { Redirect } from './redirect.ts';
 import { jsonBody } from './json-body.ts';
+import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { API_PREFIX, fullPath, type Route } from './route.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -18,7 +19,13 @@ export type RateLimitLookup = (method: string, fullPath: string) => Middleware |
  * Bounded so that a hostile query cannot build large structures.
  */
 export function parseQuery(querystring: string): Record<string, unknown> {
-  return qs.parse(querystring, { depth: 3, arrayLimit: 100, parameterLimit: 200, allowDots: false });
+  return qs.parse(querystring, {
+    depth: 3,
+    arrayLimit: 100,
+    parameterLimit: 200,
+    allowDots: false,
+    decoder: (text) => decodeQueryComponent(text),
+  });
 }
 
 /**
@@ -43,9 +50,11 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLi
     if (route.auth === 'jwt') guarded.push(requireToken);
     if (route.principal) guarded.push(requirePrincipal(route.principal));
     if (route.policy) guarded.push(requirePolicy(deps, route.policy));
-    guarded.push(handle(route, deps));
+    // The handler needs its own layer (for raw path captures), which exists once registered.
+    const registered: { layer?: RouteLayer } = {};
+    guarded.push(handle(route, deps, () => registered.layer!));
     chain.push(databaseFaults(guarded, { readOnly: isReadOnly(route) }));
-    router.register(route.path, [route.method], chain, { name: `${route.method} ${route.path}` });
+    registered.layer = router.register(route.path, [route.method], chain, { name: `${route.method} ${route.path}` }) as RouteLayer;
   }
   return router;
 }
@@ -53,7 +62,16 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLi
 /** A GET is read-only, and so safe to run twice, unless it says `readOnly: false`. */
 const isReadOnly = (route: Route) => route.readOnly ?? route.method === 'GET';
 
-function handle(route: Route, deps: AppDeps): Middleware {
+/** The router's layer of one route: its raw captures, before @koa/router's lossy decoding. */
+type RouteLayer = { captures(path: string): string[]; paramNames: Array<{ name: string }> };
+
+/** Path parameters decoded by the project's one rule for bad bytes (see percent-decoding.ts). */
+function pathParams(layer: RouteLayer, path: string): Record<string, string> {
+  const captures = layer.captures(path);
+  return Object.fromEntries(layer.paramNames.map((param, index) => [param.name, decodePercent(captures[index] ?? '')]));
+}
+
+function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middleware {
   const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {};
   if (route.schemas?.params) validators.params = compileValidator('params', route.schemas.params);
   if (route.schemas?.query) validators.query = compileValidator('query', route.schemas.query);
@@ -64,7 +82,7 @@ function handle(route: Route, deps: AppDeps): Middleware {
     if (route.schemas?.body && ctx.request.length && !ctx.request.is('application/json')) {
       throw new HttpError(415, 'Content-Type must be application/json');
     }
-    const params = validators.params ? validators.params({ ...ctx.params }) : {};
+    const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};
     const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
     const body = validators.body ? validators.body(ctx.request.body ?? {}) : {};
     const result = await route.handler({

@@ -27,3 +27,6 @@ export const ValidationErrorBody = Type.Object({
   message: Type.String(),
   errors: Type.Array(Type.Object({ path: Type.Array(Type.String()), message: Type.String() })),
 });
+
+/** A status answered by more than one cause: a coded error from one, a plain one from another. */
+export const CodedOrPlainErrorBody = Type.Union([CodedErrorBody, ErrorBody]);

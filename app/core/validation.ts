@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema } from '@sinclair/typebox';
 import { ValidationError, type ValidationIssue } from './errors.ts';
+import { inspectInput } from './input-hygiene.ts';
 
 // ajv-formats is CommonJS; its default export arrives as the module object under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -20,8 +21,17 @@ function makeAjv(coerceTypes: boolean | 'array') {
   // UUID v7: the version nibble is 7 and the variant is RFC 9562's.
   ajv.addFormat('uuid-v7', /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i);
   ajv.addKeyword({ keyword: 'errorMessage', schemaType: 'string' });
+  // Annotation only: properties the handler requires and answers itself (see openapi.ts).
+  ajv.addKeyword({ keyword: REQUIRED_BY_HANDLER, schemaType: 'array' });
   return ajv;
 }
+
+/**
+ * Schema annotation listing the properties that a handler requires but checks itself, because
+ * their absence has its own documented status (a catalog entry without `variants` is a 422).
+ * The OpenAPI document lists them as `required`.
+ */
+export const REQUIRED_BY_HANDLER = 'x-required-by-handler';
 
 /** Bodies are JSON and keep their types; query strings and path parameters arrive as text and are coerced. */
 const bodyAjv = makeAjv(false);
@@ -34,13 +44,21 @@ export type Validator = (value: unknown) => unknown;
 /**
  * Compiles a schema for one part of a request. The returned function answers the value with
  * defaults applied, or throws the documented 400. Compiled once, when the route is declared.
+ * Besides the schema, every value obeys the rules of `inspectInput` (no NUL, finite numbers,
+ * well-formed text), checked after AJV's coercion so that `?limit=Infinity` is seen as a number.
  */
 export function compileValidator(part: Part, schema: TSchema): Validator {
   const validate: ValidateFunction = (part === 'body' ? bodyAjv : textAjv).compile(schema);
   const prefix = part === 'body' ? [] : [part];
   return (value) => {
-    if (validate(value)) return value;
-    throw new ValidationError(issuesOf(validate.errors ?? [], prefix, schema));
+    const valid = validate(value);
+    const inspected = inspectInput(value, prefix);
+    const issues = valid ? [] : issuesOf(validate.errors ?? [], prefix, schema);
+    for (const issue of inspected.issues) {
+      if (!issues.some((known) => known.path.join('\u0000') === issue.path.join('\u0000'))) issues.push(issue);
+    }
+    if (issues.length) throw new ValidationError(issues);
+    return inspected.value;
   };
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { SORT_FIELDS } from '../../sql/available-mcps.ts';
 import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { REQUIRED_BY_HANDLER } from '../core/validation.ts';
 
 /** A string enum as one JSON Schema `enum` (one clear 400 message, unlike a union of literals). */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
@@ -111,13 +112,16 @@ const Logo = Type.String({
 /** Not required by the schema: a missing or empty list is a 422 (contract §7), checked by the handler. */
 const Variants = Type.Array(Variant, { maxItems: 3 });
 
-export const CreateAvailableMcpBody = StrictObject({
-  name: Name,
-  description: Type.Optional(Type.String({ maxLength: 1000 })),
-  logo: Type.Optional(Logo),
-  tags: Tags,
-  variants: Type.Optional(Variants),
-});
+export const CreateAvailableMcpBody = StrictObject(
+  {
+    name: Name,
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    logo: Type.Optional(Logo),
+    tags: Tags,
+    variants: Type.Optional(Variants),
+  },
+  { [REQUIRED_BY_HANDLER]: ['variants'] },
+);
 export type CreateAvailableMcpBody = Static<typeof CreateAvailableMcpBody>;
 
 export const UpdateAvailableMcpBody = StrictObject(

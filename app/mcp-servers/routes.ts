@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { deleteAgentMcpServer, findAgentMcpServer, listAgentMcpServers } from '../../sql/agent-mcp-servers.ts';
 import { HttpError } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
 import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
 import { editMcpServer } from './edit.ts';
+import { CodedErrorBody, CodedOrPlainErrorBody, ErrorBody } from '../core/schemas.ts';
 import { addMcpServer, requireAgent } from './provision.ts';
 import { AddMcpServerBody, AgentMcpServerDto, AgentParams, EditMcpServerBody, ServerParams, ServerToolsDto, ToolsQuery } from './schemas.ts';
 
@@ -13,6 +13,11 @@ const common = {
   401: { description: 'Missing or invalid access token', schema: ErrorBody },
   403: { description: 'Missing the policy', schema: ErrorBody },
   404: { description: '`AI.AGENT_NOT_FOUND` (also for an agent of another agency)', schema: CodedErrorBody },
+};
+/** Routes of one server: its agent may be missing (coded) or the server itself (plain). */
+const ofServer = {
+  ...common,
+  404: { description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown server', schema: CodedOrPlainErrorBody },
 };
 
 export const agentMcpServerRoutes = [
@@ -32,6 +37,7 @@ export const agentMcpServerRoutes = [
     responses: {
       201: { description: 'The saved server', schema: AgentMcpServerDto },
       ...common,
+      404: { description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown catalog entry', schema: CodedOrPlainErrorBody },
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
     handler: ({ deps, auth, params, body }) => addMcpServer(deps, auth.agencyId, params.agentId, body),
@@ -60,7 +66,7 @@ export const agentMcpServerRoutes = [
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
     schemas: { params: ServerParams },
-    responses: { 200: { description: 'The server', schema: AgentMcpServerDto }, ...common },
+    responses: { 200: { description: 'The server', schema: AgentMcpServerDto }, ...ofServer },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       const server = await findAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId);
@@ -82,7 +88,7 @@ export const agentMcpServerRoutes = [
     schemas: { params: ServerParams, body: EditMcpServerBody },
     responses: {
       200: { description: 'The changed server', schema: AgentMcpServerDto },
-      ...common,
+      ...ofServer,
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
     handler: ({ deps, auth, params, body }) => editMcpServer(deps, { agencyId: auth.agencyId, ...params }, body),
@@ -102,7 +108,7 @@ export const agentMcpServerRoutes = [
     schemas: { params: ServerParams, query: ToolsQuery },
     responses: {
       200: { description: 'The tools', schema: ServerToolsDto },
-      ...common,
+      ...ofServer,
       409: { description: '`MCP.AUTHORIZATION_REQUIRED`: an OAuth server not authorized yet', schema: CodedErrorBody },
       502: {
         description:
@@ -125,7 +131,10 @@ export const agentMcpServerRoutes = [
     policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: ServerParams },
     status: 204,
-    responses: { 204: { description: 'Removed' }, ...common },
+    responses: {
+      204: { description: 'Removed' },
+      ...ofServer,
+    },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       if (!(await deleteAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId))) {

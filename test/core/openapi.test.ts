@@ -37,3 +37,46 @@ test('a request body schema in the document matches what the route validates', a
   t.deepEqual(login.requestBody.content['application/json'].schema.required, ['email', 'password']);
   t.false(login.requestBody.content['application/json'].schema.additionalProperties);
 });
+
+type Parameter = { name: string; in: string; required: boolean; schema: { default?: unknown } };
+type OperationDoc = {
+  parameters: Parameter[];
+  responses: Record<string, unknown>;
+  requestBody?: { content: { 'application/json': { schema: { required?: string[] } } } };
+};
+
+test('the document holds to the routes: defaults are optional, schema-required is required, chain statuses are documented', async (t) => {
+  const response = await t.context.t.http().get('/api/openapi.json').expect(200);
+  const paths = response.body.paths as Record<string, Record<string, OperationDoc>>;
+  for (const route of t.context.t.app.routes) {
+    const operation = paths[openApiPath(`/api${route.path}`)]![route.method.toLowerCase()]!;
+    const key = `${route.method} ${route.path}`;
+    const query = (route.schemas?.query ?? { properties: {}, required: [] }) as { properties: Record<string, { default?: unknown }>; required?: string[] };
+    for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
+      const schemaRequired = (query.required ?? []).includes(parameter.name) && query.properties[parameter.name]?.default === undefined;
+      t.is(parameter.required, schemaRequired, `${key} ?${parameter.name}`);
+      if (parameter.schema.default !== undefined) t.false(parameter.required, `${key} ?${parameter.name} has a default`);
+    }
+    const statuses = Object.keys(operation.responses).map(Number);
+    if (route.schemas) t.true(statuses.includes(400), `${key} documents 400`);
+    if (route.auth === 'jwt') t.true(statuses.includes(401), `${key} documents 401`);
+    if (route.policy || route.principal) t.true(statuses.includes(403), `${key} documents 403`);
+    if (route.schemas?.body) t.true(statuses.includes(413) && statuses.includes(415), `${key} documents 413 and 415`);
+    t.true(statuses.includes(route.status ?? 200), `${key} documents its success status`);
+  }
+});
+
+test('what a handler requires is required in the document, and parameters with defaults are not', async (t) => {
+  const response = await t.context.t.http().get('/api/openapi.json').expect(200);
+  const create = response.body.paths['/api/available-mcps'].post as OperationDoc;
+  t.true(create.requestBody!.content['application/json'].schema.required!.includes('variants'));
+  const list = response.body.paths['/api/available-mcps'].get as OperationDoc;
+  t.deepEqual(
+    list.parameters.filter((p) => p.required).map((p) => p.name),
+    [],
+  );
+  const series = response.body.paths['/api/ai/org-usage/time-series'].get as OperationDoc;
+  t.deepEqual(series.parameters.filter((p) => p.required).map((p) => p.name).sort(), ['from', 'to']);
+  const login = response.body.paths['/api/identity/auth/user/login'].post as OperationDoc;
+  t.truthy(login.responses['429'], 'a rate-limited route documents its 429');
+});

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * The seed facts table (a verbatim copy of shared/spec/mcp-seed-facts.md beside this file),
+ * The seed facts table (the interface's MCP seed facts, kept beside this file),
  * parsed independently of the seed data, so the seed is checked against the source it came from.
  */
 export type FactVariant = { type: 'free' | 'apikey' | 'oauth'; url: string; header?: string; prefix?: string };

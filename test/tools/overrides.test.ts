@@ -71,14 +71,15 @@ test('DELETE answers 204 with no body and the override is gone; a second DELETE 
   t.is(again.status, 204);
 });
 
-test('DELETE of an override that never existed is 204, also for odd tool names', async (t) => {
+test('DELETE of an override that never existed is 204, also for odd tool names; a NUL in the name is a 400', async (t) => {
   const member = await as(t.context.t, 'member@demo.test');
   const statuses = await Promise.all(
-    ['never_there', encodeURIComponent('with space/and slash'), '%00', encodeURIComponent('x'.repeat(300))].map(
+    ['never_there', encodeURIComponent('with space/and slash'), '%FF', encodeURIComponent('x'.repeat(300)), '%00'].map(
       async (name) => (await member.delete(`${overridesPath(SUPPORT)}/${name}`)).status,
     ),
   );
-  t.deepEqual(statuses, [204, 204, 204, 204]);
+  // NUL is refused in every request value (ADR 0060): no override can hold it.
+  t.deepEqual(statuses, [204, 204, 204, 204, 400]);
 });
 
 test('a tool name with slashes and spaces round-trips through POST, GET and DELETE', async (t) => {

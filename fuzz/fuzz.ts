@@ -1,0 +1,153 @@
+import { ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
+import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
+import { methodsByPath, operationsOf, type Operation } from './document.ts';
+import { drawRequest, exchange, runPhase, type EngineContext, type Outcome } from './engine.ts';
+import { startHarness } from './harness.ts';
+import { IdPools } from './id-pools.ts';
+import { printReport, Tally } from './report.ts';
+import { SecretRegistry } from './secrets.ts';
+import { makeSender } from './send.ts';
+import { changedTables, snapshotAgency } from './tenancy.ts';
+import type { Caller } from './valid.ts';
+
+export type FuzzOptions = {
+  /** Seed of every random choice. */
+  seed: number;
+  /** Requests in the main run (the 429 phase adds a few dozen). */
+  requests: number;
+  /** Requests in flight at once. Default 8. */
+  concurrency?: number;
+  /** Share of hostile requests. Default 0.6. */
+  hostileShare?: number;
+  write?: (line: string) => void;
+};
+
+export type FuzzResult = { ok: boolean; total: number; failures: number; problems: string[]; unseen: number; seconds: number; tally: Tally; operations: Operation[] };
+
+const PRINCIPALS = ['owner@demo.test', 'member@demo.test', 'admin@platform.test', 'owner@other.test'];
+/** The agency whose rows must not change while the others fuzz; its owner fuzzes first, alone. */
+const PROTECTED = 'owner@other.test';
+
+/**
+ * The answer's text without the tokens it issues (`accessToken`, `refreshToken`): those are
+ * its to carry. Two sign-ins in the same second issue the same access token, so a token is
+ * judged by where it appears, not by which answer issued it first.
+ */
+function withoutIssuedTokens(text: string): string {
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return text;
+    const { accessToken: _access, refreshToken: _refresh, ...rest } = body as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return text;
+  }
+}
+
+export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
+  const started = performance.now();
+  const write = options.write ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const concurrency = options.concurrency ?? 8;
+  const harness = await startHarness();
+  const { send, close } = makeSender(harness.port, concurrency);
+  const limitedSender = makeSender(harness.limitedPort, 1);
+  const problems: string[] = [];
+  const tally = new Tally();
+  try {
+    const document = JSON.parse((await send({ operation: '', kind: 'setup', principal: 'anonymous', method: 'GET', target: '/api/openapi.json', headers: {} })).text) as unknown;
+    const operations = operationsOf(document);
+    const secrets = new SecretRegistry();
+    secrets.add(DEMO_PASSWORD, 'demo password');
+    const pools = new IdPools();
+    pools.keepFromAnonymous(PROTECTED);
+    const callers = new Map<string, Caller>([['anonymous', { name: 'anonymous' }]]);
+    for (const email of PRINCIPALS) {
+      const login = await send({
+        operation: '', kind: 'setup', principal: email, method: 'POST', target: '/api/identity/auth/user/login',
+        headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ email, password: DEMO_PASSWORD })),
+      });
+      const tokens = JSON.parse(login.text) as { accessToken: string; refreshToken: string };
+      secrets.add(tokens.accessToken, `access token of ${email}`);
+      secrets.add(tokens.refreshToken, `refresh token of ${email}`);
+      callers.set(email, { name: email, token: tokens.accessToken });
+    }
+    const context: EngineContext = {
+      seed: options.seed,
+      operations,
+      byKey: new Map(operations.map((operation) => [operation.key, operation])),
+      allowOf: methodsByPath(operations),
+      pools,
+      secrets,
+      send,
+      hostileShare: options.hostileShare ?? 0.6,
+    };
+    // Ids to start from: every parameterless GET, as every caller.
+    for (const caller of callers.values()) {
+      for (const operation of operations.filter((op) => op.method === 'GET' && !op.path.includes('{') && !op.path.startsWith('/api/docs'))) {
+        const request = { ...drawRequest({ ...context, hostileShare: 0 }, operation, caller, -1), kind: 'setup' };
+        await exchange(context, request, -1);
+      }
+    }
+    const outcomes: Outcome[] = [];
+    const step = Math.max(1, Math.floor(options.requests / 10));
+    const record = (outcome: Outcome) => {
+      tally.add(outcome);
+      outcomes.push(outcome);
+      if (tally.total % step === 0) process.stderr.write(`  ${tally.total} / ${options.requests} requests, ${tally.failures.length} failing\n`);
+    };
+    // Phase 1: the protected agency's owner alone (a fifth of the requests).
+    const protectedShare = Math.floor(options.requests / 5);
+    const own = callers.get(PROTECTED)!;
+    await runPhase(context, 0, protectedShare, concurrency, (index) => ({ operation: operations[index % operations.length]!, caller: own }), record);
+    const before = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
+    // Phase 2: everyone else, anonymous included, round robin over operations and callers.
+    const others = [...callers.values()].filter((caller) => caller.name !== PROTECTED);
+    await runPhase(context, protectedShare, options.requests - protectedShare, concurrency, (index) => ({
+      operation: operations[index % operations.length]!,
+      caller: others[Math.floor(index / operations.length) % others.length]!,
+    }), record);
+    // Phase 3: the documented 429s, on the same app with its rate limits on.
+    const limitedContext = { ...context, send: limitedSender.send, hostileShare: 0 };
+    let limitedIndex = options.requests;
+    for (const operation of operations.filter((op) => op.responses.has(429))) {
+      const caller = operation.secured ? callers.get('owner@demo.test')! : callers.get('anonymous')!;
+      for (let attempt = 0; attempt < 15; attempt++) {
+        const index = limitedIndex++;
+        const outcome = await exchange(limitedContext, drawRequest(limitedContext, operation, caller, index), index);
+        record(outcome);
+        if (outcome.response.status === 429) break;
+      }
+    }
+    const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
+    const changed = changedTables(before, after);
+    if (changed.length) problems.push(`rows of Other Agency changed while other principals fuzzed: ${changed.join(', ')}`);
+    // Secrets: in no answer but the one that issued them, and nowhere in the log.
+    const seen = new Set<string>();
+    for (const outcome of outcomes) {
+      if (seen.has(outcome.response.text)) continue;
+      seen.add(outcome.response.text);
+      const found = secrets.foundIn(withoutIssuedTokens(outcome.response.text));
+      if (found.length) problems.push(`answer #${outcome.index} (${outcome.request.method} ${outcome.request.target.slice(0, 80)}) carried: ${found.join(', ')}`);
+    }
+    const logText = harness.logs.lines.join('\n');
+    const inLog = secrets.foundIn(logText);
+    if (inLog.length) problems.push(`the server log holds: ${[...new Set(inLog)].join(', ')}`);
+    if (/fuzz-raw-password|fuzz-cookie-secret|fuzz-raw-secret/.test(logText)) problems.push('the server log holds bytes of a malformed request');
+    const ready = await send({ operation: '', kind: 'check', principal: 'anonymous', method: 'GET', target: '/api/ready', headers: {} });
+    if (ready.status !== 200) problems.push(`/api/ready answered ${ready.status} after the run`);
+    const seconds = (performance.now() - started) / 1000;
+    const unseen = tally.unseen(operations).reduce((sum, entry) => sum + entry.statuses.length, 0);
+    printReport(tally, operations, [
+      '',
+      ...problems.map((problem) => `PROBLEM: ${problem}`),
+      `seed ${options.seed}: ${tally.total} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; ` +
+        `${tally.failures.length} failing answers; ${problems.length} post-run problems; ${unseen} documented statuses unseen; ` +
+        `${harness.logs.lines.length} log lines scanned; Other Agency rows ${changed.length ? 'CHANGED' : 'unchanged'}; ready ${ready.status}`,
+    ], write);
+    return { ok: tally.failures.length === 0 && problems.length === 0, total: tally.total, failures: tally.failures.length, problems, unseen, seconds, tally, operations };
+  } finally {
+    close();
+    limitedSender.close();
+    await harness.close();
+  }
+}

@@ -5,14 +5,14 @@ import { findRoleIdByName, grantRole, insertPrincipal } from '../../sql/principa
 import type { AppDeps } from '../core/deps.ts';
 import type { PrincipalType } from '../core/route.ts';
 import { isBusinessRegistrationOpen } from '../organization/business-registration-flag.ts';
-import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
-import { hasUserCapacity } from '../subscriptions/user-capacity.ts';
 import { organizationNotFound } from '../organization/errors.ts';
+import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
+import { noActivePublicPlan } from '../plans/errors.ts';
+import { userLimitReached } from '../subscriptions/errors.ts';
+import { hasUserCapacity } from '../subscriptions/user-capacity.ts';
 import { businessRegistrationDisabled, emailTaken } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import { sendEmailVerificationCode } from './verification-codes.ts';
-import { noActivePublicPlan } from '../plans/errors.ts';
-import { userLimitReached } from '../subscriptions/errors.ts';
 
 export type Registered = { userId: string; organizationId: string; email: string };
 

@@ -7,6 +7,12 @@ import { OutboundError } from '../net/safe-fetch.ts';
  * metadata never carries a token, code, state, verifier or client secret.
  */
 
+/** The message of a 502: the remote side did not behave as the MCP authorization specification requires. */
+const remoteMessages = (detail: string) => ({
+  en: `The MCP server's authorization could not be set up: ${detail}`,
+  es: `No se pudo configurar la autorización del servidor MCP: ${detail}`,
+});
+
 export const notAnOAuthServer = (authType: string) =>
   new CodedError(
     409,
@@ -53,22 +59,25 @@ export const authorizationDenied = (error: string, description: string | undefin
     description === undefined ? { error } : { error, errorDescription: description.slice(0, 500) },
   );
 
-/** The message of a 502: the remote side did not behave as the MCP authorization specification requires. */
-const remoteMessages = (detail: string) => ({
-  en: `The MCP server's authorization could not be set up: ${detail}`,
-  es: `No se pudo configurar la autorización del servidor MCP: ${detail}`,
-});
-
 // The 502s, one factory per code (docs/mcp-oauth.md, "Errors"); `detail` says what went wrong.
-export const pkceUnsupported = (detail: string) => new CodedError(502, 'MCP_OAUTH.PKCE_UNSUPPORTED', remoteMessages(detail), { detail });
-export const discoveryFailed = (detail: string) => new CodedError(502, 'MCP_OAUTH.DISCOVERY_FAILED', remoteMessages(detail), { detail });
-export const invalidMetadata = (detail: string) => new CodedError(502, 'MCP_OAUTH.INVALID_METADATA', remoteMessages(detail), { detail });
-export const clientRegistrationUnavailable = (detail: string) => new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_UNAVAILABLE', remoteMessages(detail), { detail });
-export const clientRegistrationFailed = (detail: string) => new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_FAILED', remoteMessages(detail), { detail });
-export const tokenRequestFailed = (detail: string) => new CodedError(502, 'MCP_OAUTH.TOKEN_REQUEST_FAILED', remoteMessages(detail), { detail });
-export const urlRefused = (detail: string) => new CodedError(502, 'MCP_OAUTH.URL_REFUSED', remoteMessages(detail), { detail });
-export const upstreamResponseTooLarge = (detail: string) => new CodedError(502, 'MCP_OAUTH.UPSTREAM_RESPONSE_TOO_LARGE', remoteMessages(detail), { detail });
-export const upstreamUnreachable = (detail: string) => new CodedError(502, 'MCP_OAUTH.UPSTREAM_UNREACHABLE', remoteMessages(detail), { detail });
+export const pkceUnsupported = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.PKCE_UNSUPPORTED', remoteMessages(detail), { detail });
+export const discoveryFailed = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.DISCOVERY_FAILED', remoteMessages(detail), { detail });
+export const invalidMetadata = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.INVALID_METADATA', remoteMessages(detail), { detail });
+export const clientRegistrationUnavailable = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_UNAVAILABLE', remoteMessages(detail), { detail });
+export const clientRegistrationFailed = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_FAILED', remoteMessages(detail), { detail });
+export const tokenRequestFailed = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.TOKEN_REQUEST_FAILED', remoteMessages(detail), { detail });
+export const urlRefused = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.URL_REFUSED', remoteMessages(detail), { detail });
+export const upstreamResponseTooLarge = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.UPSTREAM_RESPONSE_TOO_LARGE', remoteMessages(detail), { detail });
+export const upstreamUnreachable = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.UPSTREAM_UNREACHABLE', remoteMessages(detail), { detail });
 
 /** 504: a remote server (or a concurrent token refresh) did not answer in time. */
 export const upstreamTimeout = (messages: Localized, detail: string) =>

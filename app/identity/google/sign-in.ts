@@ -6,13 +6,12 @@ import type { AppDeps } from '../../core/deps.ts';
 import { ValidationError } from '../../core/errors.ts';
 import type { PrincipalType } from '../../core/route.ts';
 import { organizationNotFound } from '../../organization/errors.ts';
-import { emailTaken } from '../errors.ts';
+import { emailTaken, googleAccountConflict, googleSignInFailed, googleStateInvalid, unverifiedGoogleEmail } from '../errors.ts';
 import { AGENCY_OWNER_ROLE } from '../registration.ts';
 import { issueTokens, type Subject } from '../sessions.ts';
 import type { TokenPair } from '../tokens.ts';
 import { authorizationUrl, exchangeCodeForProfile, type GoogleProfile } from './provider.ts';
 import { codeChallengeFor, codeVerifierFor, signState, STATE_TTL_SECONDS, verifyState } from './state.ts';
-import { googleAccountConflict, googleSignInFailed, googleStateInvalid, unverifiedGoogleEmail } from '../errors.ts';
 
 export const redirectUriFor = (deps: AppDeps, type: PrincipalType) =>
   `${deps.config.publicBaseUrl}/api/identity/auth/${type}/google/callback`;

@@ -1,78 +1,30 @@
-import { MemoryStore, ResilientStore, type Duration, type Store } from '@agents/rate-limit';
-import { rateLimit, type IdentifierType } from '@agents/rate-limit/koa';
+import { MemoryStore, ResilientStore, type Store } from '@agents/rate-limit';
+import { rateLimit } from '@agents/rate-limit/koa';
 import { RedisStore } from '@agents/rate-limit/redis';
 import type { Middleware } from 'koa';
 import { verifyAccessToken } from './core/auth.ts';
 import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
 import { rateLimitExceededBody } from './core/rate-limit-body.ts';
-import { fullPath, type Route } from './core/route.ts';
+import type { Route } from './core/route.ts';
+import { policyNameOf, rateLimitedRoutes, type RateLimitDeclaration } from './core/route-rate-limit.ts';
+import { areaRoutes } from './routes.ts';
 
-export type RateLimitDeclaration = {
-  endpoint: `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/${string}`;
-  limit: number;
-  windowMs: Duration;
-  identifierType: IdentifierType;
-  /** Token in the RateLimit headers; default derived from the path (see `policyNameOf`). */
-  policyName?: string;
-};
+export { policyNameOf, type RateLimitDeclaration };
 
 /**
- * The service's rate limits: the interface document's "Limits per endpoint" table, row by row
- * (a test compares the two). Routes that are not listed are not limited.
+ * Every limited route, generated from the `rateLimit` each route declares on its definition
+ * (ADR 0100): the 13 of the interface document's "Limits per endpoint" table, then the
+ * project's own (ADR 0067). Routes without a declaration are not limited.
  */
-export const RATE_LIMITS: readonly RateLimitDeclaration[] = [
-  { endpoint: 'POST /api/identity/auth/user/check-email', limit: 3, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/user/register', limit: 5, windowMs: '15m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/user/verify-email', limit: 5, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/user/login', limit: 10, windowMs: '15m', identifierType: 'ip' },
-  { endpoint: 'GET /api/identity/auth/user/google/callback', limit: 10, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/user/change-password', limit: 3, windowMs: '15m', identifierType: 'userId' },
-  { endpoint: 'POST /api/identity/auth/client/register', limit: 5, windowMs: '15m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/client/verify-email', limit: 5, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/client/login', limit: 10, windowMs: '15m', identifierType: 'ip' },
-  { endpoint: 'GET /api/identity/auth/client/google/callback', limit: 10, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/client/change-password', limit: 3, windowMs: '15m', identifierType: 'userId' },
-  { endpoint: 'POST /api/identity/auth/refresh', limit: 10, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/notifications/sms/test', limit: 3, windowMs: '5m', identifierType: 'ip' },
-];
+export const ALL_RATE_LIMITS: readonly RateLimitDeclaration[] = rateLimitedRoutes(areaRoutes);
 
-// ---------------------------------------------------------------------------------------------
-// The project's own limits (not in the interface document), listed in the README next to the 13
-// above and served by the same middleware and store. ADR 0067.
-// - Routes that make the server call out (DNS, OAuth discovery, client registration, token
-//   exchange) or create accounts, so that one client cannot turn the service into an amplifier
-//   or an account factory.
-// - Identity routes added after the interface document, limited like their closest documented
-//   sibling: forgot-password like check-email, reset-password like verify-email, logout and the
-//   Google hand-off like refresh.
-// ---------------------------------------------------------------------------------------------
-export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
-  // Resource and authorization-server metadata discovery, dynamic client registration.
-  { endpoint: 'POST /api/ai/agents/:agentId/mcp-servers/:serverId/oauth/initiate', limit: 10, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-oauth-initiate' },
-  // Token exchange with the authorization server. Plain browsers land here without a token
-  // (ADR 0082), so the window is the address's; twice the Google callback's.
-  { endpoint: 'GET /api/ai/mcp-oauth/callback', limit: 20, windowMs: '1m', identifierType: 'ip', policyName: 'mcp-oauth-callback' },
-  // A DNS lookup of the URL at save time (ADR 0033).
-  { endpoint: 'POST /api/ai/agents/:agentId/mcp-servers', limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-add' },
-  { endpoint: 'PATCH /api/ai/agents/:agentId/mcp-servers/:serverId', limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-edit' },
-  // Connects to the MCP server (initialize, tools/list pages), and may refresh its token.
-  { endpoint: 'GET /api/ai/agents/:agentId/mcp-servers/:serverId/tools', limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-server-tools' },
-  // The start of the flow whose callback the interface limits to 10 per minute.
-  { endpoint: 'GET /api/identity/auth/user/google/authorize', limit: 10, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'GET /api/identity/auth/client/google/authorize', limit: 10, windowMs: '1m', identifierType: 'ip' },
-  // Creates a business and its owner, like register (5 per 15 minutes).
-  { endpoint: 'POST /api/identity/auth/user/register/business', limit: 5, windowMs: '15m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/user/forgot-password', limit: 3, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/user/reset-password', limit: 5, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/client/forgot-password', limit: 3, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/client/reset-password', limit: 5, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/logout', limit: 10, windowMs: '1m', identifierType: 'ip' },
-  { endpoint: 'POST /api/identity/auth/google/handoff', limit: 10, windowMs: '1m', identifierType: 'ip' },
-];
+/** The interface document's limits (a test compares them with its table). */
+export const RATE_LIMITS: readonly RateLimitDeclaration[] = ALL_RATE_LIMITS.filter((row) => row.source === 'interface');
 
-/** Every limited route: the interface document's table, then the project's own. */
-export const ALL_RATE_LIMITS: readonly RateLimitDeclaration[] = [...RATE_LIMITS, ...PROJECT_RATE_LIMITS];
+/** The project's own limits, listed in the README next to the 13 and served by the same middleware and store. */
+export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = ALL_RATE_LIMITS.filter((row) => row.source === 'project');
+
 /** First segment of every limiter key: `rl:<endpoint>:<ip:… | user:…>` (the CLI's `rate-limit reset` builds the same). */
 export const RATE_LIMIT_KEY_PREFIX = 'rl';
 
@@ -81,17 +33,12 @@ export const RATE_LIMIT_KEY_PREFIX = 'rl';
  * Bounds how long a `rate-limit reset` from the CLI goes unseen by a running server.
  */
 export const RATE_LIMIT_DENY_CACHE_MAX_AGE_MS = 5_000;
-/** Whether the tables declare a limit for `route` (the OpenAPI document lists its 429). */
-export const isRateLimited = (route: Pick<Route, 'method' | 'path'>) =>
-  ALL_RATE_LIMITS.some((declaration) => declaration.endpoint === `${route.method} ${fullPath(route)}`);
+/** Whether `route` declares a limit (the OpenAPI document lists its 429). */
+export const isRateLimited = (route: Pick<Route, 'rateLimit'>) => route.rateLimit !== undefined;
 
-/** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */
-export const policyNameOf = (declaration: RateLimitDeclaration) =>
-  declaration.policyName ??
-  declaration.endpoint
-    .replace(/^\w+ \/api\//, '')
-    .replace(/^identity\/auth\//, '')
-    .replace(/\//g, '-');
+/** The declaration of a limited route by its endpoint (`POST /api/identity/auth/user/login`), or undefined. */
+export const rateLimitOf = (endpoint: string): RateLimitDeclaration | undefined =>
+  ALL_RATE_LIMITS.find((row) => row.endpoint === endpoint);
 
 /**
  * One store for every limited route of an app: Redis when configured (falling back to memory
@@ -108,10 +55,17 @@ export function createRateLimitStore(deps: AppDeps): Store {
   });
 }
 
-/** The limiter middleware of each declared route, built once per app over one shared store. */
-export function rateLimitLookup(deps: AppDeps, store: Store = createRateLimitStore(deps)): RateLimitLookup {
+/**
+ * The limiter middleware of each route that declares a limit, built once per app over one
+ * shared store. `routes`: the declarations to serve; default every area's routes.
+ */
+export function rateLimitLookup(
+  deps: AppDeps,
+  store: Store = createRateLimitStore(deps),
+  routes: readonly Route[] = areaRoutes,
+): RateLimitLookup {
   const byEndpoint = new Map<string, Middleware>();
-  for (const declaration of ALL_RATE_LIMITS) {
+  for (const declaration of rateLimitedRoutes(routes)) {
     byEndpoint.set(
       declaration.endpoint,
       rateLimit({

@@ -1,25 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
 import { isConnectionLoss } from '../db/connection-loss.ts';
-import { CodedError } from './errors.ts';
+import { serviceUnavailable, type CodedError } from './errors.ts';
 
 /** Seconds a client is asked to wait after a 503 (the pool reconnects on the next request). */
 export const DATABASE_RETRY_AFTER_SECONDS = 1;
-
-/** 503 `CORE.SERVICE_UNAVAILABLE` (contract §9), shaped like the 429 with `metadata.retryAfterSeconds`. */
-export function serviceUnavailable(cause: unknown): CodedError {
-  const seconds = DATABASE_RETRY_AFTER_SECONDS;
-  const error = new CodedError(
-    503,
-    'CORE.SERVICE_UNAVAILABLE',
-    {
-      en: `The service is temporarily unavailable. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
-      es: `El servicio no está disponible temporalmente. Inténtalo de nuevo en ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
-    },
-    { retryAfterSeconds: seconds },
-  );
-  error.cause = cause;
-  return error;
-}
 
 /**
  * Runs `chain` (authentication, policy, validation and handler of one route) and answers a lost
@@ -54,5 +38,5 @@ export function databaseFaults(chain: Middleware[], options: { readOnly: boolean
 function unavailable(ctx: Context, cause: unknown): CodedError {
   // Headers set before the throw survive the error middleware (it keeps the rate-limit headers the same way).
   ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_SECONDS));
-  return serviceUnavailable(cause);
+  return serviceUnavailable(cause, DATABASE_RETRY_AFTER_SECONDS);
 }

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { CodedError, HttpError, ValidationError } from './errors.ts';
+import { CodedError, HttpError, notFound, ValidationError } from './errors.ts';
 
 type ErrorWithStatus = Error & { status?: number; statusCode?: number };
 
@@ -22,7 +22,7 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
     if (ctx.status === 404 && ctx.body === undefined) {
-      throw new HttpError(404, `Route ${ctx.method} ${ctx.path} not found`);
+      throw notFound(`Route ${ctx.method} ${ctx.path}`);
     }
   } catch (caught) {
     const error = caught as ErrorWithStatus;

@@ -39,3 +39,22 @@ export class CodedError extends Error {
 export const unauthorized = () => new HttpError(401, 'Invalid or missing access token');
 export const forbidden = () => new HttpError(403, 'Forbidden');
 export const notFound = (what = 'Resource') => new HttpError(404, `${what} not found`);
+
+/**
+ * 503 `CORE.SERVICE_UNAVAILABLE` (contract §9), shaped like the 429 with `metadata.retryAfterSeconds`.
+ * `retryAfterSeconds`: seconds the client should wait; default 1.
+ */
+export function serviceUnavailable(cause: unknown, retryAfterSeconds = 1): CodedError {
+  const seconds = retryAfterSeconds;
+  const error = new CodedError(
+    503,
+    'CORE.SERVICE_UNAVAILABLE',
+    {
+      en: `The service is temporarily unavailable. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+      es: `El servicio no está disponible temporalmente. Inténtalo de nuevo en ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
+    },
+    { retryAfterSeconds: seconds },
+  );
+  error.cause = cause;
+  return error;
+}

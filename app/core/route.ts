@@ -1,6 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { AppDeps } from './deps.ts';
+import type { RouteRateLimit } from './route-rate-limit.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type PrincipalType = 'user' | 'client';
@@ -44,6 +45,8 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public'> = {
   principal?: PrincipalType;
   /** A `{ subject, action }` grant read from the database at request time (403 otherwise). */
   policy?: Policy;
+  /** This route's rate limit (ADR 0100); a route without one is not limited. */
+  rateLimit?: RouteRateLimit;
   schemas?: S;
   /** Status of a successful answer. Default 200; 204 sends no body. */
   status?: number;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
-import { HttpError } from '../core/errors.ts';
+import { HttpError, notFound } from '../core/errors.ts';
 
 /** Path of the page; its assets are below `/dashboard/assets/`. Outside `/api`, so not in the OpenAPI document. */
 export const DASHBOARD_PATH = '/dashboard';
@@ -104,7 +104,7 @@ export function dashboard(options: DashboardOptions = {}): Middleware {
       return;
     }
     const asset = path.startsWith(`${DASHBOARD_PATH}/assets/`) ? current.assets.get(path.slice(`${DASHBOARD_PATH}/assets/`.length)) : undefined;
-    if (!asset) throw new HttpError(404, `Route ${ctx.method} ${path} not found`);
+    if (!asset) throw notFound(`Route ${ctx.method} ${path}`);
     send(ctx, asset, 'public, max-age=31536000, immutable');
   };
 }

@@ -24,8 +24,58 @@ export const businessRegistrationDisabled = () =>
     es: 'Esta agencia no admite registros de empresas.',
   });
 
-export const organizationNotFound = () =>
-  new CodedError(404, 'ORGANIZATION.NOT_FOUND', {
-    en: 'The organization does not exist.',
-    es: 'La organización no existe.',
+export const googleStateInvalid = () =>
+  new CodedError(401, 'IDENTITY.GOOGLE_STATE_INVALID', {
+    en: 'The sign-in link is invalid or has expired. Start again.',
+    es: 'El enlace de inicio de sesión no es válido o ha caducado. Vuelve a empezar.',
+  });
+
+export const unverifiedGoogleEmail = () =>
+  new CodedError(403, 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED', {
+    en: 'Google has not verified this email address.',
+    es: 'Google no ha verificado esta dirección de correo electrónico.',
+  });
+
+export const googleAccountConflict = () =>
+  new CodedError(409, 'IDENTITY.GOOGLE_ACCOUNT_CONFLICT', {
+    en: 'This email is linked to a different Google account.',
+    es: 'Este correo electrónico está vinculado a otra cuenta de Google.',
+  });
+
+export const googleSignInFailed = () =>
+  new CodedError(401, 'IDENTITY.GOOGLE_SIGN_IN_FAILED', {
+    en: 'Google sign-in failed. Please try again.',
+    es: 'No se pudo iniciar sesión con Google. Inténtalo de nuevo.',
+  });
+
+export const googleUnavailable = () =>
+  new CodedError(502, 'IDENTITY.GOOGLE_UNAVAILABLE', {
+    en: 'Google sign-in is unavailable right now.',
+    es: 'El inicio de sesión con Google no está disponible en este momento.',
+  });
+
+export const googleHandoffInvalid = () =>
+  new CodedError(401, 'IDENTITY.GOOGLE_HANDOFF_INVALID', {
+    en: 'The sign-in could not be completed. Start again.',
+    es: 'No se pudo completar el inicio de sesión. Vuelve a empezar.',
+  });
+
+export const invalidCode = (attemptsRemaining?: number) =>
+  new CodedError(
+    400,
+    'IDENTITY.VERIFICATION_CODE_INVALID',
+    { en: 'The verification code is not valid.', es: 'El código de verificación no es válido.' },
+    attemptsRemaining === undefined ? undefined : { attemptsRemaining },
+  );
+
+export const expiredCode = () =>
+  new CodedError(400, 'IDENTITY.VERIFICATION_CODE_EXPIRED', {
+    en: 'The verification code has expired. Sign in to receive a new one.',
+    es: 'El código de verificación ha caducado. Inicia sesión para recibir uno nuevo.',
+  });
+
+export const exhaustedCode = () =>
+  new CodedError(400, 'IDENTITY.VERIFICATION_CODE_EXHAUSTED', {
+    en: 'Too many wrong attempts for this code. Sign in to receive a new one.',
+    es: 'Demasiados intentos fallidos con este código. Inicia sesión para recibir uno nuevo.',
   });

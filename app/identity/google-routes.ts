@@ -13,6 +13,8 @@ const authorizeRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'GET',
     path: `/identity/auth/${type}/google/authorize`,
+    // The start of the flow whose callback the interface limits to 10 per minute.
+    rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'project' },
     summary: `Start a Google sign-in for a ${type}`,
     description:
       'Answers the Google authorization URL (authorization-code flow with PKCE S256 and a signed state valid ' +
@@ -35,6 +37,7 @@ const callbackRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'GET',
     path: `/identity/auth/${type}/google/callback`,
+    rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'interface' },
     readOnly: false,
     summary: `Finish a Google sign-in for a ${type}`,
     description:
@@ -63,6 +66,8 @@ const callbackRoute = (type: PrincipalType) =>
 const handoffRoute = defineRoute({
   method: 'POST',
   path: '/identity/auth/google/handoff',
+  // Limited like refresh.
+  rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'project' },
   summary: 'Trade the one-time code of a browser Google sign-in for a token pair',
   description:
     'code is the handoff parameter the callback put on the FRONTEND_URL redirect; state is the one the ' +

@@ -8,6 +8,8 @@ const forgotPasswordRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'POST',
     path: `/identity/auth/${type}/forgot-password`,
+    // Limited like check-email.
+    rateLimit: { limit: 3, windowMs: '1m', identifierType: 'ip', source: 'project' },
     summary: `Email a password-reset code to a ${type}`,
     description:
       'Answers 202 {} whether or not an account has this email, so the route reveals nothing. When one has, ' +
@@ -27,6 +29,8 @@ const resetPasswordRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'POST',
     path: `/identity/auth/${type}/reset-password`,
+    // Limited like verify-email.
+    rateLimit: { limit: 5, windowMs: '1m', identifierType: 'ip', source: 'project' },
     summary: `Set a new password for a ${type} with an emailed reset code`,
     description:
       'The code works once. Every refresh token of the account is revoked (access tokens expire within 15 ' +

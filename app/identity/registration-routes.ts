@@ -20,6 +20,7 @@ const verifyEmailRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'POST',
     path: `/identity/auth/${type}/verify-email`,
+    rateLimit: { limit: 5, windowMs: '1m', identifierType: 'ip', source: 'interface' },
     summary: `Verify a ${type}'s email with the code sent to it`,
     description:
       'A code is valid for 15 minutes and for 5 wrong attempts. An unknown email, an already verified one ' +
@@ -45,6 +46,7 @@ const changePasswordRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'POST',
     path: `/identity/auth/${type}/change-password`,
+    rateLimit: { limit: 3, windowMs: '15m', identifierType: 'userId', source: 'interface' },
     summary: `Change the signed-in ${type}'s password`,
     description: 'Revokes every refresh token of the principal; access tokens already issued expire on their own (15 minutes).',
     tags: ['identity'],
@@ -69,6 +71,7 @@ export const registrationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/identity/auth/user/check-email',
+    rateLimit: { limit: 3, windowMs: '1m', identifierType: 'ip', source: 'interface' },
     summary: 'Is this email free for a new user?',
     description: 'Answers only availability: nothing about verification, sign-in methods or the organization.',
     tags: ['identity'],
@@ -80,6 +83,7 @@ export const registrationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/identity/auth/user/register',
+    rateLimit: { limit: 5, windowMs: '15m', identifierType: 'ip', source: 'interface' },
     summary: 'Register a user with a new agency it owns',
     tags: ['identity'],
     auth: 'public',
@@ -91,6 +95,8 @@ export const registrationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/identity/auth/user/register/business',
+    // Creates a business and its owner, like register (5 per 15 minutes).
+    rateLimit: { limit: 5, windowMs: '15m', identifierType: 'ip', source: 'project' },
     summary: 'Register a business under an agency, with its owner user',
     description:
       'Gates, fail-fast in this order: 403 IDENTITY.BUSINESS_REGISTRATION_DISABLED (the agency flag read), ' +
@@ -112,6 +118,7 @@ export const registrationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/identity/auth/client/register',
+    rateLimit: { limit: 5, windowMs: '15m', identifierType: 'ip', source: 'interface' },
     summary: 'Register a client of an agency or business',
     tags: ['identity'],
     auth: 'public',

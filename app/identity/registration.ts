@@ -3,12 +3,14 @@ import { uuidv7 } from 'uuidv7';
 import { findOrganization, insertOrganization, lockOrganization } from '../../sql/organizations.ts';
 import { findRoleIdByName, grantRole, insertPrincipal } from '../../sql/principals.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError } from '../core/errors.ts';
 import type { PrincipalType } from '../core/route.ts';
 import { isBusinessRegistrationOpen } from '../organization/business-registration-flag.ts';
+import { organizationNotFound } from '../organization/errors.ts';
 import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
+import { noActivePublicPlan } from '../plans/errors.ts';
+import { userLimitReached } from '../subscriptions/errors.ts';
 import { hasUserCapacity } from '../subscriptions/user-capacity.ts';
-import { businessRegistrationDisabled, emailTaken, organizationNotFound } from './errors.ts';
+import { businessRegistrationDisabled, emailTaken } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import { sendEmailVerificationCode } from './verification-codes.ts';
 
@@ -60,17 +62,6 @@ export async function registerClient(
     return createUnverifiedPrincipal(deps, tx, { type: 'client', passwordHash, ...body });
   });
 }
-
-const noActivePublicPlan = () =>
-  new CodedError(409, 'PLANS.NO_ACTIVE_PUBLIC_PLAN', {
-    en: 'This agency has no active public plan.',
-    es: 'Esta agencia no tiene ningún plan público activo.',
-  });
-const userLimitReached = () =>
-  new CodedError(409, 'SUBSCRIPTION.USER_LIMIT_REACHED', {
-    en: 'This agency has reached its user limit.',
-    es: 'Esta agencia ha alcanzado su límite de usuarios.',
-  });
 
 /**
  * A business under an agency and its owner (contract §6). The gates run fail-fast in this

@@ -10,6 +10,7 @@ const loginRoute = (type: PrincipalType) =>
   defineRoute({
     method: 'POST',
     path: `/identity/auth/${type}/login`,
+    rateLimit: { limit: 10, windowMs: '15m', identifierType: 'ip', source: 'interface' },
     summary: `Sign in a ${type} with email and password`,
     tags: ['identity'],
     auth: 'public',
@@ -31,6 +32,7 @@ export const identityCoreRoutes = [
   defineRoute({
     method: 'POST',
     path: '/identity/auth/refresh',
+    rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'interface' },
     summary: 'Rotate a refresh token for a new token pair',
     description: 'A refresh token works once. Presenting a rotated token again revokes its whole family.',
     tags: ['identity'],
@@ -45,6 +47,8 @@ export const identityCoreRoutes = [
   defineRoute({
     method: 'POST',
     path: '/identity/auth/logout',
+    // Limited like refresh.
+    rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'project' },
     summary: 'Sign out: revoke a refresh token\'s session, or every session of its account',
     description:
       'Revokes the session (the refresh-token family) of the presented token; with all: true, every refresh ' +

@@ -11,9 +11,10 @@ import {
 } from '../../sql/verification-codes.ts';
 import { deriveKey } from '../core/derived-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError } from '../core/errors.ts';
+import type { CodedError } from '../core/errors.ts';
 import type { PrincipalType } from '../core/route.ts';
 import { transportFor } from '../notifications/transport.ts';
+import { exhaustedCode, expiredCode, invalidCode } from './errors.ts';
 
 /** A code works for 15 minutes and for at most 5 wrong guesses (then a new one is needed). */
 export const CODE_TTL_MS = 15 * 60 * 1000;
@@ -73,24 +74,6 @@ export async function sendCode(
 /** Issues a new email-verification code (superseding older ones) and sends it, inside `db`'s transaction. */
 export const sendEmailVerificationCode = (deps: AppDeps, db: CommonQueryMethods, principal: { id: string; email: string }) =>
   sendCode(deps, db, principal, 'email_verification');
-
-const invalidCode = (attemptsRemaining?: number) =>
-  new CodedError(
-    400,
-    'IDENTITY.VERIFICATION_CODE_INVALID',
-    { en: 'The verification code is not valid.', es: 'El código de verificación no es válido.' },
-    attemptsRemaining === undefined ? undefined : { attemptsRemaining },
-  );
-const expiredCode = () =>
-  new CodedError(400, 'IDENTITY.VERIFICATION_CODE_EXPIRED', {
-    en: 'The verification code has expired. Sign in to receive a new one.',
-    es: 'El código de verificación ha caducado. Inicia sesión para recibir uno nuevo.',
-  });
-const exhaustedCode = () =>
-  new CodedError(400, 'IDENTITY.VERIFICATION_CODE_EXHAUSTED', {
-    en: 'Too many wrong attempts for this code. Sign in to receive a new one.',
-    es: 'Demasiados intentos fallidos con este código. Inicia sesión para recibir uno nuevo.',
-  });
 
 /**
  * Checks `code` against the principal's current code of `purpose`, inside `tx` (the code row

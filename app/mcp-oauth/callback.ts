@@ -56,10 +56,10 @@ export async function completeAuthorization(
   if (!caller && !(await userHasPermission(deps.db, pending.userId, 'ai.agent', 'update'))) throw forbidden();
 
   if (query.iss !== undefined && query.iss !== pending.issuer) {
-    throw issuerMismatch('the iss parameter names another issuer');
+    throw issuerMismatch('callback', 'the iss parameter names another issuer');
   }
   if (query.iss === undefined && pending.issParameterSupported) {
-    throw issuerMismatch('the iss parameter is missing although the authorization server supports it');
+    throw issuerMismatch('callback', 'the iss parameter is missing although the authorization server supports it');
   }
   if (query.error !== undefined) throw authorizationDenied(query.error, query.error_description);
   if (query.code === undefined || query.code === '') {

@@ -5,7 +5,7 @@ import { openJson, sealJson } from '../crypto/credentials.ts';
 import { jsonObjectOf, safeFetch, type OutboundOptions } from '../net/safe-fetch.ts';
 import { clientMetadataDocumentUrl } from './client-metadata.ts';
 import type { AuthorizationServerMetadata } from './discovery.ts';
-import { remoteRefused, step } from './errors.ts';
+import { clientRegistrationFailed, clientRegistrationUnavailable, step } from './errors.ts';
 import { redirectUriOf } from './outbound.ts';
 
 export type TokenEndpointAuthMethod = 'none' | 'client_secret_basic' | 'client_secret_post';
@@ -44,9 +44,7 @@ export async function clientFor(
   const stored = await findRegisteredClient(deps.db, metadata.issuer, redirectUri);
   if (stored) return openJson<OAuthClient>(deps.config.credentialsKeyring, { keyId: stored.keyId, ciphertext: stored.sealed }, context);
   if (!metadata.registrationEndpoint) {
-    throw remoteRefused(
-      'CLIENT_REGISTRATION_UNAVAILABLE',
-      'the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
+    throw clientRegistrationUnavailable('the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
     );
   }
   const client = await registerClient(metadata, metadata.registrationEndpoint, redirectUri, options);
@@ -132,11 +130,11 @@ async function registerClient(
     ),
   );
   if (response.status !== 201 && response.status !== 200) {
-    throw remoteRefused('CLIENT_REGISTRATION_FAILED', `the registration endpoint answered ${response.status}`);
+    throw clientRegistrationFailed(`the registration endpoint answered ${response.status}`);
   }
   const body = await step('reading the client registration', async () => jsonObjectOf(response));
   if (typeof body.client_id !== 'string' || body.client_id === '') {
-    throw remoteRefused('CLIENT_REGISTRATION_FAILED', 'the registration response has no client_id');
+    throw clientRegistrationFailed('the registration response has no client_id');
   }
   const secret = typeof body.client_secret === 'string' && body.client_secret !== '' ? body.client_secret : undefined;
   const answered = body.token_endpoint_auth_method;
@@ -149,7 +147,7 @@ async function registerClient(
           ? 'client_secret_basic'
           : requested;
   if (method !== 'none' && secret === undefined) {
-    throw remoteRefused('CLIENT_REGISTRATION_FAILED', 'the registration response has no client_secret for its auth method');
+    throw clientRegistrationFailed('the registration response has no client_secret for its auth method');
   }
   return { clientId: body.client_id, ...(secret === undefined ? {} : { clientSecret: secret }), tokenEndpointAuthMethod: method };
 }

@@ -1,5 +1,5 @@
 import { jsonObjectOf, safeFetch, type OutboundOptions } from '../net/safe-fetch.ts';
-import { remoteRefused, step } from './errors.ts';
+import { discoveryFailed, invalidMetadata, issuerMismatch, step } from './errors.ts';
 
 /**
  * Discovery of the MCP server's authorization (MCP authorization spec, "Authorization Server
@@ -117,7 +117,7 @@ export async function fetchProtectedResourceMetadata(
     }
     const servers = document.authorization_servers;
     if (!Array.isArray(servers) || servers.length === 0 || !servers.every((s) => typeof s === 'string')) {
-      throw remoteRefused('INVALID_METADATA', 'the protected resource metadata names no authorization server');
+      throw invalidMetadata('the protected resource metadata names no authorization server');
     }
     const scopes = document.scopes_supported;
     return {
@@ -125,7 +125,7 @@ export async function fetchProtectedResourceMetadata(
       scopesSupported: Array.isArray(scopes) && scopes.every((s) => typeof s === 'string') ? (scopes as string[]) : undefined,
     };
   }
-  throw remoteRefused('DISCOVERY_FAILED', `no protected resource metadata for the MCP server (${problems.join('; ')})`);
+  throw discoveryFailed(`no protected resource metadata for the MCP server (${problems.join('; ')})`);
 }
 
 function sameResource(a: string, b: string): boolean {
@@ -190,12 +190,12 @@ export async function fetchAuthorizationServerMetadata(
     }
     const document = await step('reading the authorization server metadata', async () => jsonObjectOf(response));
     if (document.issuer !== issuer) {
-      throw remoteRefused('ISSUER_MISMATCH', `the authorization server metadata at ${pathOf(candidate)} names another issuer`);
+      throw issuerMismatch('discovery', `the authorization server metadata at ${pathOf(candidate)} names another issuer`);
     }
     const endpoint = (name: string) => {
       const value = document[name];
       if (typeof value !== 'string' || !isHttpUrl(value)) {
-        throw remoteRefused('INVALID_METADATA', `the authorization server metadata has no valid ${name}`);
+        throw invalidMetadata(`the authorization server metadata has no valid ${name}`);
       }
       return value;
     };
@@ -214,7 +214,7 @@ export async function fetchAuthorizationServerMetadata(
       clientIdMetadataDocumentSupported: document.client_id_metadata_document_supported === true,
     };
   }
-  throw remoteRefused('DISCOVERY_FAILED', `no authorization server metadata for the issuer (${problems.join('; ')})`);
+  throw discoveryFailed(`no authorization server metadata for the issuer (${problems.join('; ')})`);
 }
 
 function isHttpUrl(value: string): boolean {

@@ -1,4 +1,4 @@
-import { CodedError } from '../core/errors.ts';
+import { CodedError, type Localized } from '../core/errors.ts';
 import { OutboundError } from '../net/safe-fetch.ts';
 
 /**
@@ -6,6 +6,12 @@ import { OutboundError } from '../net/safe-fetch.ts';
  * authorization server is a 502 (504 for a timeout) whose metadata says what went wrong;
  * metadata never carries a token, code, state, verifier or client secret.
  */
+
+/** The message of a 502: the remote side did not behave as the MCP authorization specification requires. */
+const remoteMessages = (detail: string) => ({
+  en: `The MCP server's authorization could not be set up: ${detail}`,
+  es: `No se pudo configurar la autorización del servidor MCP: ${detail}`,
+});
 
 export const notAnOAuthServer = (authType: string) =>
   new CodedError(
@@ -24,14 +30,21 @@ export const invalidState = () =>
     es: 'La solicitud de autorización es desconocida, ya se usó o expiró; vuelve a empezar',
   });
 
-export const issuerMismatch = (detail: string) =>
+/**
+ * `MCP_OAUTH.ISSUER_MISMATCH`: 400 when an authorization response names another issuer than the
+ * one the flow started with (RFC 9207, the callback); 502 when the authorization server's own
+ * metadata names another issuer (discovery). docs/mcp-oauth.md lists both.
+ */
+export const issuerMismatch = (where: 'callback' | 'discovery', detail: string) =>
   new CodedError(
-    400,
+    where === 'callback' ? 400 : 502,
     'MCP_OAUTH.ISSUER_MISMATCH',
-    {
-      en: 'The authorization response did not come from the expected authorization server',
-      es: 'La respuesta de autorización no provino del servidor de autorización esperado',
-    },
+    where === 'callback'
+      ? {
+          en: 'The authorization response did not come from the expected authorization server',
+          es: 'La respuesta de autorización no provino del servidor de autorización esperado',
+        }
+      : remoteMessages(detail),
     { detail },
   );
 
@@ -46,16 +59,35 @@ export const authorizationDenied = (error: string, description: string | undefin
     description === undefined ? { error } : { error, errorDescription: description.slice(0, 500) },
   );
 
-/** The remote side did not behave as the MCP authorization specification requires. */
-export const remoteRefused = (reason: string, detail: string) =>
-  new CodedError(
-    502,
-    `MCP_OAUTH.${reason}`,
-    {
-      en: `The MCP server's authorization could not be set up: ${detail}`,
-      es: `No se pudo configurar la autorización del servidor MCP: ${detail}`,
-    },
-    { detail },
+// The 502s, one factory per code (docs/mcp-oauth.md, "Errors"); `detail` says what went wrong.
+export const pkceUnsupported = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.PKCE_UNSUPPORTED', remoteMessages(detail), { detail });
+export const discoveryFailed = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.DISCOVERY_FAILED', remoteMessages(detail), { detail });
+export const invalidMetadata = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.INVALID_METADATA', remoteMessages(detail), { detail });
+export const clientRegistrationUnavailable = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_UNAVAILABLE', remoteMessages(detail), { detail });
+export const clientRegistrationFailed = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_FAILED', remoteMessages(detail), { detail });
+export const tokenRequestFailed = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.TOKEN_REQUEST_FAILED', remoteMessages(detail), { detail });
+export const urlRefused = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.URL_REFUSED', remoteMessages(detail), { detail });
+export const upstreamResponseTooLarge = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.UPSTREAM_RESPONSE_TOO_LARGE', remoteMessages(detail), { detail });
+export const upstreamUnreachable = (detail: string) =>
+  new CodedError(502, 'MCP_OAUTH.UPSTREAM_UNREACHABLE', remoteMessages(detail), { detail });
+
+/** 504: a remote server (or a concurrent token refresh) did not answer in time. */
+export const upstreamTimeout = (messages: Localized, detail: string) =>
+  new CodedError(504, 'MCP_OAUTH.UPSTREAM_TIMEOUT', messages, { detail });
+
+/** The token refresh lock was not granted in time: the concurrent refresh holding it hangs. */
+export const refreshLockTimeout = () =>
+  upstreamTimeout(
+    { en: 'The token refresh did not finish in time', es: 'La renovación del token no terminó a tiempo' },
+    'waiting for a concurrent token refresh',
   );
 
 /** The coded error for an outbound request that failed (refused URL, timeout, size, network). */
@@ -63,20 +95,18 @@ export function outboundFailed(error: OutboundError, step: string): CodedError {
   const detail = `${step}: ${error.message}`;
   switch (error.kind) {
     case 'timeout':
-      return new CodedError(
-        504,
-        'MCP_OAUTH.UPSTREAM_TIMEOUT',
+      return upstreamTimeout(
         { en: `The remote server did not answer in time (${step})`, es: `El servidor remoto no respondió a tiempo (${step})` },
-        { detail },
+        detail,
       );
     case 'refused':
-      return remoteRefused('URL_REFUSED', detail);
+      return urlRefused(detail);
     case 'too_large':
-      return remoteRefused('UPSTREAM_RESPONSE_TOO_LARGE', detail);
+      return upstreamResponseTooLarge(detail);
     case 'invalid_json':
-      return remoteRefused('INVALID_METADATA', detail);
+      return invalidMetadata(detail);
     default:
-      return remoteRefused('UPSTREAM_UNREACHABLE', detail);
+      return upstreamUnreachable(detail);
   }
 }
 

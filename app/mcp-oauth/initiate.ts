@@ -14,7 +14,7 @@ import {
   probeResource,
 } from './discovery.ts';
 import { agentNotFound } from '../agents/errors.ts';
-import { notAnOAuthServer, remoteRefused } from './errors.ts';
+import { invalidMetadata, notAnOAuthServer } from './errors.ts';
 import { outboundOptions, redirectUriOf } from './outbound.ts';
 import { assertS256Supported, createCodeVerifier, s256Challenge } from './pkce.ts';
 import { createState, hashState, STATE_LIFETIME_MS } from './state-token.ts';
@@ -47,11 +47,11 @@ export async function initiateAuthorization(
   const prm = await fetchProtectedResourceMetadata(resource, challenge.resourceMetadata, options);
   // Several authorization servers: the client chooses (RFC 9728 §7.6); we take the first.
   const issuer = prm.authorizationServers[0]!;
-  if (!isValidIssuer(issuer)) throw remoteRefused('INVALID_METADATA', 'the authorization server issuer is not a valid https URL');
+  if (!isValidIssuer(issuer)) throw invalidMetadata('the authorization server issuer is not a valid https URL');
   const metadata = await fetchAuthorizationServerMetadata(issuer, options);
   assertS256Supported(metadata);
   if (!isBrowserSafeEndpoint(metadata.authorizationEndpoint, urlPolicyFor(deps.config))) {
-    throw remoteRefused('INVALID_METADATA', 'the authorization endpoint must use https');
+    throw invalidMetadata('the authorization endpoint must use https');
   }
 
   const redirectUri = redirectUriOf(deps.config);

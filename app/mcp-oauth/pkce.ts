@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { remoteRefused } from './errors.ts';
+import { pkceUnsupported } from './errors.ts';
 import type { AuthorizationServerMetadata } from './discovery.ts';
 
 /**
@@ -20,9 +20,7 @@ export function s256Challenge(verifier: string): string {
  */
 export function assertS256Supported(metadata: AuthorizationServerMetadata): void {
   if (!metadata.codeChallengeMethodsSupported?.includes('S256')) {
-    throw remoteRefused(
-      'PKCE_UNSUPPORTED',
-      'the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)',
+    throw pkceUnsupported('the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)',
     );
   }
 }

@@ -6,10 +6,10 @@ import {
   type StoredTokensRow,
 } from '../../sql/mcp-oauth-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError } from '../core/errors.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationRequired, serverUnauthorized } from '../mcp-client/errors.ts';
 import { tokensContext } from './callback.ts';
+import { refreshLockTimeout } from './errors.ts';
 import { clientForRefresh } from './client-registration.ts';
 import { outboundOptions } from './outbound.ts';
 import { InvalidGrantError, refreshAccessToken, type TokenSet } from './token-exchange.ts';
@@ -115,11 +115,3 @@ function isLockTimeout(error: unknown): boolean {
   }
   return false;
 }
-
-const refreshLockTimeout = () =>
-  new CodedError(
-    504,
-    'MCP_OAUTH.UPSTREAM_TIMEOUT',
-    { en: 'The token refresh did not finish in time', es: 'La renovación del token no terminó a tiempo' },
-    { detail: 'waiting for a concurrent token refresh' },
-  );

@@ -12,6 +12,8 @@ export const mcpOAuthRoutes = [
   defineRoute({
     method: 'POST',
     path: '/ai/agents/:agentId/mcp-servers/:serverId/oauth/initiate',
+    // Resource and authorization-server metadata discovery, dynamic client registration.
+    rateLimit: { limit: 10, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-oauth-initiate', source: 'project' },
     summary: 'Start connecting an OAuth MCP server: answers the URL to send the browser to',
     description:
       'Discovers the authorization server (RFC 9728, RFC 8414), requires PKCE S256, obtains a client ' +
@@ -36,6 +38,9 @@ export const mcpOAuthRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/mcp-oauth/callback',
+    // Token exchange with the authorization server. Plain browsers land here without a token
+    // (ADR 0082), so the window is the address's; twice the Google callback's.
+    rateLimit: { limit: 20, windowMs: '1m', identifierType: 'ip', policyName: 'mcp-oauth-callback', source: 'project' },
     readOnly: false,
     summary: 'Complete the OAuth connection with the authorization response',
     description:

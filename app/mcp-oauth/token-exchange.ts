@@ -1,6 +1,6 @@
 import { jsonObjectOf, safeFetch, type OutboundOptions } from '../net/safe-fetch.ts';
 import type { OAuthClient } from './client-registration.ts';
-import { remoteRefused, step } from './errors.ts';
+import { step, tokenRequestFailed } from './errors.ts';
 
 export type TokenSet = {
   accessToken: string;
@@ -88,14 +88,14 @@ async function requestTokens(
     if (response.status === 400 && error === ' (invalid_grant)' && form.get('grant_type') === 'refresh_token') {
       throw new InvalidGrantError('the authorization server refused the refresh token');
     }
-    throw remoteRefused('TOKEN_REQUEST_FAILED', `the token endpoint answered ${response.status}${error}`);
+    throw tokenRequestFailed(`the token endpoint answered ${response.status}${error}`);
   }
   const body = await step('reading the token response', async () => jsonObjectOf(response));
   if (typeof body.access_token !== 'string' || body.access_token === '') {
-    throw remoteRefused('TOKEN_REQUEST_FAILED', 'the token response has no access_token');
+    throw tokenRequestFailed('the token response has no access_token');
   }
   if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') {
-    throw remoteRefused('TOKEN_REQUEST_FAILED', 'the token response is not a Bearer token');
+    throw tokenRequestFailed('the token response is not a Bearer token');
   }
   const tokens: TokenSet = { accessToken: body.access_token, tokenType: 'Bearer' };
   if (typeof body.refresh_token === 'string' && body.refresh_token !== '') tokens.refreshToken = body.refresh_token;

@@ -4,7 +4,7 @@ import { insertAgentMcpServer } from '../../sql/agent-mcp-servers.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { HttpError, ValidationError } from '../core/errors.ts';
+import { notFound, ValidationError } from '../core/errors.ts';
 import { sealJson } from '../crypto/credentials.ts';
 import type { Variant, VariantType } from '../mcp-catalog/schemas.ts';
 import { checkUrlToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
@@ -46,7 +46,7 @@ type Plan = {
 async function planFromCatalog(deps: AppDeps, body: AddMcpServerBody & { availableMcpId: string }): Promise<Plan> {
   if (body.variantType === undefined) throw new ValidationError([{ path: ['variantType'], message: 'Required' }]);
   const entry = await findActiveAvailableMcp(deps.db, body.availableMcpId);
-  if (!entry) throw new HttpError(404, 'Catalog entry not found');
+  if (!entry) throw notFound('Catalog entry');
   const variant = (entry.variants as Variant[]).find((v) => v.type === body.variantType);
   if (!variant) {
     const offered = (entry.variants as Variant[]).map((v) => v.type).join(', ');

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { deleteAgentMcpServer, findAgentMcpServer, listAgentMcpServers } from '../../sql/agent-mcp-servers.ts';
-import { HttpError } from '../core/errors.ts';
+import { notFound } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
 import { editMcpServer } from './edit.ts';
@@ -24,6 +24,8 @@ export const agentMcpServerRoutes = [
   defineRoute({
     method: 'POST',
     path: '/ai/agents/:agentId/mcp-servers',
+    // A DNS lookup of the URL at save time (ADR 0033).
+    rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-add', source: 'project' },
     summary: "Add an MCP server to an agent, from the catalog or by URL",
     description:
       'With `availableMcpId` and `variantType`: the catalog flow (url and transportType default to the variant\'s). ' +
@@ -70,13 +72,15 @@ export const agentMcpServerRoutes = [
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       const server = await findAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId);
-      if (!server) throw new HttpError(404, 'MCP server not found');
+      if (!server) throw notFound('MCP server');
       return server;
     },
   }),
   defineRoute({
     method: 'PATCH',
     path: '/ai/agents/:agentId/mcp-servers/:serverId',
+    // A DNS lookup of the new URL at save time (ADR 0033).
+    rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-edit', source: 'project' },
     summary: 'Change the name, URL or credentials of an MCP server; its tool permissions stay',
     description:
       'URL and credentials follow the rules of creation (docs/mcp.md). `credentials` replace the stored ones whole. ' +
@@ -96,6 +100,8 @@ export const agentMcpServerRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId/mcp-servers/:serverId/tools',
+    // Connects to the MCP server (initialize, tools/list pages), and may refresh its token.
+    rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-server-tools', source: 'project' },
     summary: "The tools an MCP server lists, with the agent's permission for each",
     description:
       'Connects with the stored auth (an OAuth token is refreshed as needed; a 401 refreshes it once and retries), ' +
@@ -138,7 +144,7 @@ export const agentMcpServerRoutes = [
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       if (!(await deleteAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId))) {
-        throw new HttpError(404, 'MCP server not found');
+        throw notFound('MCP server');
       }
     },
   }),

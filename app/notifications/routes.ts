@@ -12,6 +12,7 @@ export const notificationRoutes = [
   defineRoute({
     method: 'POST',
     path: '/notifications/sms/test',
+    rateLimit: { limit: 3, windowMs: '5m', identifierType: 'ip', source: 'interface' },
     summary: 'Send a test SMS through the notification transport (development only)',
     description: 'Mounted only when NODE_ENV=development; elsewhere the path answers 404.',
     tags: ['notifications'],

@@ -1,21 +1,8 @@
 import { findOrganization, lockOrganization, updateOrganization, type Organization } from '../../sql/organizations.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError } from '../core/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
-
-const organizationNotFound = () =>
-  new CodedError(404, 'ORGANIZATION.NOT_FOUND', { en: 'The organization does not exist.', es: 'La organización no existe.' });
-const noActivePublicPlan = () =>
-  new CodedError(409, 'ORGANIZATION.NO_ACTIVE_PUBLIC_PLAN', {
-    en: 'Business registration needs at least one active public plan.',
-    es: 'El registro de empresas necesita al menos un plan público activo.',
-  });
-const notAnAgency = () =>
-  new CodedError(409, 'ORGANIZATION.NOT_AN_AGENCY', {
-    en: 'Only an agency can accept business registrations.',
-    es: 'Solo una agencia puede admitir registros de empresas.',
-  });
+import { noActivePublicPlan, notAnAgency, organizationNotFound } from './errors.ts';
 
 export async function getMyOrganization(deps: AppDeps, auth: AccessClaims): Promise<Organization> {
   return (await findOrganization(deps.db, auth.agencyId)) ?? Promise.reject(organizationNotFound());

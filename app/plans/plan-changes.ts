@@ -2,17 +2,9 @@ import { uuidv7 } from 'uuidv7';
 import { lockOrganization } from '../../sql/organizations.ts';
 import { insertPlan, listPlansOfAgency, updatePlanOfAgency, type Plan } from '../../sql/plans.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError } from '../core/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { hasActivePublicPlan } from './active-public-plan.ts';
-
-const planNotFound = () =>
-  new CodedError(404, 'PLANS.PLAN_NOT_FOUND', { en: 'The plan does not exist.', es: 'El plan no existe.' });
-const lastActivePublicPlan = () =>
-  new CodedError(409, 'PLANS.LAST_ACTIVE_PUBLIC_PLAN', {
-    en: 'This is the last active public plan while business registration is on. Turn registration off first.',
-    es: 'Es el último plan público activo mientras el registro de empresas está activado. Desactiva antes el registro.',
-  });
+import { lastActivePublicPlan, planNotFound } from './errors.ts';
 
 export const listPlans = (deps: AppDeps, auth: AccessClaims) => listPlansOfAgency(deps.db, auth.agencyId);
 

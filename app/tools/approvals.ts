@@ -1,29 +1,12 @@
 import type { CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { answerPendingToolApproval, insertPendingToolApproval, type AnsweredApproval } from '../../sql/tool-approvals.ts';
-import { CodedError } from '../core/errors.ts';
+import { approvalReasonTooLong, approvalUnknownId } from './errors.ts';
 
 /** Longest denial reason, in characters (service-interface.md, "Other limits and constants"). */
 export const MAX_DENIAL_REASON_CHARS = 2000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-export const approvalUnknownId = () =>
-  new CodedError(400, 'TOOL_APPROVAL_UNKNOWN_ID', {
-    en: 'The approval response does not match any pending approval.',
-    es: 'La respuesta de aprobación no corresponde a ninguna aprobación pendiente.',
-  });
-
-export const approvalReasonTooLong = () =>
-  new CodedError(
-    400,
-    'TOOL_APPROVAL_REASON_TOO_LONG',
-    {
-      en: `The reason must be at most ${MAX_DENIAL_REASON_CHARS} characters.`,
-      es: `El motivo debe tener como máximo ${MAX_DENIAL_REASON_CHARS} caracteres.`,
-    },
-    { maxLength: MAX_DENIAL_REASON_CHARS },
-  );
 
 /**
  * Records a tool call paused in `approval-requested` and returns the approval id the client
@@ -68,7 +51,7 @@ export async function answerToolApproval(
   response: ApprovalResponse,
   now: Date = new Date(),
 ): Promise<AnsweredApproval> {
-  if (response.reason !== undefined && [...response.reason].length > MAX_DENIAL_REASON_CHARS) throw approvalReasonTooLong();
+  if (response.reason !== undefined && [...response.reason].length > MAX_DENIAL_REASON_CHARS) throw approvalReasonTooLong(MAX_DENIAL_REASON_CHARS);
   // PostgreSQL text cannot hold NUL; it is kept visible as U+FFFD.
   const reason = response.reason?.replaceAll('\u0000', '\ufffd') ?? null;
   const ids = [response.approvalId, ...(response.conversationId === undefined ? [] : [response.conversationId])];

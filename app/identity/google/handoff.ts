@@ -4,20 +4,14 @@ import { uuidv7 } from 'uuidv7';
 import { insertSignInHandoff, takeSignInHandoff } from '../../../sql/sign-in-handoffs.ts';
 import { findTokenSubject } from '../../../sql/users.ts';
 import type { AppDeps } from '../../core/deps.ts';
-import { CodedError } from '../../core/errors.ts';
 import { issueTokens } from '../sessions.ts';
 import type { TokenPair } from '../tokens.ts';
+import { googleHandoffInvalid } from '../errors.ts';
 
 /** A hand-off code must be redeemed within a minute of the landing. */
 export const HANDOFF_TTL_MS = 60 * 1000;
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-
-const invalidHandoff = () =>
-  new CodedError(401, 'IDENTITY.GOOGLE_HANDOFF_INVALID', {
-    en: 'The sign-in could not be completed. Start again.',
-    es: 'No se pudo completar el inicio de sesión. Vuelve a empezar.',
-  });
 
 /**
  * Records a one-time code (256 bits, 60 seconds) that the front-end trades for a token pair
@@ -47,6 +41,6 @@ export async function redeemHandoff(deps: AppDeps, code: string, state: string):
     return subject ? issueTokens(deps, tx, subject, uuidv7()) : undefined;
   });
   // An expired hand-off is consumed (the delete commits) and then refused.
-  if (!outcome) throw invalidHandoff();
+  if (!outcome) throw googleHandoffInvalid();
   return outcome;
 }

@@ -1,21 +1,10 @@
 import type { GoogleOAuthConfig } from '../../config.ts';
-import { CodedError } from '../../core/errors.ts';
+import { googleSignInFailed, googleUnavailable } from '../errors.ts';
 
 /** Time allowed for each call to the provider. */
 const PROVIDER_TIMEOUT_MS = 10_000;
 
 export type GoogleProfile = { subject: string; email: string; emailVerified: boolean; name: string };
-
-export const googleSignInFailed = () =>
-  new CodedError(401, 'IDENTITY.GOOGLE_SIGN_IN_FAILED', {
-    en: 'Google sign-in failed. Please try again.',
-    es: 'No se pudo iniciar sesión con Google. Inténtalo de nuevo.',
-  });
-const providerUnavailable = () =>
-  new CodedError(502, 'IDENTITY.GOOGLE_UNAVAILABLE', {
-    en: 'Google sign-in is unavailable right now.',
-    es: 'El inicio de sesión con Google no está disponible en este momento.',
-  });
 
 export function authorizationUrl(
   config: GoogleOAuthConfig,
@@ -39,9 +28,9 @@ async function call(url: string, init: RequestInit): Promise<Record<string, unkn
   try {
     response = await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS) });
   } catch {
-    throw providerUnavailable();
+    throw googleUnavailable();
   }
-  if (response.status >= 500) throw providerUnavailable();
+  if (response.status >= 500) throw googleUnavailable();
   const body = (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   if (!response.ok || !body || typeof body !== 'object') throw googleSignInFailed();
   return body;

@@ -3,13 +3,14 @@ import { findOrganization, insertOrganization } from '../../../sql/organizations
 import { findGoogleCandidates, findRoleIdByName, grantRole, insertPrincipal, linkGoogleAccount } from '../../../sql/principals.ts';
 import type { GoogleOAuthConfig } from '../../config.ts';
 import type { AppDeps } from '../../core/deps.ts';
-import { CodedError, ValidationError } from '../../core/errors.ts';
+import { ValidationError } from '../../core/errors.ts';
 import type { PrincipalType } from '../../core/route.ts';
-import { emailTaken, organizationNotFound } from '../errors.ts';
+import { organizationNotFound } from '../../organization/errors.ts';
+import { emailTaken, googleAccountConflict, googleSignInFailed, googleStateInvalid, unverifiedGoogleEmail } from '../errors.ts';
 import { AGENCY_OWNER_ROLE } from '../registration.ts';
 import { issueTokens, type Subject } from '../sessions.ts';
 import type { TokenPair } from '../tokens.ts';
-import { authorizationUrl, exchangeCodeForProfile, googleSignInFailed, type GoogleProfile } from './provider.ts';
+import { authorizationUrl, exchangeCodeForProfile, type GoogleProfile } from './provider.ts';
 import { codeChallengeFor, codeVerifierFor, signState, STATE_TTL_SECONDS, verifyState } from './state.ts';
 
 export const redirectUriFor = (deps: AppDeps, type: PrincipalType) =>
@@ -30,22 +31,6 @@ export function startGoogleSignIn(deps: AppDeps, google: GoogleOAuthConfig, type
   };
 }
 
-const invalidState = () =>
-  new CodedError(401, 'IDENTITY.GOOGLE_STATE_INVALID', {
-    en: 'The sign-in link is invalid or has expired. Start again.',
-    es: 'El enlace de inicio de sesión no es válido o ha caducado. Vuelve a empezar.',
-  });
-const unverifiedGoogleEmail = () =>
-  new CodedError(403, 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED', {
-    en: 'Google has not verified this email address.',
-    es: 'Google no ha verificado esta dirección de correo electrónico.',
-  });
-const accountConflict = () =>
-  new CodedError(409, 'IDENTITY.GOOGLE_ACCOUNT_CONFLICT', {
-    en: 'This email is linked to a different Google account.',
-    es: 'Este correo electrónico está vinculado a otra cuenta de Google.',
-  });
-
 /**
  * Finishes a sign-in at the callback: checks the state, exchanges the code, then signs in the
  * principal linked to the Google account, links the one with the same (Google-verified) email,
@@ -61,7 +46,7 @@ export async function finishGoogleSignIn<R = TokenPair>(
   complete: (tx: Tx, subject: Subject) => Promise<R> = (tx, subject) => issueTokens(deps, tx, subject, uuidv7()) as Promise<R>,
 ): Promise<R> {
   const payload = verifyState(deps.config.jwtSecret, query.state, type, deps.clock());
-  if (!payload) throw invalidState();
+  if (!payload) throw googleStateInvalid();
   if (query.error) throw googleSignInFailed();
   if (!query.code) throw new ValidationError([{ path: ['query', 'code'], message: 'Required' }]);
   const profile = await exchangeCodeForProfile(google, {
@@ -82,7 +67,7 @@ async function principalFor(deps: AppDeps, tx: Tx, type: PrincipalType, profile:
   const [match] = await findGoogleCandidates(tx, type, profile.subject, profile.email);
   if (match) {
     if (match.googleSubject === profile.subject) return match;
-    if (match.googleSubject !== null) throw accountConflict();
+    if (match.googleSubject !== null) throw googleAccountConflict();
     await linkGoogleAccount(tx, match.id, profile.subject, !match.emailVerified);
     return match;
   }

@@ -13,7 +13,7 @@ import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
 import { dashboard } from './dashboard/serve.ts';
 import { docsRoutes } from './docs/routes.ts';
-import { rateLimitLookup } from './rate-limits.ts';
+import { isRateLimited, rateLimitLookup } from './rate-limits.ts';
 import { areaRoutes } from './routes.ts';
 
 export type CreateAppOptions = {
@@ -47,7 +47,7 @@ export function createApp(options: CreateAppOptions): App {
   const routes: Route[] = [...areaRoutes];
   let document: Record<string, unknown> | undefined;
   routes.push(
-    ...docsRoutes(() => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }))),
+    ...docsRoutes(() => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }, isRateLimited))),
   );
   const mounted = routes.filter((route) => !route.enabled || route.enabled(deps));
   const router = buildRouter(mounted, deps, options.rateLimitFor ?? rateLimitLookup(deps));

@@ -6,6 +6,7 @@ import { verifyAccessToken } from './core/auth.ts';
 import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
 import { rateLimitExceededBody } from './core/rate-limit-body.ts';
+import { fullPath, type Route } from './core/route.ts';
 
 export type RateLimitDeclaration = {
   endpoint: `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/${string}`;
@@ -72,6 +73,14 @@ export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = [
 
 /** Every limited route: the interface document's table, then the project's own. */
 export const ALL_RATE_LIMITS: readonly RateLimitDeclaration[] = [...RATE_LIMITS, ...PROJECT_RATE_LIMITS];
+
+/**
+ * Is the route limited? The one question the OpenAPI document asks to add its 429 (ADR 0105).
+ * Answered from the endpoint table today; a `rateLimit` on the route answers it once limits move
+ * onto the routes.
+ */
+export const isRateLimited = (route: Pick<Route, 'method' | 'path'>) =>
+  ALL_RATE_LIMITS.some((declaration) => declaration.endpoint === `${route.method} ${fullPath(route)}`);
 
 /** A short token for the RateLimit headers: `POST /api/identity/auth/user/login` -> `user-login`. */
 export const policyNameOf = (declaration: RateLimitDeclaration) =>

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const OAuthTarget = z.object({
+const OAuthTarget = z.strictObject({
   agentId: z.string(),
   server: z
     .object({

@@ -90,7 +90,7 @@ export function markMessageDead(db: CommonQueryMethods, id: string, now: Date, e
     WHERE id = ${id} AND status = 'pending'`);
 }
 
-const DeliveryState = z.object({
+const DeliveryState = z.strictObject({
   id: z.string(),
   status: z.enum(['pending', 'sent', 'dead']),
   attempts: z.number(),

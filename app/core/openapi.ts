@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { guardResponses, merged, type RateLimitedQuestion } from './guard-responses.ts';
 import { fullPath, type Route } from './route.ts';
 import { ValidationErrorBody } from './schemas.ts';
 
@@ -27,12 +28,19 @@ function parametersOf(location: 'path' | 'query', schema: TSchema | undefined): 
  * The OpenAPI 3.1 document, generated from the same route declarations (and so the same
  * AJV schemas) that the router mounts. JSON Schema 2020-12 is OpenAPI 3.1's schema dialect.
  */
-export function buildOpenApiDocument(routes: Route[], info: { title: string; version: string }): Json {
+export function buildOpenApiDocument(
+  routes: Route[],
+  info: { title: string; version: string },
+  isRateLimited: RateLimitedQuestion,
+): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
     const path = openApiPath(fullPath(route));
     const responses: Record<string, Json> = {};
-    for (const [status, response] of Object.entries(route.responses)) {
+    const derived = guardResponses(route, isRateLimited);
+    const statuses = [...new Set([...Object.keys(route.responses), ...Object.keys(derived)])].sort();
+    for (const status of statuses) {
+      const response = merged(derived[Number(status)], route.responses[Number(status)]);
       responses[status] = response.schema
         ? { description: response.description, content: { 'application/json': { schema: plain(response.schema) } } }
         : { description: response.description };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 const OAuthTarget = z.strictObject({
   agentId: z.string(),
   server: z
-    .object({
+    .strictObject({
       id: z.string(),
       url: z.string(),
       authType: z.string(),

@@ -13,7 +13,7 @@ export function insertOutboxMessage(
 }
 
 const OutboxMessage = z
-  .object({
+  .strictObject({
     id: z.string(),
     channel: z.enum(['email', 'sms']),
     recipient: z.string(),
@@ -33,7 +33,7 @@ export function listOutboxMessagesTo(db: CommonQueryMethods, recipient: string) 
 }
 
 const ClaimedMessage = z
-  .object({
+  .strictObject({
     id: z.string(),
     channel: z.enum(['email', 'sms']),
     recipient: z.string(),

@@ -45,7 +45,8 @@ const closeEach = (properties: unknown) =>
 /**
  * Compiles, once at mount time, the check of a route's success answer against its declared schema
  * (closed, see `closedCopy`). Returns undefined when the success status declares no schema.
- * The answer is checked as it will be sent: after a JSON round trip (`toJSON` applied).
+ * The answer is checked as it will be sent: after a JSON round trip (`toJSON` applied); a Buffer
+ * is JSON serialized ahead of time (the analytics cache) and is parsed.
  */
 export function compileResponseCheck(route: Route, status: number): ((body: unknown) => void) | undefined {
   const schema = route.responses[status]?.schema;
@@ -53,7 +54,7 @@ export function compileResponseCheck(route: Route, status: number): ((body: unkn
   const validate = responseAjv.compile(closedCopy(JSON.parse(JSON.stringify(schema))) as TSchema);
   const name = `${route.method} /api${route.path}`;
   return (body) => {
-    const sent: unknown = body === undefined ? undefined : JSON.parse(JSON.stringify(body));
+    const sent: unknown = Buffer.isBuffer(body) ? JSON.parse(body.toString('utf8')) : body === undefined ? undefined : JSON.parse(JSON.stringify(body));
     if (validate(sent)) return;
     throw new ResponseSchemaMismatch(name, (validate.errors ?? []).map(issueOf));
   };

@@ -23,8 +23,9 @@ const responseAjv = makeAjv(false, false);
 
 /**
  * A copy of `schema` in which every object that does not say otherwise rejects unknown keys, so a
- * column a handler forgot to drop fails as surely as a missing one. Objects under `allOf` are left
- * open: each branch of an intersection sees only its own keys.
+ * column a handler forgot to drop fails as surely as a missing one. Objects under `allOf`, and
+ * objects whose keys are completed by `oneOf`/`anyOf`/`allOf` branches, are left open (their
+ * branches are closed instead).
  */
 export function closedCopy(schema: unknown, insideAllOf = false): unknown {
   if (Array.isArray(schema)) return schema.map((item) => closedCopy(item, insideAllOf));
@@ -33,7 +34,8 @@ export function closedCopy(schema: unknown, insideAllOf = false): unknown {
   for (const [key, value] of Object.entries(schema)) {
     copy[key] = key === 'allOf' ? closedCopy(value, true) : key === 'properties' ? closeEach(value) : closedCopy(value);
   }
-  if (copy.type === 'object' && copy.properties && !('additionalProperties' in copy) && !insideAllOf) {
+  const composed = 'oneOf' in copy || 'anyOf' in copy || 'allOf' in copy;
+  if (copy.type === 'object' && copy.properties && !('additionalProperties' in copy) && !composed && !insideAllOf) {
     copy.additionalProperties = false;
   }
   return copy;

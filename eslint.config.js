@@ -53,6 +53,14 @@ export default tseslint.config(
     },
   },
   {
+    // Row schemas are strict, so a column the SQL selects but the row does not declare fails
+    // (docs/decisions/0104-strict-rows.md).
+    files: ['sql/**/*.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'z', property: 'object', message: 'declare rows with z.strictObject' }],
+    },
+  },
+  {
     // The composition root: it alone in app/ runs the start-up seeding.
     files: [SERVER_ENTRY],
     rules: {

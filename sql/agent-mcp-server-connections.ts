@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { SERVER_STATUSES } from './agent-mcp-servers.ts';
 
-const ServerConnectionRow = z.object({
+const ServerConnectionRow = z.strictObject({
   id: z.string(),
   agencyId: z.string(),
   agentId: z.string(),

@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { PERMISSION_STATUSES } from './tool-permissions.ts';
 
-const ServerToolPermission = z.object({ toolName: z.string(), permissionStatus: z.enum(PERMISSION_STATUSES) });
+const ServerToolPermission = z.strictObject({ toolName: z.string(), permissionStatus: z.enum(PERMISSION_STATUSES) });
 
 /** The agent's permissions for tools of one of its MCP servers (provider `mcp:<serverId>`). */
 export function listPermissionsOfServerTools(db: CommonQueryMethods, agentId: string, serverId: string) {

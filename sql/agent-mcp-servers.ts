@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const SERVER_STATUSES = ['connected', 'needs_authorization', 'reauthorization_required', 'unreachable', 'unknown'] as const;
 export type ServerStatus = (typeof SERVER_STATUSES)[number];
 
-const AgentMcpServerRow = z.object({
+const AgentMcpServerRow = z.strictObject({
   id: z.string(),
   agentId: z.string(),
   name: z.string(),
@@ -73,7 +73,7 @@ export function findAgentMcpServer(db: CommonQueryMethods, agencyId: string, age
 
 /** Deletes the agent's server; false when the agent has no server with this id. */
 export async function deleteAgentMcpServer(db: CommonQueryMethods, agencyId: string, agentId: string, serverId: string) {
-  const deleted = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+  const deleted = await db.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
     DELETE FROM agent_mcp_servers
     WHERE id = ${serverId} AND agent_id = ${agentId} AND agency_id = ${agencyId}
     RETURNING id`);

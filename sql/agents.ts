@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const Agent = z.object({
+const Agent = z.strictObject({
   id: z.string(),
   name: z.string(),
   description: z.string(),
@@ -24,7 +24,7 @@ export function findAgentInAgency(db: CommonQueryMethods, agencyId: string, agen
  * of its tool set run one after the other.
  */
 export function lockAgentInAgency(db: CommonQueryMethods, agencyId: string, agentId: string) {
-  return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+  return db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`
     SELECT id FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId} FOR UPDATE`);
 }
 

@@ -7,7 +7,7 @@ export const SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 
 // Variants are validated by the API schema before every write (ADR 0030); here they are read back as stored.
-const AvailableMcpRow = z.object({
+const AvailableMcpRow = z.strictObject({
   id: z.string(),
   name: z.string(),
   description: z.string(),
@@ -131,7 +131,7 @@ export type SeedEntry = NewAvailableMcp & { seedKey: string };
  * conflict: ON CONFLICT DO NOTHING without a target). Never modifies a row. True when inserted.
  */
 export async function insertSeedEntryIfAbsent(db: CommonQueryMethods, entry: SeedEntry): Promise<boolean> {
-  const inserted = await db.maybeOne(sql.type(z.object({ id: z.string() }))`
+  const inserted = await db.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
     INSERT INTO available_mcps (id, name, description, logo, tags, variants, seed_key)
     VALUES (${uuidv7()}, ${entry.name}, ${entry.description}, ${entry.logo},
             ${sql.array(entry.tags, 'text')}, ${sql.jsonb(entry.variants as never)}, ${entry.seedKey})

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const SealedRow = z.object({ keyId: z.string(), sealed: z.instanceof(Buffer) });
+const SealedRow = z.strictObject({ keyId: z.string(), sealed: z.instanceof(Buffer) });
 
 /** The client registered (RFC 7591) with this issuer for this redirect URI, sealed. */
 export function findRegisteredClient(db: CommonQueryMethods, issuer: string, redirectUri: string) {

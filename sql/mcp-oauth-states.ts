@@ -38,7 +38,7 @@ export function deleteExpiredAuthorizations(db: CommonQueryMethods, now: Date) {
   return db.query(sql.unsafe`DELETE FROM mcp_oauth_states WHERE expires_at <= ${sql.timestamp(now)}`);
 }
 
-const TakenAuthorization = z.object({
+const TakenAuthorization = z.strictObject({
   userId: z.string(),
   agencyId: z.string(),
   agentId: z.string(),

@@ -1,10 +1,10 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const OAuthTarget = z.object({
+const OAuthTarget = z.strictObject({
   agentId: z.string(),
   server: z
-    .object({
+    .strictObject({
       id: z.string(),
       url: z.string(),
       authType: z.string(),

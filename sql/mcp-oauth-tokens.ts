@@ -38,7 +38,7 @@ export function upsertServerOAuthTokens(
     FROM saved WHERE s.id = saved.server_id AND s.agency_id = saved.agency_id`);
 }
 
-const StoredTokensRow = z.object({
+const StoredTokensRow = z.strictObject({
   issuer: z.string(),
   clientId: z.string(),
   tokenEndpoint: z.string(),

@@ -13,7 +13,7 @@ export function insertOutboxMessage(
 }
 
 const OutboxMessage = z
-  .object({
+  .strictObject({
     id: z.string(),
     channel: z.enum(['email', 'sms']),
     recipient: z.string(),
@@ -33,7 +33,7 @@ export function listOutboxMessagesTo(db: CommonQueryMethods, recipient: string) 
 }
 
 const ClaimedMessage = z
-  .object({
+  .strictObject({
     id: z.string(),
     channel: z.enum(['email', 'sms']),
     recipient: z.string(),
@@ -90,7 +90,7 @@ export function markMessageDead(db: CommonQueryMethods, id: string, now: Date, e
     WHERE id = ${id} AND status = 'pending'`);
 }
 
-const DeliveryState = z.object({
+const DeliveryState = z.strictObject({
   id: z.string(),
   status: z.enum(['pending', 'sent', 'dead']),
   attempts: z.number(),

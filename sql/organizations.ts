@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 const organizationType = z.enum(['AGENCY', 'BUSINESS', 'PLATFORM']);
 
-const Organization = z.object({
+const Organization = z.strictObject({
   id: z.string(),
   name: z.string(),
   type: organizationType,
@@ -35,7 +35,7 @@ export function lockOrganization(db: CommonQueryMethods, id: string) {
 
 /** True only for an existing AGENCY whose `allow_business_registration` flag is on. */
 export function isAgencyOpenForBusinessRegistration(db: CommonQueryMethods, agencyId: string) {
-  return db.oneFirst(sql.type(z.object({ open: z.boolean() }))`
+  return db.oneFirst(sql.type(z.strictObject({ open: z.boolean() }))`
     SELECT EXISTS (
       SELECT 1 FROM organizations
       WHERE id = ${agencyId} AND type = 'AGENCY' AND allow_business_registration

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const Plan = z.object({
+const Plan = z.strictObject({
   id: z.string(),
   name: z.string(),
   isPublic: z.boolean(),
@@ -18,7 +18,7 @@ const columns = sql.fragment`
 
 /** Does the agency offer at least one plan that is both active and public? */
 export function agencyHasActivePublicPlan(db: CommonQueryMethods, agencyId: string) {
-  return db.oneFirst(sql.type(z.object({ present: z.boolean() }))`
+  return db.oneFirst(sql.type(z.strictObject({ present: z.boolean() }))`
     SELECT EXISTS (
       SELECT 1 FROM plans WHERE agency_id = ${agencyId} AND is_active AND is_public
     ) AS present`);

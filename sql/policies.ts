@@ -8,7 +8,7 @@ export async function userHasPermission(
   subject: string,
   action: string,
 ): Promise<boolean> {
-  return db.oneFirst(sql.type(z.object({ granted: z.boolean() }))`
+  return db.oneFirst(sql.type(z.strictObject({ granted: z.boolean() }))`
     SELECT EXISTS (
       SELECT 1
       FROM user_roles ur

@@ -5,7 +5,7 @@ type PrincipalType = 'user' | 'client';
 
 /** Is this email already used by a principal of this type? */
 export function isEmailTaken(db: CommonQueryMethods, type: PrincipalType, email: string) {
-  return db.oneFirst(sql.type(z.object({ taken: z.boolean() }))`
+  return db.oneFirst(sql.type(z.strictObject({ taken: z.boolean() }))`
     SELECT EXISTS (SELECT 1 FROM users WHERE type = ${type} AND email = ${email.toLowerCase()}) AS taken`);
 }
 
@@ -26,7 +26,7 @@ export async function insertPrincipal(
     emailVerified: boolean;
   },
 ): Promise<boolean> {
-  const inserted = await db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`
+  const inserted = await db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`
     INSERT INTO users (id, organization_id, type, email, name, password_hash, google_subject, email_verified_at)
     VALUES (${principal.id}, ${principal.organizationId}, ${principal.type}, ${principal.email.toLowerCase()},
             ${principal.name}, ${principal.passwordHash}, ${principal.googleSubject ?? null},
@@ -36,7 +36,7 @@ export async function insertPrincipal(
   return inserted !== null;
 }
 
-const Unverified = z.object({ id: z.string(), emailVerified: z.boolean() });
+const Unverified = z.strictObject({ id: z.string(), emailVerified: z.boolean() });
 
 /** The principal of this type with this email, locked so that one verification attempt runs at a time. */
 export function findPrincipalForVerification(db: CommonQueryMethods, type: PrincipalType, email: string) {
@@ -52,7 +52,7 @@ export function markEmailVerified(db: CommonQueryMethods, userId: string) {
 }
 
 export function findPasswordHash(db: CommonQueryMethods, userId: string) {
-  return db.maybeOneFirst(sql.type(z.object({ passwordHash: z.string().nullable() }))`
+  return db.maybeOneFirst(sql.type(z.strictObject({ passwordHash: z.string().nullable() }))`
     SELECT password_hash AS "passwordHash" FROM users WHERE id = ${userId}`);
 }
 
@@ -60,7 +60,7 @@ export function updatePasswordHash(db: CommonQueryMethods, userId: string, passw
   return db.query(sql.unsafe`UPDATE users SET password_hash = ${passwordHash}, updated_at = now() WHERE id = ${userId}`);
 }
 
-const GoogleCandidate = z.object({
+const GoogleCandidate = z.strictObject({
   id: z.string(),
   organizationId: z.string(),
   type: z.enum(['user', 'client']),
@@ -95,7 +95,7 @@ export function linkGoogleAccount(db: CommonQueryMethods, userId: string, subjec
 }
 
 export function findRoleIdByName(db: CommonQueryMethods, name: string) {
-  return db.maybeOneFirst(sql.type(z.object({ id: z.string() }))`SELECT id FROM roles WHERE name = ${name}`);
+  return db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`SELECT id FROM roles WHERE name = ${name}`);
 }
 
 export function grantRole(db: CommonQueryMethods, userId: string, roleId: string) {

@@ -12,7 +12,7 @@ export function insertRefreshToken(
             ${sql.timestamp(token.expiresAt)})`);
 }
 
-const StoredRefreshToken = z.object({
+const StoredRefreshToken = z.strictObject({
   id: z.string(),
   familyId: z.string(),
   userId: z.string(),

@@ -13,7 +13,7 @@ export async function insertSignInHandoff(
             ${sql.timestamp(handoff.expiresAt)})`);
 }
 
-const TakenHandoff = z.object({ userId: z.string(), expired: z.boolean() });
+const TakenHandoff = z.strictObject({ userId: z.string(), expired: z.boolean() });
 
 /**
  * Takes (deletes and answers) the hand-off with this code and state, in one statement: a

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const Seats = z.object({ capacity: z.number().nullable(), used: z.number() });
+const Seats = z.strictObject({ capacity: z.number().nullable(), used: z.number() });
 
 /**
  * The agency's user capacity (NULL: unlimited) and the principals counted against it: the

@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const AnsweredApproval = z.object({
+const AnsweredApproval = z.strictObject({
   id: z.string(),
   toolName: z.string(),
   toolCallId: z.string().nullable(),

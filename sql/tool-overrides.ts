@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
-const ToolOverride = z.object({ toolName: z.string(), createdAt: z.string() });
+const ToolOverride = z.strictObject({ toolName: z.string(), createdAt: z.string() });
 export type ToolOverride = z.infer<typeof ToolOverride>;
 
 /**

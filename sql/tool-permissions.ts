@@ -4,7 +4,7 @@ import { z } from 'zod';
 export const PERMISSION_STATUSES = ['always_allow', 'needs_approval', 'blocked'] as const;
 export type PermissionStatus = (typeof PERMISSION_STATUSES)[number];
 
-const ToolPermission = z.object({
+const ToolPermission = z.strictObject({
   toolName: z.string(),
   permissionStatus: z.enum(PERMISSION_STATUSES),
   providerKey: z.string(),
@@ -19,7 +19,7 @@ export type StoredToolPermission = ToolPermission & { mcpServerId: string | null
  * until the transaction ends, so a server cannot vanish between this check and the insert.
  */
 export function findMcpServerIdsOfAgent(db: CommonQueryMethods, agencyId: string, agentId: string, serverIds: string[]) {
-  return db.anyFirst(sql.type(z.object({ id: z.string() }))`
+  return db.anyFirst(sql.type(z.strictObject({ id: z.string() }))`
     SELECT id FROM agent_mcp_servers
     WHERE agent_id = ${agentId} AND agency_id = ${agencyId} AND id = ANY(${sql.array(serverIds, 'uuid')})
     FOR SHARE`);
@@ -45,7 +45,7 @@ export function listToolPermissionsOfAgent(db: CommonQueryMethods, agentId: stri
     FROM agent_tool_permissions WHERE agent_id = ${agentId} ORDER BY position`);
 }
 
-const OfferableTool = z.object({
+const OfferableTool = z.strictObject({
   toolName: z.string(),
   providerKey: z.string(),
   permissionStatus: z.enum(['always_allow', 'needs_approval']),

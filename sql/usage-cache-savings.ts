@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { usageSlices, type UsageWindow } from './usage-window.ts';
 
-const CacheSavingsRow = z.object({
+const CacheSavingsRow = z.strictObject({
   estimatedSavingsUsd: z.coerce.number(),
   totalCacheReadTokens: z.coerce.number(),
   totalInputTokens: z.coerce.number(),

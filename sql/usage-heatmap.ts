@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { usageSlices, type UsageWindow } from './usage-window.ts';
 
-const HeatmapCellRow = z.object({
+const HeatmapCellRow = z.strictObject({
   dayOfWeek: z.coerce.number().int(),
   hour: z.coerce.number().int(),
   totalTokens: z.coerce.number(),
@@ -35,6 +35,6 @@ export async function findUsageByLocalDayAndHour(
 
 /** Does PostgreSQL know the zone name (its tz database may differ from the runtime's ICU)? */
 export async function isTimeZoneKnownToDatabase(db: CommonQueryMethods, timeZone: string): Promise<boolean> {
-  return db.oneFirst(sql.type(z.object({ known: z.boolean() }))`
+  return db.oneFirst(sql.type(z.strictObject({ known: z.boolean() }))`
     SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${timeZone}) AS known`);
 }

@@ -51,14 +51,14 @@ export async function insertUsageEvents(db: CommonQueryMethods, rows: readonly U
 
 /** Which of these organization ids exist. */
 export async function findExistingOrganizationIds(db: CommonQueryMethods, ids: readonly string[]): Promise<Set<string>> {
-  const found = await db.anyFirst(sql.type(z.object({ id: z.string() }))`
+  const found = await db.anyFirst(sql.type(z.strictObject({ id: z.string() }))`
     SELECT id::text FROM organizations WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
   return new Set(found);
 }
 
 /** Does the organization have any usage rows? */
 export async function organizationHasUsage(db: CommonQueryMethods, organizationId: string): Promise<boolean> {
-  return db.oneFirst(sql.type(z.object({ present: z.boolean() }))`
+  return db.oneFirst(sql.type(z.strictObject({ present: z.boolean() }))`
     SELECT EXISTS (SELECT 1 FROM usage_events WHERE organization_id = ${organizationId}) AS present`);
 }
 

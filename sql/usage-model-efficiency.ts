@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { rawFilters, ts, usageSlices, type UsageWindow } from './usage-window.ts';
 
-const ModelEfficiencyRow = z.object({
+const ModelEfficiencyRow = z.strictObject({
   modelId: z.string(),
   avgLatencyMs: z.coerce.number().nullable(),
   p95LatencyMs: z.coerce.number().nullable(),

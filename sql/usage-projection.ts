@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { ts, usageSlices, type UsageWindow } from './usage-window.ts';
 
-const DailySpendRow = z.object({
+const DailySpendRow = z.strictObject({
   /** Whole UTC days from the UTC day of the window start. */
   t: z.coerce.number().int(),
   costUsd: z.coerce.number(),

@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import { rawFilters, ts, usageSlices, type UsageWindow } from './usage-window.ts';
 
-const UsageTotalsRow = z.object({
+const UsageTotalsRow = z.strictObject({
   totalTokens: z.coerce.number(),
   inputTokens: z.coerce.number(),
   outputTokens: z.coerce.number(),
@@ -26,7 +26,7 @@ export async function findUsageTotals(db: CommonQueryMethods, window: UsageWindo
     FROM (${usageSlices(window, 'day')}) slices`);
 }
 
-const AgentUsageRow = z.object({
+const AgentUsageRow = z.strictObject({
   agentId: z.string().nullable(),
   agentName: z.string().nullable(),
   totalTokens: z.coerce.number(),

@@ -4,7 +4,7 @@ import { usageSlices, type RollupGrain, type UsageWindow } from './usage-window.
 
 export type UsageGroupBy = 'none' | 'action' | 'model';
 
-const BucketRow = z.object({
+const BucketRow = z.strictObject({
   /** 1-based index into the bucket starts. */
   idx: z.coerce.number().int(),
   /** The action or model; NULL on the bucket's total row. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 const principalType = z.enum(['user', 'client']);
 
-const LoginCandidate = z.object({
+const LoginCandidate = z.strictObject({
   id: z.string(),
   organizationId: z.string(),
   type: principalType,
@@ -22,7 +22,7 @@ export function findLoginCandidate(db: CommonQueryMethods, type: 'user' | 'clien
     WHERE type = ${type} AND email = ${email.toLowerCase()}`);
 }
 
-const TokenSubject = z.object({ id: z.string(), organizationId: z.string(), type: principalType });
+const TokenSubject = z.strictObject({ id: z.string(), organizationId: z.string(), type: principalType });
 
 /** What an access token is signed for: looked up again at every refresh. */
 export function findTokenSubject(db: CommonQueryMethods, userId: string) {
@@ -30,7 +30,7 @@ export function findTokenSubject(db: CommonQueryMethods, userId: string) {
     SELECT id, organization_id AS "organizationId", type FROM users WHERE id = ${userId}`);
 }
 
-const Profile = z.object({
+const Profile = z.strictObject({
   id: z.string(),
   organizationId: z.string(),
   type: principalType,

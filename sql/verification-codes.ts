@@ -18,7 +18,7 @@ export async function insertVerificationCode(
             ${sql.timestamp(code.expiresAt)}, ${code.maxAttempts})`);
 }
 
-const StoredCode = z.object({
+const StoredCode = z.strictObject({
   id: z.string(),
   hash: z.instanceof(Buffer),
   expiresAt: z.string(),

@@ -1,13 +1,11 @@
 import { uuidv7 } from 'uuidv7';
 import { findAgentInAgency, insertAgent, listAgentsOfAgency } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
-import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { ValidationErrorBody } from '../core/schemas.ts';
 import { agentNotFound } from './errors.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, agentNotFoundResponse, CreateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
-const unauthorized = { description: 'Missing or invalid access token', schema: ErrorBody };
-const forbidden = { description: 'The caller lacks the policy', schema: ErrorBody };
 
 /** Minimal agent routes (contract §7), always scoped to the caller's agency (`agencyId` claim). */
 export const agentRoutes = [
@@ -23,8 +21,6 @@ export const agentRoutes = [
     responses: {
       201: { description: 'The new agent', schema: AgentSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },
-      401: unauthorized,
-      403: forbidden,
     },
     handler: ({ deps, auth, body }) =>
       insertAgent(deps.db, { id: uuidv7(), agencyId: auth.agencyId, name: body.name, description: body.description ?? '' }),
@@ -36,7 +32,7 @@ export const agentRoutes = [
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },
-    responses: { 200: { description: 'Agents, oldest first', schema: AgentListSchema }, 401: unauthorized, 403: forbidden },
+    responses: { 200: { description: 'Agents, oldest first', schema: AgentListSchema } },
     handler: async ({ deps, auth }) => ({ agents: await listAgentsOfAgency(deps.db, auth.agencyId) }),
   }),
   defineRoute({
@@ -50,8 +46,6 @@ export const agentRoutes = [
     responses: {
       200: { description: 'The agent', schema: AgentSchema },
       400: { description: 'agentId is not a UUID', schema: ValidationErrorBody },
-      401: unauthorized,
-      403: forbidden,
       404: agentNotFoundResponse,
     },
     handler: async ({ deps, auth, params }) =>

@@ -48,8 +48,7 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
     schemas: { query: endpoint.query as TSchema },
     responses: {
       200: endpoint.response,
-      401: { description: 'Missing or invalid access token', schema: ErrorBody },
-      403: { description: 'No `read` on `ai.agent`, or `x-org-id` names another organization', schema: ErrorBody },
+      403: { description: '`x-org-id` names another organization', schema: ErrorBody },
     },
     handler: ({ deps, ctx, auth, query: validated }) => {
       const query = validated as Static<Q> & WindowFields;

@@ -8,6 +8,7 @@ import { HttpError } from './errors.ts';
 import { Redirect } from './redirect.ts';
 import { jsonBody } from './json-body.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
+import { compileResponseCheck } from './response-check.ts';
 import { API_PREFIX, fullPath, type Route } from './route.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -77,6 +78,8 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
   if (route.schemas?.query) validators.query = compileValidator('query', route.schemas.query);
   if (route.schemas?.body) validators.body = compileValidator('body', route.schemas.body);
   const successStatus = route.status ?? 200;
+  // In tests every success answer is checked against the route's declared schema (ADR 0103).
+  const checkResponse = deps.config.nodeEnv === 'test' ? compileResponseCheck(route, successStatus) : undefined;
 
   return async function routeHandler(ctx: Context, _next: Next) {
     if (route.schemas?.body && ctx.request.length && !ctx.request.is('application/json')) {
@@ -98,6 +101,7 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
       ctx.status = result.status;
       return;
     }
+    checkResponse?.(result);
     ctx.status = successStatus;
     if (successStatus !== 204) ctx.body = result;
   };

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { fullPath, type Route } from './route.ts';
-import { CodedErrorBody, ErrorBody, ValidationErrorBody } from './schemas.ts';
+import { ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
 import { REQUIRED_BY_HANDLER } from './validation.ts';
 
 type Json = Record<string, unknown>;
@@ -49,12 +49,16 @@ function chainResponses(route: Route, limited: boolean): Record<string, Json> {
   const responses: Record<string, Json> = {};
   if (route.schemas) responses['400'] = envelope('Validation failed', ValidationErrorBody);
   if (route.auth === 'jwt') responses['401'] = envelope('Invalid or missing access token', ErrorBody);
-  if (route.principal || route.policy) responses['403'] = envelope('Forbidden: wrong principal type or missing grant', ErrorBody);
+  const refusals = [
+    route.principal && `the token is not a ${route.principal}'s`,
+    route.policy && `the caller lacks \`${route.policy.action}\` on \`${route.policy.subject}\``,
+  ].filter(Boolean);
+  if (refusals.length) responses['403'] = envelope(`Forbidden: ${refusals.join(', or ')}`, ErrorBody);
   if (route.schemas?.body) {
     responses['413'] = envelope('Payload too large', ErrorBody);
     responses['415'] = envelope('Content-Type must be application/json', ErrorBody);
   }
-  if (limited) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', CodedErrorBody);
+  if (limited) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
   return responses;
 }
 

@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { AppDeps } from './deps.ts';
 import type { RouteRateLimit } from './route-rate-limit.ts';
+import type { Redirect } from './redirect.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type PrincipalType = 'user' | 'client';
@@ -31,8 +32,22 @@ export type RouteInput<S extends Schemas, A extends 'jwt' | 'public'> = {
 };
 
 export type Response = { description: string; schema?: TSchema };
+type Responses = Record<number, Response>;
 
-export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public'> = {
+/**
+ * What a handler may return: the `Static<>` type of the schema declared for the success status,
+ * or a `Redirect`. A status without a schema (204, a download) leaves the return type open.
+ */
+/** A schema's type as a handler may return it: arrays from a SQL module arrive `readonly`. */
+type Answer<T> = T extends readonly (infer E)[] ? readonly Answer<E>[] : T extends object ? { readonly [K in keyof T]: Answer<T[K]> } : T;
+
+export type SuccessBody<R, St> = St extends keyof R
+  ? R[St] extends { schema: infer T extends TSchema }
+    ? Answer<Static<T>> | Redirect
+    : unknown
+  : unknown;
+
+export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends Responses = Responses, St extends number = number> = {
   method: Method;
   /** Path below the global `/api` prefix, in koa-router syntax (`/ai/agents/:agentId`). */
   path: string;
@@ -49,8 +64,14 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public'> = {
   rateLimit?: RouteRateLimit;
   schemas?: S;
   /** Status of a successful answer. Default 200; 204 sends no body. */
-  status?: number;
-  responses: Record<number, Response>;
+  status?: St;
+  /**
+   * Answers by status. The success status's schema types the handler's return value and, when
+   * `NODE_ENV=test`, checks every answer at run time (app/core/response-check.ts). 401, 403 and
+   * 429 are added to the OpenAPI document from `auth`, `principal`/`policy` and the rate limit;
+   * declare them here only for a route-specific meaning (a wrong password), which is appended.
+   */
+  responses: R;
   /**
    * The handler only reads, so it may be run a second time on a fresh database connection when
    * the first one dies (app/core/database-faults.ts). Default: true for GET, false otherwise; a
@@ -59,15 +80,18 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public'> = {
   readOnly?: boolean;
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
-  handler: (input: RouteInput<S, A>) => Promise<unknown> | unknown;
+  handler: (input: RouteInput<S, A>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;
 };
 
 /** A declared route: the single source for mounting, validation and the OpenAPI document. */
 export type Route = RouteSpec<Schemas, 'jwt' | 'public'>;
 
-export function defineRoute<const S extends Schemas = Record<never, never>, const A extends 'jwt' | 'public' = 'jwt'>(
-  spec: RouteSpec<S, A>,
-): Route {
+export function defineRoute<
+  const S extends Schemas = Record<never, never>,
+  const A extends 'jwt' | 'public' = 'jwt',
+  const R extends Responses = Responses,
+  const St extends number = 200,
+>(spec: RouteSpec<S, A, R, St>): Route {
   return spec as unknown as Route;
 }
 

@@ -30,3 +30,11 @@ export const ValidationErrorBody = Type.Object({
 
 /** A status answered by more than one cause: a coded error from one, a plain one from another. */
 export const CodedOrPlainErrorBody = Type.Union([CodedErrorBody, ErrorBody]);
+
+/** The 429 body of app/core/rate-limit-body.ts (contract: `CORE.RATE_LIMIT_EXCEEDED`, wait in seconds). */
+export const RateLimitedBody = Type.Object({
+  statusCode: Type.Literal(429),
+  errorCode: Type.Literal('CORE.RATE_LIMIT_EXCEEDED'),
+  message: Type.Object({ en: Type.String(), es: Type.String() }),
+  metadata: Type.Object({ retryAfterSeconds: Type.Integer({ minimum: 1 }) }),
+});

@@ -7,10 +7,10 @@ import { inspectInput } from './input-hygiene.ts';
 // ajv-formats is CommonJS; its default export arrives as the module object under NodeNext.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-function makeAjv(coerceTypes: boolean | 'array') {
+export function makeAjv(coerceTypes: boolean | 'array', useDefaults = true) {
   const ajv = new Ajv({
     allErrors: true,
-    useDefaults: true,
+    useDefaults,
     coerceTypes,
     discriminator: true,
     strict: true,

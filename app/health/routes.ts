@@ -43,7 +43,7 @@ export const healthRoutes = [
     tags: ['health'],
     auth: 'public',
     responses: { 200: { description: 'Up', schema: Type.Object({ status: Type.Literal('ok') }) } },
-    handler: () => ({ status: 'ok' }),
+    handler: () => ({ status: 'ok' as const }),
   }),
   defineRoute({
     method: 'GET',
@@ -60,7 +60,7 @@ export const healthRoutes = [
       if (checks.postgres === 'down' || checks.redis === 'down') {
         throw new HttpError(503, 'Service not ready', { checks });
       }
-      return { status: 'ready', checks };
+      return { status: 'ready' as const, checks };
     },
   }),
 ];

@@ -1,6 +1,6 @@
 import { isEmailTaken } from '../../sql/principals.ts';
 import { defineRoute, type PrincipalType } from '../core/route.ts';
-import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
+import { CodedErrorBody } from '../core/schemas.ts';
 import { changePassword } from './password-change.ts';
 import { registerBusiness, registerClient, registerUser } from './registration.ts';
 import {
@@ -56,8 +56,7 @@ const changePasswordRoute = (type: PrincipalType) =>
     status: 204,
     responses: {
       204: { description: 'Password changed' },
-      401: { description: 'Missing or invalid access token', schema: ErrorBody },
-      403: { description: 'A token of the other principal type (no code), or IDENTITY.WRONG_PASSWORD', schema: CodedErrorBody },
+      403: { description: 'IDENTITY.WRONG_PASSWORD', schema: CodedErrorBody },
     },
     handler: ({ deps, auth, body }) => changePassword(deps, auth, body),
   });

@@ -30,11 +30,6 @@ async function rethrowNameTaken<T>(run: () => Promise<T>): Promise<T> {
 
 const dto = (row: AvailableMcpRow) => row;
 
-const errors = {
-  401: { description: 'Missing or invalid access token', schema: ErrorBody },
-  403: { description: `Missing the \`${SUBJECT}\` policy`, schema: ErrorBody },
-};
-
 export const availableMcpRoutes = [
   defineRoute({
     method: 'GET',
@@ -47,7 +42,7 @@ export const availableMcpRoutes = [
     tags,
     auth: 'jwt',
     schemas: { query: ListAvailableMcpsQuery },
-    responses: { 200: { description: 'One page of entries', schema: Type.Array(AvailableMcpDto) }, 401: errors[401] },
+    responses: { 200: { description: 'One page of entries', schema: Type.Array(AvailableMcpDto) } },
     handler: async ({ deps, query }) =>
       (
         await listActiveAvailableMcps(deps.db, {
@@ -69,7 +64,6 @@ export const availableMcpRoutes = [
     status: 201,
     responses: {
       201: { description: 'The new entry', schema: AvailableMcpDto },
-      ...errors,
       409: { description: 'Name taken', schema: ErrorBody },
       422: { description: 'variants missing or empty', schema: ErrorBody },
     },
@@ -101,7 +95,6 @@ export const availableMcpRoutes = [
     schemas: { params: UuidParam('id'), body: UpdateAvailableMcpBody },
     responses: {
       200: { description: 'The updated entry', schema: AvailableMcpDto },
-      ...errors,
       404: { description: 'No entry with this id', schema: ErrorBody },
       409: { description: 'Name taken', schema: ErrorBody },
       422: { description: 'variants given empty', schema: ErrorBody },
@@ -128,7 +121,6 @@ export const availableMcpRoutes = [
     schemas: { params: UuidParam('id') },
     responses: {
       200: { description: 'The entry with isActive false', schema: AvailableMcpDto },
-      ...errors,
       404: { description: 'No entry with this id', schema: ErrorBody },
     },
     handler: async ({ deps, params }) => {

@@ -10,8 +10,6 @@ import { AddMcpServerBody, AgentMcpServerDto, AgentParams, EditMcpServerBody, Se
 
 const tags = ['mcp-servers'];
 const common = {
-  401: { description: 'Missing or invalid access token', schema: ErrorBody },
-  403: { description: 'Missing the policy', schema: ErrorBody },
   404: { description: '`AI.AGENT_NOT_FOUND` (also for an agent of another agency)', schema: CodedErrorBody },
 };
 /** Routes of one server: its agent may be missing (coded) or the server itself (plain). */

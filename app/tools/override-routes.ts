@@ -3,10 +3,9 @@ import { deleteToolOverride, listToolOverridesOfUser, upsertToolOverride } from 
 import { agentNotFound } from '../agents/errors.ts';
 import { AgentIdParams, agentNotFoundResponse } from '../agents/schemas.ts';
 import { defineRoute } from '../core/route.ts';
-import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { ValidationErrorBody } from '../core/schemas.ts';
 import { OverrideBody, OverrideListSchema, OverrideParams, OverrideSchema } from './schemas.ts';
 
-const unauthorized = { description: 'Missing or invalid access token', schema: ErrorBody };
 const invalid = { description: 'Invalid body or agentId', schema: ValidationErrorBody };
 const BASE = '/ai/agents/:agentId/tool-overrides';
 
@@ -23,7 +22,7 @@ export const toolOverrideRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams, body: OverrideBody },
-    responses: { 200: { description: 'The override', schema: OverrideSchema }, 400: invalid, 401: unauthorized, 404: agentNotFoundResponse },
+    responses: { 200: { description: 'The override', schema: OverrideSchema }, 400: invalid, 404: agentNotFoundResponse },
     handler: async ({ deps, auth, params, body }) => {
       if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
       return upsertToolOverride(deps.db, auth.userId, params.agentId, body.toolName);
@@ -38,7 +37,7 @@ export const toolOverrideRoutes = [
     auth: 'jwt',
     schemas: { params: OverrideParams },
     status: 204,
-    responses: { 204: { description: 'No override remains' }, 400: invalid, 401: unauthorized },
+    responses: { 204: { description: 'No override remains' }, 400: invalid },
     handler: async ({ deps, auth, params }) => {
       if (!storable(params.toolName)) return;
       await deleteToolOverride(deps.db, { agencyId: auth.agencyId, userId: auth.userId, agentId: params.agentId }, params.toolName);
@@ -51,7 +50,7 @@ export const toolOverrideRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
-    responses: { 200: { description: 'Overrides, oldest first', schema: OverrideListSchema }, 400: invalid, 401: unauthorized, 404: agentNotFoundResponse },
+    responses: { 200: { description: 'Overrides, oldest first', schema: OverrideListSchema }, 400: invalid, 404: agentNotFoundResponse },
     handler: async ({ deps, auth, params }) => {
       if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
       return { overrides: await listToolOverridesOfUser(deps.db, auth.userId, params.agentId) };

@@ -3,15 +3,13 @@ import { listToolPermissionsOfAgent } from '../../sql/tool-permissions.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import { AgentIdParams, agentNotFoundResponse } from '../agents/schemas.ts';
 import { defineRoute } from '../core/route.ts';
-import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { ValidationErrorBody } from '../core/schemas.ts';
 import { TOOL_CATALOG } from './catalog.ts';
 import { replaceAgentTools } from './permissions.ts';
 import { resolveAgentTools } from './resolution.ts';
 import { CatalogSchema, EffectiveToolsSchema, ReplaceToolsBody, ReplaceToolsResult, ToolSetSchema } from './schemas.ts';
 
-const unauthorized = { description: 'Missing or invalid access token', schema: ErrorBody };
 const invalid = { description: 'Invalid body or agentId', schema: ValidationErrorBody };
-const forbidden = { description: 'The caller lacks `update` on `ai.agent`', schema: ErrorBody };
 
 /**
  * Tool catalog and per-agent tool permissions (service-interface.md, "Tool permissions and
@@ -25,7 +23,7 @@ export const toolRoutes = [
     summary: 'The static catalog of built-in tools',
     tags: ['tools'],
     auth: 'jwt',
-    responses: { 200: { description: 'Every built-in tool with its provider', schema: CatalogSchema }, 401: unauthorized },
+    responses: { 200: { description: 'Every built-in tool with its provider', schema: CatalogSchema } },
     handler: () => TOOL_CATALOG,
   }),
   defineRoute({
@@ -43,8 +41,6 @@ export const toolRoutes = [
     responses: {
       200: { description: 'The set was replaced', schema: ReplaceToolsResult },
       400: invalid,
-      401: unauthorized,
-      403: forbidden,
       404: agentNotFoundResponse,
     },
     handler: ({ deps, auth, params, body }) => replaceAgentTools(deps.db, auth.agencyId, params.agentId, body.tools),
@@ -56,7 +52,7 @@ export const toolRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
-    responses: { 200: { description: 'The set, in the order it was given', schema: ToolSetSchema }, 400: invalid, 401: unauthorized, 404: agentNotFoundResponse },
+    responses: { 200: { description: 'The set, in the order it was given', schema: ToolSetSchema }, 400: invalid, 404: agentNotFoundResponse },
     handler: async ({ deps, auth, params }) => {
       if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
       return { agentId: params.agentId, tools: await listToolPermissionsOfAgent(deps.db, params.agentId) };
@@ -71,7 +67,7 @@ export const toolRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
-    responses: { 200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema }, 400: invalid, 401: unauthorized, 404: agentNotFoundResponse },
+    responses: { 200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema }, 400: invalid, 404: agentNotFoundResponse },
     handler: async ({ deps, auth, params }) => {
       const tools = await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: params.agentId, userId: auth.userId });
       if (!tools) throw agentNotFound();

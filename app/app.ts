@@ -52,8 +52,7 @@ export function createApp(options: CreateAppOptions): App {
   let document: Record<string, unknown> | undefined;
   routes.push(
     ...docsRoutes(
-      () =>
-        (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }, { isLimited: isRateLimited })),
+      () => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }, { isLimited: isRateLimited })),
     ),
   );
   const mounted = routes.filter((route) => !route.enabled || route.enabled(deps));

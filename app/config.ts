@@ -4,89 +4,15 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { generateKeyEntry, KeyringError, parseKeyring, type Keyring } from './crypto/credentials.ts';
 
-/** Validated runtime configuration. Every field comes from one environment variable. */
-export type Config = {
-  nodeEnv: 'development' | 'production' | 'test';
-  port: number;
-  /** Absent: the embedded PGlite database under `dataDir`. */
-  databaseUrl: string | undefined;
-  /** Absent: the rate limiter keeps its windows in memory. */
-  redisUrl: string | undefined;
-  jwtSecret: string;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  dataDir: string;
-  /** Seed the demo fixtures at start (always on the embedded default, never in production). */
-  seedDemo: boolean;
-  /** Largest accepted JSON body, in bytes. */
-  bodyLimitBytes: number;
-  /** Origin the service is reached at from outside (`PUBLIC_BASE_URL`); OAuth redirect URIs are built on it. */
-  publicBaseUrl: string;
-  /** Google sign-in; absent unless GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are both set. */
-  google: GoogleOAuthConfig | undefined;
-  /** Keys that encrypt MCP server credentials at rest (`CREDENTIALS_KEY`; see docs/mcp.md). */
-  credentialsKeyring: Keyring;
-  /** MCP OAuth (docs/mcp-oauth.md): `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
-  mcpOAuth: McpOAuthConfig;
-  /** This service's MCP client (tool discovery, docs/mcp.md): `MCP_CLIENT_*`. */
-  mcpClient: McpClientConfig;
-  /** Email and SMS delivery (docs/identity.md): `SMTP_URL`, `MAIL_FROM`, `SMS_PROVIDER_*`, `OUTBOX_WORKER`. */
-  notifications: NotificationsConfig;
-  /** Origins allowed to call the API from a browser (`CORS_ORIGINS`); empty: no cross-origin access. */
-  corsOrigins: string[];
-  /**
-   * Where browsers land after an OAuth redirect (`FRONTEND_URL`, default `PUBLIC_BASE_URL`): the
-   * Google and MCP OAuth callbacks redirect there with a result indicator.
-   */
-  frontendUrl: string;
-  /**
-   * `TRUST_PROXY_HOPS`: how many reverse proxies stand in front of the service, each appending
-   * the address it received the request from to `X-Forwarded-For`. Default 0: the socket address
-   * is the client and the header is ignored; 1: the last entry; n: the n-th entry from the right.
-   * Entries further left are written by the client and never believed.
-   */
-  trustProxyHops: number;
-};
-
-export type NotificationsConfig = {
-  /** `smtp://[user:password@]host:port`; absent: email is logged in development, left queued elsewhere. */
-  smtpUrl: string | undefined;
-  /** From address of every email. Default `no-reply@localhost`. */
-  mailFrom: string;
-  /** The HTTP SMS provider's endpoint and key (both or neither). */
-  smsProviderUrl: string | undefined;
-  smsProviderKey: string | undefined;
-  /** Run the outbox worker inside the server process. Default true; `OUTBOX_WORKER=false` when a separate worker runs. */
-  outboxWorker: boolean;
-};
-
-export type McpClientConfig = {
-  /** One deadline for a whole MCP session (connect, initialize, every tools/list page), in ms. Default 10000. */
-  timeoutMs: number;
-  /** Largest body of one MCP response, in bytes. Default 4 MiB. */
-  maxResponseBytes: number;
-  /** How long a server's listed tools are reused, in ms (`?refresh=true` bypasses). Default 60000. */
-  toolsCacheTtlMs: number;
-};
-
-/** A pre-registered OAuth client of one authorization server (issuer). */
-export type ConfiguredOAuthClient = { clientId: string; clientSecret?: string };
-
-export type McpOAuthConfig = {
-  /** Pre-registered clients by issuer; issuers not listed use dynamic client registration. */
-  clients: Record<string, ConfiguredOAuthClient>;
-  /** Bounds of every outbound request (discovery, registration, token). */
-  outboundTimeoutMs: number;
-  outboundMaxResponseBytes: number;
-  outboundMaxRedirects: number;
-};
-
-export type GoogleOAuthConfig = {
-  clientId: string;
-  clientSecret: string;
-  authorizationUrl: string;
-  tokenUrl: string;
-  userinfoUrl: string;
-};
+export type {
+  Config,
+  ConfiguredOAuthClient,
+  GoogleOAuthConfig,
+  McpClientConfig,
+  McpOAuthConfig,
+  NotificationsConfig,
+} from './config-types.ts';
+import type { Config, ConfiguredOAuthClient } from './config-types.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -109,7 +35,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATA_DIR: z.string().min(1).default('.data'),
   SEED_DEMO: z.enum(['true', 'false']).optional(),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(100 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024),
   GOOGLE_CLIENT_ID: z.string().min(1).optional(),
   GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
   // Google's endpoints (https://accounts.google.com/.well-known/openid-configuration).
@@ -126,7 +56,12 @@ const envSchema = z.object({
     .optional(),
   MCP_OAUTH_CLIENTS: z.string().optional(),
   OUTBOUND_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
-  OUTBOUND_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
+  OUTBOUND_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(256 * 1024),
   OUTBOUND_MAX_REDIRECTS: z.coerce.number().int().min(0).max(10).default(3),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
   MAIL_FROM: z
@@ -138,14 +73,29 @@ const envSchema = z.object({
   OUTBOX_WORKER: z.enum(['true', 'false']).default('true'),
   CORS_ORIGINS: z
     .string()
-    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
     .refine((origins) => origins.every(isOrigin), { message: 'must be comma-separated origins (scheme://host[:port])' })
     .optional(),
   FRONTEND_URL: url(['https:', 'http:']).optional(),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).default(0),
   MCP_CLIENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  MCP_CLIENT_MAX_RESPONSE_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
-  MCP_TOOLS_CACHE_TTL_MS: z.coerce.number().int().min(0).max(24 * 3600_000).default(60_000),
+  MCP_CLIENT_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
+  MCP_TOOLS_CACHE_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 3600_000)
+    .default(60_000),
 });
 
 /** `https://app.example.com` yes; `https://app.example.com/`, `*` or a path, no. */
@@ -232,9 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
             userinfoUrl: e.GOOGLE_USERINFO_URL,
           }
         : undefined,
-    credentialsKeyring: keyringFrom(
-      e.CREDENTIALS_KEY ?? readOrCreateSecret(dataDir, 'credentials-key', 32, () => generateKeyEntry('k1')),
-    ),
+    credentialsKeyring: keyringFrom(e.CREDENTIALS_KEY ?? readOrCreateSecret(dataDir, 'credentials-key', 32, () => generateKeyEntry('k1'))),
     mcpOAuth: {
       clients: parseOAuthClients(e.MCP_OAUTH_CLIENTS),
       outboundTimeoutMs: e.OUTBOUND_TIMEOUT_MS,

@@ -37,8 +37,7 @@ export const RATE_LIMIT_DENY_CACHE_MAX_AGE_MS = 5_000;
 export const isRateLimited = (route: Pick<Route, 'rateLimit'>) => route.rateLimit !== undefined;
 
 /** The declaration of a limited route by its endpoint (`POST /api/identity/auth/user/login`), or undefined. */
-export const rateLimitOf = (endpoint: string): RateLimitDeclaration | undefined =>
-  ALL_RATE_LIMITS.find((row) => row.endpoint === endpoint);
+export const rateLimitOf = (endpoint: string): RateLimitDeclaration | undefined => ALL_RATE_LIMITS.find((row) => row.endpoint === endpoint);
 
 /**
  * One store for every limited route of an app: Redis when configured (falling back to memory

@@ -138,7 +138,9 @@ try {
     cpSync(join(ROOT, library), alone, { recursive: true, filter: (source) => !/[/\\](node_modules|dist)$/.test(source) });
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], alone);
     run('npm', ['run', 'typecheck'], alone);
-    const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], alone).replace(/^[^[]*/s, '')) as { filename: string }[];
+    const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], alone).replace(/^[^[]*/s, '')) as {
+      filename: string;
+    }[];
     const tarball = join(work, packed[0]!.filename);
     tarballs.push(tarball);
     console.log(run(process.execPath, [ATTW, tarball, '--profile', 'esm-only', '--format', 'table-flipped', '--no-color'], work));

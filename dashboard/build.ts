@@ -42,9 +42,7 @@ export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { 
   const stylesheet = outputs.find((name) => name.endsWith('.css'));
   if (!script || !stylesheet) throw new Error(`dashboard build produced ${outputs.join(', ')}`);
   const template = await readFile(join(here, 'src', 'index.html'), 'utf8');
-  const page = template
-    .replace('{{stylesheet}}', `/dashboard/assets/${stylesheet}`)
-    .replace('{{script}}', `/dashboard/assets/${script}`);
+  const page = template.replace('{{stylesheet}}', `/dashboard/assets/${stylesheet}`).replace('{{script}}', `/dashboard/assets/${script}`);
   await writeFile(join(target, 'index.html'), page);
   return { outDir: target, script, stylesheet };
 }

@@ -22,7 +22,16 @@ const ENVELOPES = {
     properties: {
       statusCode: { const: 400 },
       message: { type: 'string' },
-      errors: { type: 'array', minItems: 1, items: { type: 'object', required: ['path', 'message'], additionalProperties: false, properties: { path: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } } } },
+      errors: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['path', 'message'],
+          additionalProperties: false,
+          properties: { path: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
+        },
+      },
     },
   }),
   coded: ajv.compile({
@@ -32,7 +41,12 @@ const ENVELOPES = {
     properties: {
       statusCode: { type: 'integer' },
       errorCode: { type: 'string', pattern: '^[A-Z0-9_]+\\.[A-Z0-9_.]+$' },
-      message: { type: 'object', required: ['en', 'es'], additionalProperties: false, properties: { en: { type: 'string' }, es: { type: 'string' } } },
+      message: {
+        type: 'object',
+        required: ['en', 'es'],
+        additionalProperties: false,
+        properties: { en: { type: 'string' }, es: { type: 'string' } },
+      },
       metadata: { type: 'object' },
     },
   }),
@@ -53,9 +67,15 @@ const validatorOf = (schema: JsonSchema) => {
 export type Finding = { rule: string; detail: string };
 
 /** What is wrong with one answer, if anything (empty: nothing). */
-export function findingsOf(request: FuzzRequest, response: FuzzResponse, operation: Operation | undefined, allow: Set<string> | undefined): Finding[] {
+export function findingsOf(
+  request: FuzzRequest,
+  response: FuzzResponse,
+  operation: Operation | undefined,
+  allow: Set<string> | undefined,
+): Finding[] {
   const findings: Finding[] = [];
-  if (response.error || response.status === 0) return [{ rule: 'no answer', detail: response.error ?? 'connection closed without an HTTP answer' }];
+  if (response.error || response.status === 0)
+    return [{ rule: 'no answer', detail: response.error ?? 'connection closed without an HTTP answer' }];
   if (response.durationMs > SLOW_MS) findings.push({ rule: 'slow', detail: `${Math.round(response.durationMs)} ms` });
   const documented = operation?.responses;
   // 501 is the answer to methods the server does not know (raw bytes) or serve at all (CONNECT).
@@ -63,13 +83,15 @@ export function findingsOf(request: FuzzRequest, response: FuzzResponse, operati
   if (response.status >= 500 && !(response.status === 503 && documented?.has(503)) && !(unknownMethod && response.status === 501)) {
     findings.push({ rule: '5xx', detail: `${response.status} ${response.text.slice(0, 200)}` });
   }
-  if (request.method === 'HEAD' || request.method === 'CONNECT' || response.status === 204 || (request.method === 'OPTIONS' && !operation)) return findings;
+  if (request.method === 'HEAD' || request.method === 'CONNECT' || response.status === 204 || (request.method === 'OPTIONS' && !operation))
+    return findings;
   // Error answers are JSON envelopes; a success is JSON when its operation documents a JSON body
   // (the docs page, its assets and static files are not).
   const type = String(response.headers['content-type'] ?? '');
   const documentedJson = operation?.responses.get(response.status) !== undefined;
   if (!/^application\/json/.test(type)) {
-    if (response.status >= 400 || documentedJson) findings.push({ rule: 'not JSON', detail: `${type || 'no content-type'}: ${response.text.slice(0, 120)}` });
+    if (response.status >= 400 || documentedJson)
+      findings.push({ rule: 'not JSON', detail: `${type || 'no content-type'}: ${response.text.slice(0, 120)}` });
     return findings;
   }
   let body: unknown;
@@ -83,11 +105,13 @@ export function findingsOf(request: FuzzRequest, response: FuzzResponse, operati
     const statusCode = (body as { statusCode?: unknown } | undefined)?.statusCode;
     const shape = ENVELOPES.validation(body) ? 'validation' : ENVELOPES.coded(body) ? 'coded' : ENVELOPES.plain(body) ? 'plain' : undefined;
     if (!shape) findings.push({ rule: 'envelope', detail: `no contract envelope: ${response.text.slice(0, 200)}` });
-    else if (statusCode !== response.status) findings.push({ rule: 'envelope', detail: `statusCode ${String(statusCode)} in a ${response.status} answer` });
+    else if (statusCode !== response.status)
+      findings.push({ rule: 'envelope', detail: `statusCode ${String(statusCode)} in a ${response.status} answer` });
     if (response.status === 405) {
       const header = response.headers.allow;
       if (typeof header !== 'string' || !header) findings.push({ rule: '405 without Allow', detail: '' });
-      else if (allow && [...allow].some((method) => !header.split(/,\s*/).includes(method))) findings.push({ rule: '405 Allow', detail: `Allow: ${header}; documented ${[...allow].join(', ')}` });
+      else if (allow && [...allow].some((method) => !header.split(/,\s*/).includes(method)))
+        findings.push({ rule: '405 Allow', detail: `Allow: ${header}; documented ${[...allow].join(', ')}` });
     }
   }
   if (operation && documented && !request.raw && request.method === operation.method) {
@@ -96,7 +120,10 @@ export function findingsOf(request: FuzzRequest, response: FuzzResponse, operati
     } else {
       const schema = documented.get(response.status);
       if (schema && body !== undefined && !validatorOf(schema)(body)) {
-        findings.push({ rule: 'body outside its documented schema', detail: `${response.status}: ${ajv.errorsText(validatorOf(schema).errors)}; ${response.text.slice(0, 160)}` });
+        findings.push({
+          rule: 'body outside its documented schema',
+          detail: `${response.status}: ${ajv.errorsText(validatorOf(schema).errors)}; ${response.text.slice(0, 160)}`,
+        });
       }
     }
   }

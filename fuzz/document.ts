@@ -17,12 +17,18 @@ export type Operation = {
 };
 
 type Document = {
-  paths: Record<string, Record<string, {
-    parameters?: Parameter[];
-    requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
-    security?: unknown[];
-    responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
-  }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: Parameter[];
+        requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+        security?: unknown[];
+        responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+      }
+    >
+  >;
 };
 
 export function operationsOf(document: unknown): Operation[] {
@@ -68,7 +74,10 @@ const compiledTemplates = new Map<string, RegExp>();
 function templateRegExp(template: string): RegExp {
   let regexp = compiledTemplates.get(template);
   if (!regexp) {
-    const source = template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')).join('[^/]+');
+    const source = template
+      .split(/\{[^}]+\}/)
+      .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
     // Like the router: one optional trailing slash.
     compiledTemplates.set(template, (regexp = new RegExp(`^${source}/?$`)));
   }

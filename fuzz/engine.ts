@@ -52,7 +52,14 @@ export async function exchange(context: EngineContext, request: FuzzRequest, ind
   const template = request.raw ? intended : templateOf(request.target, templates);
   const operation = template ? context.byKey.get(`${request.method} ${template}`) : undefined;
   const findings = findingsOf(request, response, operation, template ? context.allowOf.get(template) : undefined);
-  if (response.status >= 200 && response.status < 300 && operation && response.text && !operation.path.startsWith('/api/docs') && operation.path !== '/api/openapi.json') {
+  if (
+    response.status >= 200 &&
+    response.status < 300 &&
+    operation &&
+    response.text &&
+    !operation.path.startsWith('/api/docs') &&
+    operation.path !== '/api/openapi.json'
+  ) {
     try {
       const body = JSON.parse(response.text) as unknown;
       context.pools.harvest(request.principal, operation.path, body);

@@ -22,7 +22,16 @@ export type FuzzOptions = {
   write?: (line: string) => void;
 };
 
-export type FuzzResult = { ok: boolean; total: number; failures: number; problems: string[]; unseen: number; seconds: number; tally: Tally; operations: Operation[] };
+export type FuzzResult = {
+  ok: boolean;
+  total: number;
+  failures: number;
+  problems: string[];
+  unseen: number;
+  seconds: number;
+  tally: Tally;
+  operations: Operation[];
+};
 
 const PRINCIPALS = ['owner@demo.test', 'member@demo.test', 'admin@platform.test', 'owner@other.test'];
 /** The agency whose rows must not change while the others fuzz; its owner fuzzes first, alone. */
@@ -54,7 +63,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const problems: string[] = [];
   const tally = new Tally();
   try {
-    const document = JSON.parse((await send({ operation: '', kind: 'setup', principal: 'anonymous', method: 'GET', target: '/api/openapi.json', headers: {} })).text) as unknown;
+    const document = JSON.parse(
+      (await send({ operation: '', kind: 'setup', principal: 'anonymous', method: 'GET', target: '/api/openapi.json', headers: {} })).text,
+    ) as unknown;
     const operations = operationsOf(document);
     const secrets = new SecretRegistry();
     secrets.add(DEMO_PASSWORD, 'demo password');
@@ -63,8 +74,13 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const callers = new Map<string, Caller>([['anonymous', { name: 'anonymous' }]]);
     for (const email of PRINCIPALS) {
       const login = await send({
-        operation: '', kind: 'setup', principal: email, method: 'POST', target: '/api/identity/auth/user/login',
-        headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ email, password: DEMO_PASSWORD })),
+        operation: '',
+        kind: 'setup',
+        principal: email,
+        method: 'POST',
+        target: '/api/identity/auth/user/login',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify({ email, password: DEMO_PASSWORD })),
       });
       const tokens = JSON.parse(login.text) as { accessToken: string; refreshToken: string };
       secrets.add(tokens.accessToken, `access token of ${email}`);
@@ -83,7 +99,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     };
     // Ids to start from: every parameterless GET, as every caller.
     for (const caller of callers.values()) {
-      for (const operation of operations.filter((op) => op.method === 'GET' && !op.path.includes('{') && !op.path.startsWith('/api/docs'))) {
+      for (const operation of operations.filter(
+        (op) => op.method === 'GET' && !op.path.includes('{') && !op.path.startsWith('/api/docs'),
+      )) {
         const request = { ...drawRequest({ ...context, hostileShare: 0 }, operation, caller, -1), kind: 'setup' };
         await exchange(context, request, -1);
       }
@@ -93,19 +111,34 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const record = (outcome: Outcome) => {
       tally.add(outcome);
       outcomes.push(outcome);
-      if (tally.total % step === 0) process.stderr.write(`  ${tally.total} / ${options.requests} requests, ${tally.failures.length} failing\n`);
+      if (tally.total % step === 0)
+        process.stderr.write(`  ${tally.total} / ${options.requests} requests, ${tally.failures.length} failing\n`);
     };
     // Phase 1: the protected agency's owner alone (a fifth of the requests).
     const protectedShare = Math.floor(options.requests / 5);
     const own = callers.get(PROTECTED)!;
-    await runPhase(context, 0, protectedShare, concurrency, (index) => ({ operation: operations[index % operations.length]!, caller: own }), record);
+    await runPhase(
+      context,
+      0,
+      protectedShare,
+      concurrency,
+      (index) => ({ operation: operations[index % operations.length]!, caller: own }),
+      record,
+    );
     const before = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     // Phase 2: everyone else, anonymous included, round robin over operations and callers.
     const others = [...callers.values()].filter((caller) => caller.name !== PROTECTED);
-    await runPhase(context, protectedShare, options.requests - protectedShare, concurrency, (index) => ({
-      operation: operations[index % operations.length]!,
-      caller: others[Math.floor(index / operations.length) % others.length]!,
-    }), record);
+    await runPhase(
+      context,
+      protectedShare,
+      options.requests - protectedShare,
+      concurrency,
+      (index) => ({
+        operation: operations[index % operations.length]!,
+        caller: others[Math.floor(index / operations.length) % others.length]!,
+      }),
+      record,
+    );
     // Phase 3: the documented 429s, on the same app with its rate limits on.
     const limitedContext = { ...context, send: limitedSender.send, hostileShare: 0 };
     let limitedIndex = options.requests;
@@ -127,24 +160,42 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       if (seen.has(outcome.response.text)) continue;
       seen.add(outcome.response.text);
       const found = secrets.foundIn(withoutIssuedTokens(outcome.response.text));
-      if (found.length) problems.push(`answer #${outcome.index} (${outcome.request.method} ${outcome.request.target.slice(0, 80)}) carried: ${found.join(', ')}`);
+      if (found.length)
+        problems.push(
+          `answer #${outcome.index} (${outcome.request.method} ${outcome.request.target.slice(0, 80)}) carried: ${found.join(', ')}`,
+        );
     }
     const logText = harness.logs.lines.join('\n');
     const inLog = secrets.foundIn(logText);
     if (inLog.length) problems.push(`the server log holds: ${[...new Set(inLog)].join(', ')}`);
-    if (/fuzz-raw-password|fuzz-cookie-secret|fuzz-raw-secret/.test(logText)) problems.push('the server log holds bytes of a malformed request');
+    if (/fuzz-raw-password|fuzz-cookie-secret|fuzz-raw-secret/.test(logText))
+      problems.push('the server log holds bytes of a malformed request');
     const ready = await send({ operation: '', kind: 'check', principal: 'anonymous', method: 'GET', target: '/api/ready', headers: {} });
     if (ready.status !== 200) problems.push(`/api/ready answered ${ready.status} after the run`);
     const seconds = (performance.now() - started) / 1000;
     const unseen = tally.unseen(operations).reduce((sum, entry) => sum + entry.statuses.length, 0);
-    printReport(tally, operations, [
-      '',
-      ...problems.map((problem) => `PROBLEM: ${problem}`),
-      `seed ${options.seed}: ${tally.total} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; ` +
-        `${tally.failures.length} failing answers; ${problems.length} post-run problems; ${unseen} documented statuses unseen; ` +
-        `${harness.logs.lines.length} log lines scanned; Other Agency rows ${changed.length ? 'CHANGED' : 'unchanged'}; ready ${ready.status}`,
-    ], write);
-    return { ok: tally.failures.length === 0 && problems.length === 0, total: tally.total, failures: tally.failures.length, problems, unseen, seconds, tally, operations };
+    printReport(
+      tally,
+      operations,
+      [
+        '',
+        ...problems.map((problem) => `PROBLEM: ${problem}`),
+        `seed ${options.seed}: ${tally.total} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; ` +
+          `${tally.failures.length} failing answers; ${problems.length} post-run problems; ${unseen} documented statuses unseen; ` +
+          `${harness.logs.lines.length} log lines scanned; Other Agency rows ${changed.length ? 'CHANGED' : 'unchanged'}; ready ${ready.status}`,
+      ],
+      write,
+    );
+    return {
+      ok: tally.failures.length === 0 && problems.length === 0,
+      total: tally.total,
+      failures: tally.failures.length,
+      problems,
+      unseen,
+      seconds,
+      tally,
+      operations,
+    };
   } finally {
     close();
     limitedSender.close();

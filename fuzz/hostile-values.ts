@@ -7,7 +7,19 @@ export const RAW_NUMBERS = ['1e309', '-1e309', '-0', '9007199254740993', '-90071
 export const NON_FINITE_TEXT = ['Infinity', '-Infinity', 'NaN', '1e309', '-0', '9007199254740993', '0x10', ' 1', '1.5', '', '1_000', '١'];
 
 /** Query values (already percent-encoded) that are hostile as bytes. */
-export const HOSTILE_QUERY_BYTES = ['%00', 'a%00b', '%FF', '%C3%28', '%ED%A0%80', '%F0%9F%A7%AA', '%E2%80%AE', '%', '%%', '%2', `${'x'.repeat(10_000)}`];
+export const HOSTILE_QUERY_BYTES = [
+  '%00',
+  'a%00b',
+  '%FF',
+  '%C3%28',
+  '%ED%A0%80',
+  '%F0%9F%A7%AA',
+  '%E2%80%AE',
+  '%',
+  '%%',
+  '%2',
+  `${'x'.repeat(10_000)}`,
+];
 
 /** Path segments (already percent-encoded) that are not ids. */
 export const HOSTILE_PATH_SEGMENTS = [
@@ -26,15 +38,87 @@ export const HOSTILE_PATH_SEGMENTS = [
   '%F0%9F%A7%AA',
 ];
 
-export const FAR_DATES = ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '1970-01-01T00:00:00.000Z', '2262-04-11T23:47:16.854Z', '+275760-09-13T00:00:00.000Z', '-000001-01-01T00:00:00.000Z'];
-export const BAD_DATES = ['2026-02-30T00:00:00.000Z', '2026-13-01T00:00:00Z', 'yesterday', '2026-01-01', '2026-01-01T25:00:00Z', '1700000000000', '2026-01-01T00:00:00.000+14:00', '2026-01-01T00:00:00.000-12:00'];
-export const ODD_ZONES = ['Mars/Phobos', '+05:30', 'UTC+3', 'Etc/GMT-14', 'Etc/GMT+12', 'GMT', 'utc', 'europe/madrid', '../../etc/passwd', 'America/Argentina/ComodRivadavia', 'EST5EDT', ' UTC', 'x'.repeat(64)];
+export const FAR_DATES = [
+  '0001-01-01T00:00:00.000Z',
+  '9999-12-31T23:59:59.999Z',
+  '1970-01-01T00:00:00.000Z',
+  '2262-04-11T23:47:16.854Z',
+  '+275760-09-13T00:00:00.000Z',
+  '-000001-01-01T00:00:00.000Z',
+];
+export const BAD_DATES = [
+  '2026-02-30T00:00:00.000Z',
+  '2026-13-01T00:00:00Z',
+  'yesterday',
+  '2026-01-01',
+  '2026-01-01T25:00:00Z',
+  '1700000000000',
+  '2026-01-01T00:00:00.000+14:00',
+  '2026-01-01T00:00:00.000-12:00',
+];
+export const ODD_ZONES = [
+  'Mars/Phobos',
+  '+05:30',
+  'UTC+3',
+  'Etc/GMT-14',
+  'Etc/GMT+12',
+  'GMT',
+  'utc',
+  'europe/madrid',
+  '../../etc/passwd',
+  'America/Argentina/ComodRivadavia',
+  'EST5EDT',
+  ' UTC',
+  'x'.repeat(64),
+];
 
-export const ODD_METHODS = ['TRACE', 'PROPFIND', 'PROPPATCH', 'MKCOL', 'COPY', 'MOVE', 'LOCK', 'UNLOCK', 'SEARCH', 'PURGE', 'REPORT', 'MERGE', 'PUT', 'PATCH', 'DELETE', 'POST', 'GET', 'OPTIONS', 'HEAD', 'CONNECT'];
+export const ODD_METHODS = [
+  'TRACE',
+  'PROPFIND',
+  'PROPPATCH',
+  'MKCOL',
+  'COPY',
+  'MOVE',
+  'LOCK',
+  'UNLOCK',
+  'SEARCH',
+  'PURGE',
+  'REPORT',
+  'MERGE',
+  'PUT',
+  'PATCH',
+  'DELETE',
+  'POST',
+  'GET',
+  'OPTIONS',
+  'HEAD',
+  'CONNECT',
+];
 
-export const WRONG_CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=fuzz', 'application/xml', 'application/json; charset=latin1', 'application/vnd.api+json', 'application/json, text/plain'];
+export const WRONG_CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=fuzz',
+  'application/xml',
+  'application/json; charset=latin1',
+  'application/vnd.api+json',
+  'application/json, text/plain',
+];
 
-export const ODD_BODIES = ['', 'not json{', '{"a":', '[]', 'null', '"text"', '42', '{}{}', '\ufeff{}', '{"a":1,"a":2}', '{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}'];
+export const ODD_BODIES = [
+  '',
+  'not json{',
+  '{"a":',
+  '[]',
+  'null',
+  '"text"',
+  '42',
+  '{}{}',
+  '\ufeff{}',
+  '{"a":1,"a":2}',
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+];
 
 /** Malformed HTTP/1.1 request heads (Node's parser refuses them before the app). */
 export function malformedHttp(target: string, authorization: string, body: string): string[] {

@@ -89,6 +89,10 @@ export class IdPools {
 }
 
 /** A well-formed UUID v7 that names nothing. */
-export const randomUuidV7 = fc
-  .tuple(fc.integer({ min: 0x1000_0000_0000, max: 0x1fff_ffff_ffff }), fc.uuid())
-  .map(([time, uuid]) => `${time.toString(16).padStart(12, '0').replace(/^(.{8})(.{4})$/, '$1-$2')}-7${uuid.slice(15, 18)}-8${uuid.slice(20, 23)}-${uuid.slice(24)}`);
+export const randomUuidV7 = fc.tuple(fc.integer({ min: 0x1000_0000_0000, max: 0x1fff_ffff_ffff }), fc.uuid()).map(
+  ([time, uuid]) =>
+    `${time
+      .toString(16)
+      .padStart(12, '0')
+      .replace(/^(.{8})(.{4})$/, '$1-$2')}-7${uuid.slice(15, 18)}-8${uuid.slice(20, 23)}-${uuid.slice(24)}`,
+);

@@ -41,13 +41,18 @@ export function printReport(tally: Tally, operations: Operation[], extra: string
   write('');
   write('operation'.padEnd(70) + 'requests'.padStart(9) + '  statuses');
   for (const [key, stats] of [...tally.byOperation].sort(([a], [b]) => a.localeCompare(b))) {
-    const statuses = [...stats.statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}:${count}`).join(' ');
+    const statuses = [...stats.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}:${count}`)
+      .join(' ');
     write(`${key.slice(0, 69).padEnd(70)}${String(stats.count).padStart(9)}  ${statuses}`);
   }
   write('');
   write('slowest answers:');
   for (const outcome of tally.slowest) {
-    write(`  ${outcome.response.durationMs.toFixed(1).padStart(8)} ms  ${outcome.response.status}  ${outcome.request.method} ${outcome.request.target.slice(0, 90)}  (${outcome.request.kind}, ${outcome.request.principal})`);
+    write(
+      `  ${outcome.response.durationMs.toFixed(1).padStart(8)} ms  ${outcome.response.status}  ${outcome.request.method} ${outcome.request.target.slice(0, 90)}  (${outcome.request.kind}, ${outcome.request.principal})`,
+    );
   }
   const unseen = tally.unseen(operations);
   write('');
@@ -67,7 +72,7 @@ export function printReport(tally: Tally, operations: Operation[], extra: string
   write(`failures: ${tally.failures.length} answers in ${groups.size} groups`);
   if (groups.size) {
     write('  (curl lines: export BASE=http://localhost:3000 after `npm start`, and TOKEN_<principal> from a login as in the README;');
-    write('   ids the server generated during the run differ from yours, the demo fixtures\' ids do not)');
+    write("   ids the server generated during the run differ from yours, the demo fixtures' ids do not)");
   }
   for (const [key, group] of groups) {
     const first = group[0]!;

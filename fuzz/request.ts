@@ -27,9 +27,10 @@ export function curlOf(request: FuzzRequest): string {
   }
   const parts = ['curl', '-sS', '-i', '-X', request.method, '--path-as-is', `"$BASE"${quote(request.target)}`];
   for (const [name, value] of Object.entries(request.headers)) {
-    const shown = name === 'authorization' && value.startsWith('Bearer ') && request.principal !== 'anonymous'
-      ? `Bearer $TOKEN_${request.principal.replace(/\W+/g, '_')}`
-      : value;
+    const shown =
+      name === 'authorization' && value.startsWith('Bearer ') && request.principal !== 'anonymous'
+        ? `Bearer $TOKEN_${request.principal.replace(/\W+/g, '_')}`
+        : value;
     parts.push('-H', name === 'authorization' && shown !== value ? `"${name}: ${shown}"` : quote(`${name}: ${shown}`));
   }
   if (request.body === undefined) return parts.join(' ');

@@ -21,9 +21,7 @@ export const PROTECTED_TAG = 'ownerother';
 const DATE_MIN = new Date('2020-01-01T00:00:00.000Z');
 const DATE_MAX = new Date('2027-12-31T00:00:00.000Z');
 
-const dateTime = fc
-  .date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true })
-  .map((date) => date.toISOString());
+const dateTime = fc.date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true }).map((date) => date.toISOString());
 
 /**
  * Demo accounts and invented ones. Other Agency's owner (who fuzzes first, alone) only uses its
@@ -38,7 +36,13 @@ const emailFor = (tag: string) =>
 
 const url = fc.oneof(
   // Loopback http passes the development URL policy (the fuzzed app runs as development); no DNS here.
-  fc.constantFrom('https://mcp.example.com/mcp', 'http://127.0.0.1:9/mcp', 'http://localhost:9/mcp', 'https://127.0.0.1/mcp', 'http://169.254.169.254/latest'),
+  fc.constantFrom(
+    'https://mcp.example.com/mcp',
+    'http://127.0.0.1:9/mcp',
+    'http://localhost:9/mcp',
+    'https://127.0.0.1/mcp',
+    'http://169.254.169.254/latest',
+  ),
   fc.webUrl(),
 );
 
@@ -52,7 +56,10 @@ function stringOf(schema: JsonSchema, name: string, hints: Hints): fc.Arbitrary<
   const minLength = (schema.minLength as number | undefined) ?? 0;
   const maxLength = Math.min((schema.maxLength as number | undefined) ?? 40, minLength + 40);
   if (/password/i.test(name)) {
-    return fc.oneof(fc.constantFrom('demo-password-1', FUZZ_PASSWORD), fc.string({ minLength: Math.max(minLength, 8), maxLength: Math.max(maxLength, 12) }));
+    return fc.oneof(
+      fc.constantFrom('demo-password-1', FUZZ_PASSWORD),
+      fc.string({ minLength: Math.max(minLength, 8), maxLength: Math.max(maxLength, 12) }),
+    );
   }
   const known = hints.known(name);
   if (known.length) return fc.oneof(fc.constantFrom(...known), fc.string({ minLength, maxLength }));
@@ -75,7 +82,10 @@ function integerOf(schema: JsonSchema): fc.Arbitrary<number> {
   const low = Math.max(min, Number.MIN_SAFE_INTEGER);
   const high = Math.min(max, Number.MAX_SAFE_INTEGER);
   // Mostly near the minimum: a page number of 1 to 5 lists something, page 73,000 lists nothing.
-  return fc.oneof({ weight: 3, arbitrary: fc.integer({ min: low, max: Math.min(high, low + 4) }) }, { weight: 1, arbitrary: fc.integer({ min: low, max: high }) });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.integer({ min: low, max: Math.min(high, low + 4) }) },
+    { weight: 1, arbitrary: fc.integer({ min: low, max: high }) },
+  );
 }
 
 /**
@@ -95,7 +105,12 @@ export function arbitraryOf(schema: JsonSchema, hints: Hints, name = '', depth =
     case 'integer':
       return integerOf(schema);
     case 'number':
-      return fc.double({ min: (schema.minimum as number | undefined) ?? -1e6, max: (schema.maximum as number | undefined) ?? 1e6, noNaN: true, noDefaultInfinity: true });
+      return fc.double({
+        min: (schema.minimum as number | undefined) ?? -1e6,
+        max: (schema.maximum as number | undefined) ?? 1e6,
+        noNaN: true,
+        noDefaultInfinity: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -118,12 +133,17 @@ export function arbitraryOf(schema: JsonSchema, hints: Hints, name = '', depth =
 
 function objectOf(schema: JsonSchema, hints: Hints, depth: number): fc.Arbitrary<unknown> {
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  const required = new Set([...((schema.required as string[] | undefined) ?? []), ...((schema['x-required-by-handler'] as string[] | undefined) ?? [])]);
+  const required = new Set([
+    ...((schema.required as string[] | undefined) ?? []),
+    ...((schema['x-required-by-handler'] as string[] | undefined) ?? []),
+  ]);
   if (depth > 6) return fc.constant({});
   const record: Record<string, fc.Arbitrary<unknown>> = {};
   for (const [key, property] of Object.entries(properties)) record[key] = arbitraryOf(property, hints, key, depth + 1);
   if (Object.keys(record).length === 0) {
-    return schema.additionalProperties === false ? fc.constant({}) : fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 }), { maxKeys: 3 });
+    return schema.additionalProperties === false
+      ? fc.constant({})
+      : fc.dictionary(fc.string({ maxLength: 10 }), fc.string({ maxLength: 20 }), { maxKeys: 3 });
   }
   // Optional fields often come together (a URL with its transport): sometimes all are sent.
   return fc.oneof(

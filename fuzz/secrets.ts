@@ -33,7 +33,8 @@ export class SecretRegistry {
   harvestStored(body: unknown): void {
     const credentials = (body as { credentials?: unknown } | undefined)?.credentials;
     if (credentials && typeof credentials === 'object') {
-      for (const value of Object.values(credentials as Record<string, unknown>)) if (typeof value === 'string') this.add(value, 'MCP credential');
+      for (const value of Object.values(credentials as Record<string, unknown>))
+        if (typeof value === 'string') this.add(value, 'MCP credential');
     }
   }
 

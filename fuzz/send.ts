@@ -50,7 +50,9 @@ function sendHttp(agent: Agent, port: number, request: FuzzRequest): Promise<Fuz
             durationMs: performance.now() - started,
           }),
         );
-        incoming.on('error', (error) => resolve({ status: 0, headers: {}, text: '', durationMs: performance.now() - started, error: String(error) }));
+        incoming.on('error', (error) =>
+          resolve({ status: 0, headers: {}, text: '', durationMs: performance.now() - started, error: String(error) }),
+        );
       },
     );
     outgoing.on('timeout', () => outgoing.destroy(new Error('no answer in time')));
@@ -61,7 +63,9 @@ function sendHttp(agent: Agent, port: number, request: FuzzRequest): Promise<Fuz
     });
     const limit = setTimeout(() => outgoing.destroy(new Error('no answer in time')), GIVE_UP_MS);
     outgoing.on('close', () => clearTimeout(limit));
-    outgoing.on('error', (error) => resolve({ status: 0, headers: {}, text: '', durationMs: performance.now() - started, error: String(error) }));
+    outgoing.on('error', (error) =>
+      resolve({ status: 0, headers: {}, text: '', durationMs: performance.now() - started, error: String(error) }),
+    );
     outgoing.end(request.body);
   });
 }
@@ -82,7 +86,12 @@ function sendRaw(port: number, bytes: Buffer): Promise<FuzzResponse> {
         const colon = line.indexOf(':');
         if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
       }
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), headers, text: rest.join('\r\n\r\n'), durationMs: performance.now() - started });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+        headers,
+        text: rest.join('\r\n\r\n'),
+        durationMs: performance.now() - started,
+      });
     };
     const timer = setTimeout(finish, 3_000);
     socket.on('data', (chunk: Buffer) => {

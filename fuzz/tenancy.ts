@@ -22,12 +22,17 @@ export async function snapshotAgency(db: DatabasePool, agencyId: string): Promis
   const snapshot = new Map<string, string[]>();
   for (const { table, column } of [...columns, { table: 'organizations', column: 'id' }]) {
     const owned =
-      column === 'user_id' ? sql.fragment`${sql.identifier([column])} IN ${users}`
-      : column === 'agent_id' ? sql.fragment`${sql.identifier([column])} IN ${agents}`
-      : sql.fragment`${sql.identifier([column])} = ${agencyId}`;
+      column === 'user_id'
+        ? sql.fragment`${sql.identifier([column])} IN ${users}`
+        : column === 'agent_id'
+          ? sql.fragment`${sql.identifier([column])} IN ${agents}`
+          : sql.fragment`${sql.identifier([column])} = ${agencyId}`;
     const rows = await db.any(sql.type(RowText)`
       SELECT t::text AS row_text FROM ${sql.identifier([table])} AS t WHERE ${owned} ORDER BY 1`);
-    snapshot.set(`${table}.${column}`, rows.map((row) => row.row_text));
+    snapshot.set(
+      `${table}.${column}`,
+      rows.map((row) => row.row_text),
+    );
   }
   return snapshot;
 }
@@ -40,7 +45,9 @@ export function changedTables(before: Map<string, string[]>, after: Map<string, 
     const removed = rows.filter((row) => !now.includes(row));
     const added = now.filter((row) => !rows.includes(row));
     if (removed.length || added.length) {
-      changes.push(`${key} (-${removed.length} +${added.length}: was ${removed[0]?.slice(0, 200) ?? '-'}; now ${added[0]?.slice(0, 200) ?? '-'})`);
+      changes.push(
+        `${key} (-${removed.length} +${added.length}: was ${removed[0]?.slice(0, 200) ?? '-'}; now ${added[0]?.slice(0, 200) ?? '-'})`,
+      );
     }
   }
   return changes;

@@ -14,7 +14,10 @@ const ZONES = ['UTC', 'Europe/Madrid', 'America/New_York', 'Asia/Kolkata', 'Aust
 
 /** A window `from < to` of one hour to 400 days, in the seeded data's years. */
 const windowArbitrary = fc
-  .tuple(fc.date({ min: new Date('2025-06-01T00:00:00Z'), max: new Date('2027-01-01T00:00:00Z'), noInvalidDate: true }), fc.integer({ min: 1, max: 400 * 24 }))
+  .tuple(
+    fc.date({ min: new Date('2025-06-01T00:00:00Z'), max: new Date('2027-01-01T00:00:00Z'), noInvalidDate: true }),
+    fc.integer({ min: 1, max: 400 * 24 }),
+  )
   .map(([from, hours]) => ({ from: from.toISOString(), to: new Date(from.getTime() + hours * 3_600_000).toISOString() }));
 
 /** Requests that should pass validation (best effort), for `caller` on `operation`. */
@@ -65,5 +68,13 @@ export function assemble(operation: Operation, caller: Caller, parts: Parts, kin
     body = Buffer.from(JSON.stringify(parts.body), 'utf8');
     headers['content-type'] = 'application/json';
   }
-  return { operation: operation.key, kind, principal: caller.name, method: operation.method, target: search ? `${path}?${search}` : path, headers, body };
+  return {
+    operation: operation.key,
+    kind,
+    principal: caller.name,
+    method: operation.method,
+    target: search ? `${path}?${search}` : path,
+    headers,
+    body,
+  };
 }

@@ -53,7 +53,12 @@ export const PLANS = {
 } as const;
 
 export const AGENTS = {
-  support: { id: id(0x501), agency: 'demoAgency', name: 'Support Assistant', description: 'Answers customer questions from the help center' },
+  support: {
+    id: id(0x501),
+    agency: 'demoAgency',
+    name: 'Support Assistant',
+    description: 'Answers customer questions from the help center',
+  },
   research: { id: id(0x502), agency: 'demoAgency', name: 'Research Agent', description: 'Searches the web and summarises sources' },
   otherHelper: { id: id(0x503), agency: 'otherAgency', name: 'Other Helper', description: 'General assistant of Other Agency' },
 } as const;

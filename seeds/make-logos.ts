@@ -35,7 +35,9 @@ function hslToHex(hue: number, saturation: number, lightness: number): string {
     const k = (n + hue / 30) % 12;
     const a = saturation * Math.min(lightness, 1 - lightness);
     const value = lightness - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-    return Math.round(value * 255).toString(16).padStart(2, '0');
+    return Math.round(value * 255)
+      .toString(16)
+      .padStart(2, '0');
   };
   return `#${channel(0)}${channel(8)}${channel(4)}`;
 }

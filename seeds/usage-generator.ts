@@ -31,13 +31,49 @@ export type GeneratedModel = {
 
 /** The models of the generated mix; the last chat model is the one the demo leaves unpriced. */
 export const GENERATED_MODELS: GeneratedModel[] = [
-  { modelId: 'openai/gpt-4o-mini', weight: 34, price: { input: 0.15, output: 0.6, cacheRead: 0.075 }, latency: { perKiloOutputMs: 9_000, baseMs: 350 } },
-  { modelId: 'anthropic/claude-sonnet-4', weight: 22, price: { input: 3, output: 15, cacheRead: 0.3 }, latency: { perKiloOutputMs: 16_000, baseMs: 700 } },
-  { modelId: 'openai/gpt-4o', weight: 14, price: { input: 2.5, output: 10, cacheRead: 1.25 }, latency: { perKiloOutputMs: 12_000, baseMs: 500 } },
-  { modelId: 'anthropic/claude-3-5-haiku', weight: 14, price: { input: 0.8, output: 4, cacheRead: 0.08 }, latency: { perKiloOutputMs: 7_000, baseMs: 300 } },
-  { modelId: 'google/gemini-2.0-flash', weight: 10, price: { input: 0.1, output: 0.4, cacheRead: 0.025 }, latency: { perKiloOutputMs: 5_000, baseMs: 250 } },
-  { modelId: 'mistral/mistral-large-2411', weight: 6, price: { input: 2, output: 6, cacheRead: 2 }, latency: { perKiloOutputMs: 14_000, baseMs: 600 } },
-  { modelId: 'openai/text-embedding-3-small', weight: 0, price: { input: 0.02, output: 0, cacheRead: 0.02 }, latency: { perKiloOutputMs: 0, baseMs: 60 }, embedding: true },
+  {
+    modelId: 'openai/gpt-4o-mini',
+    weight: 34,
+    price: { input: 0.15, output: 0.6, cacheRead: 0.075 },
+    latency: { perKiloOutputMs: 9_000, baseMs: 350 },
+  },
+  {
+    modelId: 'anthropic/claude-sonnet-4',
+    weight: 22,
+    price: { input: 3, output: 15, cacheRead: 0.3 },
+    latency: { perKiloOutputMs: 16_000, baseMs: 700 },
+  },
+  {
+    modelId: 'openai/gpt-4o',
+    weight: 14,
+    price: { input: 2.5, output: 10, cacheRead: 1.25 },
+    latency: { perKiloOutputMs: 12_000, baseMs: 500 },
+  },
+  {
+    modelId: 'anthropic/claude-3-5-haiku',
+    weight: 14,
+    price: { input: 0.8, output: 4, cacheRead: 0.08 },
+    latency: { perKiloOutputMs: 7_000, baseMs: 300 },
+  },
+  {
+    modelId: 'google/gemini-2.0-flash',
+    weight: 10,
+    price: { input: 0.1, output: 0.4, cacheRead: 0.025 },
+    latency: { perKiloOutputMs: 5_000, baseMs: 250 },
+  },
+  {
+    modelId: 'mistral/mistral-large-2411',
+    weight: 6,
+    price: { input: 2, output: 6, cacheRead: 2 },
+    latency: { perKiloOutputMs: 14_000, baseMs: 600 },
+  },
+  {
+    modelId: 'openai/text-embedding-3-small',
+    weight: 0,
+    price: { input: 0.02, output: 0, cacheRead: 0.02 },
+    latency: { perKiloOutputMs: 0, baseMs: 60 },
+    embedding: true,
+  },
 ];
 
 /** Share of each action among generated rows. */
@@ -135,7 +171,13 @@ export function* generateUsage(options: GenerateOptions): Generator<UsageEventIn
     const embeds = action === 'rag_query_embedding' || action === 'document_indexing';
     const model = embeds ? embedding : pick(random, chatModels, (m) => m.weight);
     const source: UsageSource = random() < 0.75 ? 'system' : 'byok';
-    const promptMedian = { user_interaction: 1800, guardrail_check: 600, title_generation: 300, rag_query_embedding: 40, document_indexing: 900 }[action];
+    const promptMedian = {
+      user_interaction: 1800,
+      guardrail_check: 600,
+      title_generation: 300,
+      rag_query_embedding: 40,
+      document_indexing: 900,
+    }[action];
     const prompt = around(random, promptMedian);
     const outputTokens = embeds ? 0 : around(random, action === 'user_interaction' ? 350 : 40, 0.7);
     // Only platform calls report cache reads; system prompts of chats are often cached.
@@ -151,7 +193,8 @@ export function* generateUsage(options: GenerateOptions): Generator<UsageEventIn
       id: uuidv7(),
       organizationId: options.organizationId,
       agentId: options.agentIds?.length ? options.agentIds[Math.floor(random() * options.agentIds.length)]! : null,
-      userId: options.userIds?.length && action === 'user_interaction' ? options.userIds[Math.floor(random() * options.userIds.length)]! : null,
+      userId:
+        options.userIds?.length && action === 'user_interaction' ? options.userIds[Math.floor(random() * options.userIds.length)]! : null,
       modelId: model.modelId,
       actionType: action,
       source,

@@ -34,10 +34,7 @@ export function listAgentsOfAgency(db: CommonQueryMethods, agencyId: string) {
     SELECT ${agentColumns} FROM agents WHERE agency_id = ${agencyId} ORDER BY created_at, id`);
 }
 
-export function insertAgent(
-  db: CommonQueryMethods,
-  agent: { id: string; agencyId: string; name: string; description: string },
-) {
+export function insertAgent(db: CommonQueryMethods, agent: { id: string; agencyId: string; name: string; description: string }) {
   return db.one(sql.type(Agent)`
     INSERT INTO agents (id, agency_id, name, description)
     VALUES (${agent.id}, ${agent.agencyId}, ${agent.name}, ${agent.description})

@@ -17,10 +17,7 @@ export type OAuthTarget = z.infer<typeof OAuthTarget>;
  * The agent of the caller's agency and, when it has one with this id, its MCP server.
  * No row: the agent is missing or another agency's; `server: null`: the server is.
  */
-export function findAgentMcpServerInAgency(
-  db: CommonQueryMethods,
-  ids: { agencyId: string; agentId: string; serverId: string },
-) {
+export function findAgentMcpServerInAgency(db: CommonQueryMethods, ids: { agencyId: string; agentId: string; serverId: string }) {
   return db.maybeOne(sql.type(OAuthTarget)`
     SELECT a.id AS "agentId",
            CASE WHEN s.id IS NULL THEN NULL

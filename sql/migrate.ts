@@ -30,10 +30,7 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
  * through node-postgres (Slonik's own driver) on one dedicated connection, as simple-protocol
  * queries without parameters. Everything else in the service goes through Slonik.
  */
-export async function migrate(
-  databaseUrl: string,
-  options: { dir?: string; onApplied?: (name: string) => void } = {},
-): Promise<string[]> {
+export async function migrate(databaseUrl: string, options: { dir?: string; onApplied?: (name: string) => void } = {}): Promise<string[]> {
   const migrations = await readMigrations(options.dir);
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -57,10 +54,7 @@ export async function migrate(
       try {
         await client.query('BEGIN');
         await client.query(migration.text);
-        await client.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [
-          migration.name,
-          migration.checksum,
-        ]);
+        await client.query('INSERT INTO schema_migrations (name, checksum) VALUES ($1, $2)', [migration.name, migration.checksum]);
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

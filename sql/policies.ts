@@ -2,12 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
 /** Does one of the user's roles grant `action` on `subject`? */
-export async function userHasPermission(
-  db: CommonQueryMethods,
-  userId: string,
-  subject: string,
-  action: string,
-): Promise<boolean> {
+export async function userHasPermission(db: CommonQueryMethods, userId: string, subject: string, action: string): Promise<boolean> {
   return db.oneFirst(sql.type(z.strictObject({ granted: z.boolean() }))`
     SELECT EXISTS (
       SELECT 1

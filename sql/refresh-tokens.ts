@@ -2,10 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 
-export function insertRefreshToken(
-  db: CommonQueryMethods,
-  token: { familyId: string; userId: string; hash: Buffer; expiresAt: Date },
-) {
+export function insertRefreshToken(db: CommonQueryMethods, token: { familyId: string; userId: string; hash: Buffer; expiresAt: Date }) {
   return db.query(sql.unsafe`
     INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
     VALUES (${uuidv7()}, ${token.familyId}, ${token.userId}, ${sql.binary(token.hash)},

@@ -40,9 +40,7 @@ export function answerPendingToolApproval(
   scope: { userId: string; agentId: string; conversationId?: string },
   answer: { approvalId: string; approved: boolean; reason: string | null; answeredAt: Date },
 ) {
-  const conversation = scope.conversationId
-    ? sql.fragment`AND conversation_id = ${scope.conversationId}`
-    : sql.fragment``;
+  const conversation = scope.conversationId ? sql.fragment`AND conversation_id = ${scope.conversationId}` : sql.fragment``;
   return db.maybeOne(sql.type(AnsweredApproval)`
     UPDATE tool_approvals
     SET answered_at = ${answer.answeredAt.toISOString()}, approved = ${answer.approved}, reason = ${answer.reason}

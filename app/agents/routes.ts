@@ -12,7 +12,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/ai/agents',
-    summary: 'Create an agent in the caller\'s agency',
+    summary: "Create an agent in the caller's agency",
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'create' },
@@ -28,7 +28,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/agents',
-    summary: 'List the agents of the caller\'s agency',
+    summary: "List the agents of the caller's agency",
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },
@@ -38,7 +38,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId',
-    summary: 'One agent of the caller\'s agency',
+    summary: "One agent of the caller's agency",
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },

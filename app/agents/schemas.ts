@@ -7,7 +7,12 @@ export const LINE_CHAR = '[^\\u0000-\\u001f\\u007f]';
 export const AgentIdParams = UuidParam('agentId');
 
 export const CreateAgentBody = StrictObject({
-  name: Type.String({ minLength: 1, maxLength: 200, pattern: `^${LINE_CHAR}*\\S${LINE_CHAR}*$`, errorMessage: 'must be 1 to 200 characters on one line, not only spaces' }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: `^${LINE_CHAR}*\\S${LINE_CHAR}*$`,
+    errorMessage: 'must be 1 to 200 characters on one line, not only spaces',
+  }),
   description: Type.Optional(Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$', errorMessage: 'must be at most 2000 characters' })),
 });
 
@@ -21,4 +26,7 @@ export const AgentSchema = Type.Object({
 
 export const AgentListSchema = Type.Object({ agents: Type.Array(AgentSchema) });
 
-export const agentNotFoundResponse = { description: 'No agent with this id in the caller\'s agency (`AI.AGENT_NOT_FOUND`)', schema: CodedErrorBody };
+export const agentNotFoundResponse = {
+  description: "No agent with this id in the caller's agency (`AI.AGENT_NOT_FOUND`)",
+  schema: CodedErrorBody,
+};

@@ -36,8 +36,7 @@ export const analyticsRoutes: Route[] = [
       granularity: effectiveGranularity(window, query.granularity),
       groupBy: query.groupBy,
     }),
-    compute: (db, window, { granularity, groupBy, timezone }) =>
-      usageTimeSeries(db, window, { granularity, groupBy, timeZone: timezone }),
+    compute: (db, window, { granularity, groupBy, timezone }) => usageTimeSeries(db, window, { granularity, groupBy, timeZone: timezone }),
   }),
   analyticsEndpoint({
     name: 'projection',

@@ -119,7 +119,9 @@ export const SummaryResponse = Type.Object({
 
 export const DailyResponse = Type.Object({
   timezone: Type.String(),
-  days: Type.Array(Type.Object({ date: Type.String({ description: 'YYYY-MM-DD, local to the time zone' }), totalTokens: Tokens, ...Breakdown })),
+  days: Type.Array(
+    Type.Object({ date: Type.String({ description: 'YYYY-MM-DD, local to the time zone' }), totalTokens: Tokens, ...Breakdown }),
+  ),
 });
 
 export const ByAgentResponse = Type.Array(
@@ -131,4 +133,3 @@ export const ByAgentResponse = Type.Array(
     executionsCount: Tokens,
   }),
 );
-

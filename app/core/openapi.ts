@@ -62,7 +62,8 @@ function chainResponses(route: Route, limited: boolean): Record<string, Json> {
   return responses;
 }
 
-const schemaOf = (response: Json) => (response.content as { 'application/json'?: { schema?: Json } } | undefined)?.['application/json']?.schema;
+const schemaOf = (response: Json) =>
+  (response.content as { 'application/json'?: { schema?: Json } } | undefined)?.['application/json']?.schema;
 
 /**
  * A status that both the chain and the handler answer (a 400 of validation and a coded 400 of
@@ -72,7 +73,9 @@ function merged(chain: Json, declared: Json): Json {
   const [a, b] = [schemaOf(chain), schemaOf(declared)];
   if (!a || !b || JSON.stringify(a) === JSON.stringify(b)) return { ...chain, ...declared };
   const branches = [...((a.anyOf as Json[] | undefined) ?? [a]), ...((b.anyOf as Json[] | undefined) ?? [b])];
-  const unique = branches.filter((branch, index) => branches.findIndex((other) => JSON.stringify(other) === JSON.stringify(branch)) === index);
+  const unique = branches.filter(
+    (branch, index) => branches.findIndex((other) => JSON.stringify(other) === JSON.stringify(branch)) === index,
+  );
   return { description: declared.description, content: { 'application/json': { schema: { anyOf: unique } } } };
 }
 

@@ -13,7 +13,9 @@ export class ResponseSchemaMismatch extends Error {
     readonly route: string,
     readonly issues: Array<{ path: string; message: string }>,
   ) {
-    super(`${route} answered a body that does not match its declared schema: ${issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`);
+    super(
+      `${route} answered a body that does not match its declared schema: ${issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`,
+    );
     this.name = 'ResponseSchemaMismatch';
   }
 }
@@ -56,7 +58,11 @@ export function compileResponseCheck(route: Route, status: number): ((body: unkn
   const validate = responseAjv.compile(closedCopy(JSON.parse(JSON.stringify(schema))) as TSchema);
   const name = `${route.method} /api${route.path}`;
   return (body) => {
-    const sent: unknown = Buffer.isBuffer(body) ? JSON.parse(body.toString('utf8')) : body === undefined ? undefined : JSON.parse(JSON.stringify(body));
+    const sent: unknown = Buffer.isBuffer(body)
+      ? JSON.parse(body.toString('utf8'))
+      : body === undefined
+        ? undefined
+        : JSON.parse(JSON.stringify(body));
     if (validate(sent)) return;
     throw new ResponseSchemaMismatch(name, (validate.errors ?? []).map(issueOf));
   };

@@ -103,7 +103,9 @@ export function dashboard(options: DashboardOptions = {}): Middleware {
       send(ctx, current.index, 'no-cache');
       return;
     }
-    const asset = path.startsWith(`${DASHBOARD_PATH}/assets/`) ? current.assets.get(path.slice(`${DASHBOARD_PATH}/assets/`.length)) : undefined;
+    const asset = path.startsWith(`${DASHBOARD_PATH}/assets/`)
+      ? current.assets.get(path.slice(`${DASHBOARD_PATH}/assets/`.length))
+      : undefined;
     if (!asset) throw notFound(`Route ${ctx.method} ${path}`);
     send(ctx, asset, 'public, max-age=31536000, immutable');
   };

@@ -11,7 +11,8 @@ const LOST_SQLSTATE = /^(08...|57P0[123]|53300)$/;
 const LOST_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 /** Messages of pg and of Slonik's driver for a client whose connection has already gone. */
-const LOST_MESSAGE = /^(Connection terminated|Client has encountered a connection error|Client is (pending )?destroy|timeout exceeded when trying to connect)/i;
+const LOST_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error|Client is (pending )?destroy|timeout exceeded when trying to connect)/i;
 
 /**
  * Did this error come from losing the database connection (a terminated backend, a server

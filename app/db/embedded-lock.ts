@@ -10,9 +10,7 @@ export function lockDataDir(dir: string): () => void {
   try {
     const pid = Number(readFileSync(file, 'utf8'));
     if (Number.isInteger(pid) && isAlive(pid)) {
-      throw new Error(
-        `The embedded database in ${dir} is in use by process ${pid}. Stop that process, or set DATABASE_URL.`,
-      );
+      throw new Error(`The embedded database in ${dir} is in use by process ${pid}. Stop that process, or set DATABASE_URL.`);
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

@@ -16,10 +16,7 @@ export type OpenOptions = {
  * absent, and brings its schema up to date before the pool opens (the embedded server takes
  * one connection at a time, so the migration connection must be gone first).
  */
-export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
-  options: OpenOptions = {},
-): Promise<OpenDatabase> {
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>, options: OpenOptions = {}): Promise<OpenDatabase> {
   if (config.databaseUrl) {
     await migrate(config.databaseUrl, { onApplied: options.onMigration });
     const pool = await createDatabasePool(config.databaseUrl);

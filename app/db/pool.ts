@@ -1,10 +1,4 @@
-import {
-  createPool,
-  createTypeParserPreset,
-  SchemaValidationError,
-  type DatabasePool,
-  type Interceptor,
-} from 'slonik';
+import { createPool, createTypeParserPreset, SchemaValidationError, type DatabasePool, type Interceptor } from 'slonik';
 
 import { isConnectionLoss } from './connection-loss.ts';
 import { pgDriverFactory } from './driver.ts';
@@ -63,9 +57,6 @@ export function createDatabasePool(url: string, options: PoolOptions = {}): Prom
     idleTimeout: 10_000,
     statementTimeout: 60_000,
     interceptors: [resultParser],
-    typeParsers: [
-      ...createTypeParserPreset().filter((parser) => parser.name !== 'timestamptz'),
-      timestamptzAsIso,
-    ],
+    typeParsers: [...createTypeParserPreset().filter((parser) => parser.name !== 'timestamptz'), timestamptzAsIso],
   });
 }

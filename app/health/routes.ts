@@ -8,10 +8,7 @@ import type { AppDeps } from '../core/deps.ts';
 const PROBE_TIMEOUT_MS = 2_000;
 
 const withTimeout = <T>(promise: Promise<T>, ms: number) =>
-  Promise.race([
-    promise,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
-  ]);
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
 
 async function probe(check: () => Promise<unknown>): Promise<'up' | 'down'> {
   try {

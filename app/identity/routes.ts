@@ -49,7 +49,7 @@ export const identityCoreRoutes = [
     path: '/identity/auth/logout',
     // Limited like refresh.
     rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'project' },
-    summary: 'Sign out: revoke a refresh token\'s session, or every session of its account',
+    summary: "Sign out: revoke a refresh token's session, or every session of its account",
     description:
       'Revokes the session (the refresh-token family) of the presented token; with all: true, every refresh ' +
       'token of the account. Answers 204 also for an unknown, expired or already revoked token. Access tokens ' +

@@ -9,11 +9,7 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 export type TokenPair = { accessToken: string; refreshToken: string; tokenType: 'Bearer'; expiresIn: number };
 
-export function signAccessToken(
-  principal: { id: string; organizationId: string; type: PrincipalType },
-  secret: string,
-  now: Date,
-): string {
+export function signAccessToken(principal: { id: string; organizationId: string; type: PrincipalType }, secret: string, now: Date): string {
   const iat = Math.floor(now.getTime() / 1000);
   return jwt.sign(
     {

@@ -52,7 +52,9 @@ export async function sendCode(
   principal: { id: string; email: string },
   purpose: Purpose,
 ): Promise<void> {
-  const code = randomInt(0, 10 ** CODE_DIGITS).toString().padStart(CODE_DIGITS, '0');
+  const code = randomInt(0, 10 ** CODE_DIGITS)
+    .toString()
+    .padStart(CODE_DIGITS, '0');
   await insertVerificationCode(db, {
     id: uuidv7(),
     userId: principal.id,

@@ -103,9 +103,7 @@ export const availableMcpRoutes = [
       const variants = body.variants as Variant[] | undefined;
       checkVariants(variants, false);
       checkLogo(body.logo);
-      const row = await rethrowNameTaken(() =>
-        updateAvailableMcp(deps.db, params.id, { ...body, name: body.name?.trim(), variants }),
-      );
+      const row = await rethrowNameTaken(() => updateAvailableMcp(deps.db, params.id, { ...body, name: body.name?.trim(), variants }));
       if (!row) throw entryNotFound();
       return dto(row);
     },

@@ -18,7 +18,10 @@ export function checkVariants(variants: Variant[] | undefined, required: boolean
   const types = new Set<string>();
   variants.forEach((variant, index) => {
     if (types.has(variant.type)) {
-      issues.push({ path: ['variants', String(index), 'type'], message: `a ${variant.type} variant is already given; one variant per type` });
+      issues.push({
+        path: ['variants', String(index), 'type'],
+        message: `a ${variant.type} variant is already given; one variant per type`,
+      });
     }
     types.add(variant.type);
     const keys = new Set<string>();

@@ -108,7 +108,8 @@ function classify(error: unknown, failures: OutboundError[], statuses: number[],
   const refusal = statuses.find((status) => status === 401 || status === 403);
   if (refusal !== undefined) return new ListToolsFailure('unauthorized', `the server answered ${refusal}`);
   const status = statuses[0];
-  if (status !== undefined && status < 400) return new ListToolsFailure('unreachable', `the server redirected (${status}); redirects are not followed`);
+  if (status !== undefined && status < 400)
+    return new ListToolsFailure('unreachable', `the server redirected (${status}); redirects are not followed`);
   if (status !== undefined) return new ListToolsFailure('unreachable', `the server answered ${status}`);
   // Anything else is an answer that is not the protocol: unparseable JSON, a malformed message, a JSON-RPC error.
   const message = error instanceof Error ? error.message : String(error);

@@ -13,11 +13,7 @@ import { completeAuthorization, type CallbackQuery, type CompletedAuthorization 
  * - a plain browser sent by the authorization server (no Authorization header): always a 303
  *   to `FRONTEND_URL` with `mcpOAuth=connected&agentId&serverId`, or `mcpOAuth=error&errorCode`.
  */
-export async function answerCallback(
-  deps: AppDeps,
-  ctx: Context,
-  query: CallbackQuery,
-): Promise<CompletedAuthorization | Redirect> {
+export async function answerCallback(deps: AppDeps, ctx: Context, query: CallbackQuery): Promise<CompletedAuthorization | Redirect> {
   const header = ctx.get('authorization');
   if (header === '') return landInBrowser(deps, query);
   const claims = header.startsWith('Bearer ') ? verifyAccessToken(header.slice('Bearer '.length), deps.config.jwtSecret) : undefined;

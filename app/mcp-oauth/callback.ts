@@ -42,11 +42,7 @@ export type Caller = { userId: string; agencyId: string } | undefined;
  * user who started it, whose `ai.agent:update` grant is read again now: a user who lost it
  * since initiate cannot complete.
  */
-export async function completeAuthorization(
-  deps: AppDeps,
-  caller: Caller,
-  query: CallbackQuery,
-): Promise<CompletedAuthorization> {
+export async function completeAuthorization(deps: AppDeps, caller: Caller, query: CallbackQuery): Promise<CompletedAuthorization> {
   const now = deps.clock();
   const stateHash = hashState(query.state);
   const pending = caller

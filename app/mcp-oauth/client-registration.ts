@@ -34,7 +34,7 @@ export async function clientFor(
     return {
       clientId: configured.clientId,
       ...(configured.clientSecret === undefined ? {} : { clientSecret: configured.clientSecret }),
-      tokenEndpointAuthMethod: configured.clientSecret === undefined ? 'none' : secretMethod(metadata) ?? 'client_secret_basic',
+      tokenEndpointAuthMethod: configured.clientSecret === undefined ? 'none' : (secretMethod(metadata) ?? 'client_secret_basic'),
     };
   }
   if (metadata.clientIdMetadataDocumentSupported) {
@@ -44,7 +44,8 @@ export async function clientFor(
   const stored = await findRegisteredClient(deps.db, metadata.issuer, redirectUri);
   if (stored) return openJson<OAuthClient>(deps.config.credentialsKeyring, { keyId: stored.keyId, ciphertext: stored.sealed }, context);
   if (!metadata.registrationEndpoint) {
-    throw clientRegistrationUnavailable('the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
+    throw clientRegistrationUnavailable(
+      'the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
     );
   }
   const client = await registerClient(metadata, metadata.registrationEndpoint, redirectUri, options);
@@ -58,7 +59,9 @@ export async function clientFor(
   if (kept) return client;
   // Another initiate registered at the same moment: use the one that was stored.
   const winner = await findRegisteredClient(deps.db, metadata.issuer, redirectUri);
-  return winner ? openJson<OAuthClient>(deps.config.credentialsKeyring, { keyId: winner.keyId, ciphertext: winner.sealed }, context) : client;
+  return winner
+    ? openJson<OAuthClient>(deps.config.credentialsKeyring, { keyId: winner.keyId, ciphertext: winner.sealed }, context)
+    : client;
 }
 
 /**
@@ -67,12 +70,7 @@ export async function clientFor(
  * the stored `client_id`). A configured client with a secret uses client_secret_basic (RFC 8414
  * §2's default); an unknown client id is treated as a public client.
  */
-export async function clientForRefresh(
-  deps: AppDeps,
-  db: CommonQueryMethods,
-  issuer: string,
-  clientId: string,
-): Promise<OAuthClient> {
+export async function clientForRefresh(deps: AppDeps, db: CommonQueryMethods, issuer: string, clientId: string): Promise<OAuthClient> {
   const configured = deps.config.mcpOAuth.clients[issuer];
   if (configured?.clientId === clientId) {
     return configured.clientSecret === undefined

@@ -175,10 +175,7 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
  * Step 4: the first AS metadata document found. Its `issuer` must string-equal the issuer the
  * URL was built from (RFC 8414 §3.3; MCP 2026-07-28); a document that does not is rejected.
  */
-export async function fetchAuthorizationServerMetadata(
-  issuer: string,
-  options: OutboundOptions,
-): Promise<AuthorizationServerMetadata> {
+export async function fetchAuthorizationServerMetadata(issuer: string, options: OutboundOptions): Promise<AuthorizationServerMetadata> {
   const problems: string[] = [];
   for (const candidate of authorizationServerMetadataUrls(issuer)) {
     const response = await step('fetching the authorization server metadata', () =>

@@ -60,20 +60,16 @@ export const authorizationDenied = (error: string, description: string | undefin
   );
 
 // The 502s, one factory per code (docs/mcp-oauth.md, "Errors"); `detail` says what went wrong.
-export const pkceUnsupported = (detail: string) =>
-  new CodedError(502, 'MCP_OAUTH.PKCE_UNSUPPORTED', remoteMessages(detail), { detail });
-export const discoveryFailed = (detail: string) =>
-  new CodedError(502, 'MCP_OAUTH.DISCOVERY_FAILED', remoteMessages(detail), { detail });
-export const invalidMetadata = (detail: string) =>
-  new CodedError(502, 'MCP_OAUTH.INVALID_METADATA', remoteMessages(detail), { detail });
+export const pkceUnsupported = (detail: string) => new CodedError(502, 'MCP_OAUTH.PKCE_UNSUPPORTED', remoteMessages(detail), { detail });
+export const discoveryFailed = (detail: string) => new CodedError(502, 'MCP_OAUTH.DISCOVERY_FAILED', remoteMessages(detail), { detail });
+export const invalidMetadata = (detail: string) => new CodedError(502, 'MCP_OAUTH.INVALID_METADATA', remoteMessages(detail), { detail });
 export const clientRegistrationUnavailable = (detail: string) =>
   new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_UNAVAILABLE', remoteMessages(detail), { detail });
 export const clientRegistrationFailed = (detail: string) =>
   new CodedError(502, 'MCP_OAUTH.CLIENT_REGISTRATION_FAILED', remoteMessages(detail), { detail });
 export const tokenRequestFailed = (detail: string) =>
   new CodedError(502, 'MCP_OAUTH.TOKEN_REQUEST_FAILED', remoteMessages(detail), { detail });
-export const urlRefused = (detail: string) =>
-  new CodedError(502, 'MCP_OAUTH.URL_REFUSED', remoteMessages(detail), { detail });
+export const urlRefused = (detail: string) => new CodedError(502, 'MCP_OAUTH.URL_REFUSED', remoteMessages(detail), { detail });
 export const upstreamResponseTooLarge = (detail: string) =>
   new CodedError(502, 'MCP_OAUTH.UPSTREAM_RESPONSE_TOO_LARGE', remoteMessages(detail), { detail });
 export const upstreamUnreachable = (detail: string) =>

@@ -7,12 +7,7 @@ import { sealJson } from '../crypto/credentials.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
 import { clientFor } from './client-registration.ts';
-import {
-  canonicalResourceUri,
-  fetchAuthorizationServerMetadata,
-  fetchProtectedResourceMetadata,
-  probeResource,
-} from './discovery.ts';
+import { canonicalResourceUri, fetchAuthorizationServerMetadata, fetchProtectedResourceMetadata, probeResource } from './discovery.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import { invalidMetadata, notAnOAuthServer } from './errors.ts';
 import { outboundOptions, redirectUriOf } from './outbound.ts';

@@ -20,7 +20,6 @@ export function s256Challenge(verifier: string): string {
  */
 export function assertS256Supported(metadata: AuthorizationServerMetadata): void {
   if (!metadata.codeChallengeMethodsSupported?.includes('S256')) {
-    throw pkceUnsupported('the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)',
-    );
+    throw pkceUnsupported('the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)');
   }
 }

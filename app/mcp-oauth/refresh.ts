@@ -1,10 +1,5 @@
 import { setAgentMcpServerStatus } from '../../sql/agent-mcp-servers.ts';
-import {
-  findServerOAuthTokens,
-  lockServerOAuthTokens,
-  updateServerOAuthTokens,
-  type StoredTokensRow,
-} from '../../sql/mcp-oauth-tokens.ts';
+import { findServerOAuthTokens, lockServerOAuthTokens, updateServerOAuthTokens, type StoredTokensRow } from '../../sql/mcp-oauth-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationRequired, serverUnauthorized } from '../mcp-client/errors.ts';
@@ -39,36 +34,38 @@ export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejec
   if (usable(stored, deps.clock(), rejected)) return stored.accessToken;
 
   const options = outboundOptions(deps.config);
-  const outcome = await singleFlight(() => deps.db.transaction(async (tx) => {
-    const locked = await lockServerOAuthTokens(tx, ref.agencyId, ref.serverId, options.timeoutMs + LOCK_MARGIN_MS);
-    if (!locked) return { kind: 'gone' as const };
-    const current = open(deps, ref, locked);
-    if (usable(current, deps.clock(), rejected)) return { kind: 'token' as const, accessToken: current.accessToken };
-    // A refresh token refused before is not presented again; authorizing again replaces it.
-    if (current.refreshToken === undefined || locked.reauthorizationRequired) return { kind: 'invalid_grant' as const };
-    const client = await clientForRefresh(deps, tx, locked.issuer, locked.clientId);
-    let fresh: TokenSet;
-    try {
-      fresh = await refreshAccessToken(
-        {
-          tokenEndpoint: locked.tokenEndpoint,
-          refreshToken: current.refreshToken,
-          resource: locked.resource,
-          ...(current.scope === undefined ? {} : { scope: current.scope }),
-          client,
-        },
-        deps.clock(),
-        options,
-      );
-    } catch (error) {
-      if (error instanceof InvalidGrantError) return { kind: 'invalid_grant' as const };
-      throw error;
-    }
-    const sealed = sealJson(deps.config.credentialsKeyring, fresh, tokensContext(ref.agencyId, ref.serverId));
-    await updateServerOAuthTokens(tx, { ...ref, keyId: sealed.keyId, sealed: sealed.ciphertext, now: deps.clock() });
-    await setAgentMcpServerStatus(tx, { ...ref, status: 'connected', checkedAt: deps.clock() });
-    return { kind: 'refreshed' as const, accessToken: fresh.accessToken };
-  }));
+  const outcome = await singleFlight(() =>
+    deps.db.transaction(async (tx) => {
+      const locked = await lockServerOAuthTokens(tx, ref.agencyId, ref.serverId, options.timeoutMs + LOCK_MARGIN_MS);
+      if (!locked) return { kind: 'gone' as const };
+      const current = open(deps, ref, locked);
+      if (usable(current, deps.clock(), rejected)) return { kind: 'token' as const, accessToken: current.accessToken };
+      // A refresh token refused before is not presented again; authorizing again replaces it.
+      if (current.refreshToken === undefined || locked.reauthorizationRequired) return { kind: 'invalid_grant' as const };
+      const client = await clientForRefresh(deps, tx, locked.issuer, locked.clientId);
+      let fresh: TokenSet;
+      try {
+        fresh = await refreshAccessToken(
+          {
+            tokenEndpoint: locked.tokenEndpoint,
+            refreshToken: current.refreshToken,
+            resource: locked.resource,
+            ...(current.scope === undefined ? {} : { scope: current.scope }),
+            client,
+          },
+          deps.clock(),
+          options,
+        );
+      } catch (error) {
+        if (error instanceof InvalidGrantError) return { kind: 'invalid_grant' as const };
+        throw error;
+      }
+      const sealed = sealJson(deps.config.credentialsKeyring, fresh, tokensContext(ref.agencyId, ref.serverId));
+      await updateServerOAuthTokens(tx, { ...ref, keyId: sealed.keyId, sealed: sealed.ciphertext, now: deps.clock() });
+      await setAgentMcpServerStatus(tx, { ...ref, status: 'connected', checkedAt: deps.clock() });
+      return { kind: 'refreshed' as const, accessToken: fresh.accessToken };
+    }),
+  );
   switch (outcome.kind) {
     case 'gone':
       throw authorizationRequired();

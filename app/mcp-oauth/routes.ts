@@ -6,7 +6,10 @@ import { initiateAuthorization } from './initiate.ts';
 
 const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
 
-const remoteFailure = { description: 'The MCP or authorization server failed a requirement (errorCode says which)', schema: CodedErrorBody };
+const remoteFailure = {
+  description: 'The MCP or authorization server failed a requirement (errorCode says which)',
+  schema: CodedErrorBody,
+};
 
 export const mcpOAuthRoutes = [
   defineRoute({

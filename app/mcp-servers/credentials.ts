@@ -52,6 +52,10 @@ export function credentialsForVariant(variant: Variant, given: Record<string, st
 
 /** A server added without the catalog: its credentials are request headers as given. */
 export function customCredentials(given: Record<string, string>): StoredCredentials | null {
-  const headers = Object.fromEntries(Object.entries(given).filter(([, value]) => value.trim() !== '').map(([k, v]) => [k, v.trim()]));
+  const headers = Object.fromEntries(
+    Object.entries(given)
+      .filter(([, value]) => value.trim() !== '')
+      .map(([k, v]) => [k, v.trim()]),
+  );
   return Object.keys(headers).length ? { headers, values: {} } : null;
 }

@@ -21,11 +21,7 @@ import type { EditMcpServerBody } from './schemas.ts';
  *   none makes it `none`;
  * - a changed URL or credentials resets the status to `unknown` (never checked).
  */
-export async function editMcpServer(
-  deps: AppDeps,
-  ids: { agencyId: string; agentId: string; serverId: string },
-  body: EditMcpServerBody,
-) {
+export async function editMcpServer(deps: AppDeps, ids: { agencyId: string; agentId: string; serverId: string }, body: EditMcpServerBody) {
   await requireAgent(deps, ids.agencyId, ids.agentId);
   if (body.url !== undefined) await checkServerUrlToSave(deps, body.url);
   return deps.db.transaction(async (tx) => {
@@ -44,7 +40,9 @@ export async function editMcpServer(
     }
     if (body.credentials !== undefined) {
       const credentials = variant ? credentialsForVariant(variant, body.credentials) : customCredentials(body.credentials);
-      edit.credentials = credentials ? sealJson(deps.config.credentialsKeyring, credentials, credentialsContext(ids.agencyId, ids.serverId)) : null;
+      edit.credentials = credentials
+        ? sealJson(deps.config.credentialsKeyring, credentials, credentialsContext(ids.agencyId, ids.serverId))
+        : null;
       if (!variant && server.authType !== 'oauth') edit.authType = credentials ? 'static_headers' : 'none';
       edit.status = 'unknown';
     }

@@ -99,7 +99,8 @@ export async function checkServerUrlToSave(deps: AppDeps, url: string): Promise<
 /** POST /ai/agents/:agentId/mcp-servers: checks, encrypts the credentials, saves. */
 export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: string, body: AddMcpServerBody) {
   await requireAgent(deps, agencyId, agentId);
-  const plan = body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
+  const plan =
+    body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
   await checkServerUrlToSave(deps, plan.url);
   const id = uuidv7();
   return insertAgentMcpServer(deps.db, {

@@ -6,7 +6,15 @@ import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
 import { editMcpServer } from './edit.ts';
 import { CodedErrorBody, CodedOrPlainErrorBody, ErrorBody } from '../core/schemas.ts';
 import { addMcpServer, requireAgent } from './provision.ts';
-import { AddMcpServerBody, AgentMcpServerDto, AgentParams, EditMcpServerBody, ServerParams, ServerToolsDto, ToolsQuery } from './schemas.ts';
+import {
+  AddMcpServerBody,
+  AgentMcpServerDto,
+  AgentParams,
+  EditMcpServerBody,
+  ServerParams,
+  ServerToolsDto,
+  ToolsQuery,
+} from './schemas.ts';
 
 const tags = ['mcp-servers'];
 const common = {
@@ -24,9 +32,9 @@ export const agentMcpServerRoutes = [
     path: '/ai/agents/:agentId/mcp-servers',
     // A DNS lookup of the URL at save time (ADR 0033).
     rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-servers-add', source: 'project' },
-    summary: "Add an MCP server to an agent, from the catalog or by URL",
+    summary: 'Add an MCP server to an agent, from the catalog or by URL',
     description:
-      'With `availableMcpId` and `variantType`: the catalog flow (url and transportType default to the variant\'s). ' +
+      "With `availableMcpId` and `variantType`: the catalog flow (url and transportType default to the variant's). " +
       'Credentials are encrypted at rest and never returned. See docs/mcp.md.',
     tags,
     auth: 'jwt',
@@ -37,7 +45,10 @@ export const agentMcpServerRoutes = [
     responses: {
       201: { description: 'The saved server', schema: AgentMcpServerDto },
       ...common,
-      404: { description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown catalog entry', schema: CodedOrPlainErrorBody },
+      404: {
+        description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown catalog entry',
+        schema: CodedOrPlainErrorBody,
+      },
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
     handler: ({ deps, auth, params, body }) => addMcpServer(deps, auth.agencyId, params.agentId, body),
@@ -122,8 +133,7 @@ export const agentMcpServerRoutes = [
       },
       504: { description: '`MCP.SERVER_TIMEOUT` (or `MCP_OAUTH.UPSTREAM_TIMEOUT` of the token refresh)', schema: CodedErrorBody },
     },
-    handler: ({ deps, auth, params, query }) =>
-      toolsOfServer(deps, { agencyId: auth.agencyId, ...params }, query.refresh === 'true'),
+    handler: ({ deps, auth, params, query }) => toolsOfServer(deps, { agencyId: auth.agencyId, ...params }, query.refresh === 'true'),
   }),
   defineRoute({
     method: 'DELETE',

@@ -32,7 +32,11 @@ export function guardedLookup(policy: UrlPolicy, resolve?: HostLookup): LookupFu
     };
     if (resolve) {
       resolve(hostname).then(
-        (list) => answer(null, list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))),
+        (list) =>
+          answer(
+            null,
+            list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+          ),
         (error: NodeJS.ErrnoException) => answer(error, []),
       );
       return;

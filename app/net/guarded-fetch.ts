@@ -21,7 +21,10 @@ export type GuardedSession = {
 };
 
 export function guardedSession(
-  options: Pick<OutboundOptions, 'policy' | 'maxResponseBytes' | 'lookup'> & { deadline: AbortSignal; onFailure: (failure: OutboundError) => void },
+  options: Pick<OutboundOptions, 'policy' | 'maxResponseBytes' | 'lookup'> & {
+    deadline: AbortSignal;
+    onFailure: (failure: OutboundError) => void;
+  },
 ): GuardedSession {
   const dispatcher = guardedAgent(options.policy, options.lookup);
   const fail = (kind: OutboundError['kind'], message: string) => {
@@ -35,7 +38,8 @@ export function guardedSession(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           total += chunk.byteLength;
-          if (total > options.maxResponseBytes) controller.error(fail('too_large', `the response exceeded ${options.maxResponseBytes} bytes`));
+          if (total > options.maxResponseBytes)
+            controller.error(fail('too_large', `the response exceeded ${options.maxResponseBytes} bytes`));
           else controller.enqueue(chunk);
         },
       }),

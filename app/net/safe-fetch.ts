@@ -168,8 +168,7 @@ async function readBounded(response: Response, options: OutboundOptions): Promis
   return Buffer.concat(chunks);
 }
 
-const tooLarge = (options: OutboundOptions) =>
-  new OutboundError('too_large', `the response exceeded ${options.maxResponseBytes} bytes`);
+const tooLarge = (options: OutboundOptions) => new OutboundError('too_large', `the response exceeded ${options.maxResponseBytes} bytes`);
 
 /** The JSON object of a response body, or an `invalid_json` error naming where it came from. */
 export function jsonObjectOf(response: OutboundResponse): Record<string, unknown> {

@@ -27,7 +27,8 @@ const DNS_TIMEOUT_MS = 5_000;
 /** Milliseconds a lookup may take at save time before the name counts as "cannot be resolved now" (accepted). */
 export const SAVE_DNS_TIMEOUT_MS = 1_500;
 
-const systemLookup: HostLookup = (host) => dnsLookup(host, { all: true, verbatim: true }).then((answers) => answers.map((answer) => answer.address));
+const systemLookup: HostLookup = (host) =>
+  dnsLookup(host, { all: true, verbatim: true }).then((answers) => answers.map((answer) => answer.address));
 
 /** `lookup(host)`, failing with code ETIMEOUT after `timeoutMs`. */
 async function lookupWithin(lookup: HostLookup, host: string, timeoutMs: number): Promise<string[]> {
@@ -111,7 +112,10 @@ function checkUrlText(raw: string, policy: UrlPolicy): { url: URL; host: string 
     throw new UrlRefusedError('URL must not contain a user name or password');
   }
   // WHATWG URL parsing already normalised numeric IPv4 forms (0x7f.1 -> 127.0.0.1) and brackets IPv6.
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === '') throw new UrlRefusedError('URL must name a host');
   if (METADATA_HOSTS.has(host)) throw new UrlRefusedError('URL must not point at a cloud metadata service');
   if (ipaddr.isValid(host)) checkAddresses(url, [host], policy);
@@ -126,9 +130,7 @@ function checkAddresses(url: URL, addresses: string[], policy: UrlPolicy): void 
     }
   }
   if (url.protocol === 'http:' && !(policy.allowLoopbackHttp && addresses.every(isLoopbackAddress))) {
-    throw new UrlRefusedError(
-      policy.allowLoopbackHttp ? 'URL must use https (http is allowed only to loopback)' : 'URL must use https',
-    );
+    throw new UrlRefusedError(policy.allowLoopbackHttp ? 'URL must use https (http is allowed only to loopback)' : 'URL must use https');
   }
 }
 
@@ -143,11 +145,7 @@ function checkAddresses(url: URL, addresses: string[], policy: UrlPolicy): void 
  * checked addresses (or check again in its socket `lookup`), so a DNS answer that changes in
  * between (DNS rebinding) cannot reach a refused address.
  */
-export async function checkOutboundUrl(
-  raw: string,
-  policy: UrlPolicy,
-  options: { lookup?: HostLookup } = {},
-): Promise<URL> {
+export async function checkOutboundUrl(raw: string, policy: UrlPolicy, options: { lookup?: HostLookup } = {}): Promise<URL> {
   const { url, host } = checkUrlText(raw, policy);
   if (ipaddr.isValid(host)) return url;
   let addresses: string[];

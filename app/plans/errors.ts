@@ -6,8 +6,7 @@ export const noActivePublicPlan = () =>
     es: 'Esta agencia no tiene ningún plan público activo.',
   });
 
-export const planNotFound = () =>
-  new CodedError(404, 'PLANS.PLAN_NOT_FOUND', { en: 'The plan does not exist.', es: 'El plan no existe.' });
+export const planNotFound = () => new CodedError(404, 'PLANS.PLAN_NOT_FOUND', { en: 'The plan does not exist.', es: 'El plan no existe.' });
 
 export const lastActivePublicPlan = () =>
   new CodedError(409, 'PLANS.LAST_ACTIVE_PUBLIC_PLAN', {

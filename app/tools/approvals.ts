@@ -51,7 +51,8 @@ export async function answerToolApproval(
   response: ApprovalResponse,
   now: Date = new Date(),
 ): Promise<AnsweredApproval> {
-  if (response.reason !== undefined && [...response.reason].length > MAX_DENIAL_REASON_CHARS) throw approvalReasonTooLong(MAX_DENIAL_REASON_CHARS);
+  if (response.reason !== undefined && [...response.reason].length > MAX_DENIAL_REASON_CHARS)
+    throw approvalReasonTooLong(MAX_DENIAL_REASON_CHARS);
   // PostgreSQL text cannot hold NUL; it is kept visible as U+FFFD.
   const reason = response.reason?.replaceAll('\u0000', '\ufffd') ?? null;
   const ids = [response.approvalId, ...(response.conversationId === undefined ? [] : [response.conversationId])];

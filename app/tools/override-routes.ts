@@ -32,7 +32,7 @@ export const toolOverrideRoutes = [
     method: 'DELETE',
     path: `${BASE}/:toolName`,
     summary: "Remove the caller's override; approval prompts come back",
-    description: '204 whether or not the override existed, and for an agent that is not one of the caller\'s agency (nothing is changed).',
+    description: "204 whether or not the override existed, and for an agent that is not one of the caller's agency (nothing is changed).",
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: OverrideParams },

@@ -52,7 +52,11 @@ export const toolRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
-    responses: { 200: { description: 'The set, in the order it was given', schema: ToolSetSchema }, 400: invalid, 404: agentNotFoundResponse },
+    responses: {
+      200: { description: 'The set, in the order it was given', schema: ToolSetSchema },
+      400: invalid,
+      404: agentNotFoundResponse,
+    },
     handler: async ({ deps, auth, params }) => {
       if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
       return { agentId: params.agentId, tools: await listToolPermissionsOfAgent(deps.db, params.agentId) };
@@ -67,7 +71,11 @@ export const toolRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
-    responses: { 200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema }, 400: invalid, 404: agentNotFoundResponse },
+    responses: {
+      200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema },
+      400: invalid,
+      404: agentNotFoundResponse,
+    },
     handler: async ({ deps, auth, params }) => {
       const tools = await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: params.agentId, userId: auth.userId });
       if (!tools) throw agentNotFound();

@@ -18,7 +18,12 @@ export const PermissionStatus = Type.Union(PERMISSION_STATUSES.map((status) => T
 export const ToolPermissionInput = StrictObject({
   toolName: ToolName,
   permissionStatus: Type.Unsafe<Status>({ type: 'string', enum: [...PERMISSION_STATUSES] }),
-  providerKey: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$', errorMessage: 'must be 1 to 200 characters without NUL' }),
+  providerKey: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: '^[^\\u0000]*$',
+    errorMessage: 'must be 1 to 200 characters without NUL',
+  }),
 });
 
 export const ReplaceToolsBody = StrictObject({
@@ -32,9 +37,7 @@ export const ToolSetSchema = Type.Object({
   tools: Type.Array(Type.Object({ toolName: Type.String(), permissionStatus: PermissionStatus, providerKey: Type.String() })),
 });
 
-export const CatalogSchema = Type.Array(
-  Type.Object({ toolName: Type.String(), providerKey: Type.String(), description: Type.String() }),
-);
+export const CatalogSchema = Type.Array(Type.Object({ toolName: Type.String(), providerKey: Type.String(), description: Type.String() }));
 
 export const EffectiveToolsSchema = Type.Object({
   agentId: Uuid(),

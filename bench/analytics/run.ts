@@ -91,7 +91,9 @@ async function main() {
     await db.query(sql.unsafe`
       INSERT INTO role_permissions (role_id, subject, action) VALUES (${ROLES.agencyOwner.id}, 'ai.agent', 'read') ON CONFLICT DO NOTHING`);
     for (let i = 0; i < ORGS; i++) {
-      await db.query(sql.unsafe`INSERT INTO organizations (id, name, type) VALUES (${orgId(i)}, ${`Bench ${i}`}, 'AGENCY') ON CONFLICT DO NOTHING`);
+      await db.query(
+        sql.unsafe`INSERT INTO organizations (id, name, type) VALUES (${orgId(i)}, ${`Bench ${i}`}, 'AGENCY') ON CONFLICT DO NOTHING`,
+      );
     }
     const largest = Math.round(TOTAL_ROWS / 5);
     const rest = Math.floor((TOTAL_ROWS - largest) / (ORGS - 1));
@@ -99,7 +101,14 @@ async function main() {
     let done = 0;
     for (let i = 0; i < ORGS; i++) {
       const rows = i === 0 ? largest : i === ORGS - 1 ? TOTAL_ROWS - largest - rest * (ORGS - 2) : rest;
-      for (const batch of generateUsage({ organizationId: orgId(i), rows, days: i === 0 ? 365 : 30 + (i % 300), end: END, seed: i + 1, batchSize: 10_000 })) {
+      for (const batch of generateUsage({
+        organizationId: orgId(i),
+        rows,
+        days: i === 0 ? 365 : 30 + (i % 300),
+        end: END,
+        seed: i + 1,
+        batchSize: 10_000,
+      })) {
         await insertUsageEvents(db, batch);
         done += batch.length;
       }
@@ -108,7 +117,13 @@ async function main() {
     buildRate = done / ((performance.now() - started) / 1000);
   }
   // Visibility map and statistics for index-only scans (also after migrations on a reused dataset).
-  for (const table of ['usage_events', 'usage_rollup_15m_source', 'usage_rollup_15m_action', 'usage_rollup_15m_model', 'usage_rollup_day']) {
+  for (const table of [
+    'usage_events',
+    'usage_rollup_15m_source',
+    'usage_rollup_15m_action',
+    'usage_rollup_15m_model',
+    'usage_rollup_day',
+  ]) {
     await db.query(sql.unsafe`VACUUM ANALYZE ${sql.identifier([table])}`);
   }
   if (process.env.BENCH_IMPORT_ONLY) {
@@ -117,7 +132,9 @@ async function main() {
     return;
   }
   const userId = uuidv7();
-  await db.query(sql.unsafe`INSERT INTO users (id, organization_id, type, email) VALUES (${userId}, ${orgId(0)}, 'user', ${`bench-${userId}@bench.test`})`);
+  await db.query(
+    sql.unsafe`INSERT INTO users (id, organization_id, type, email) VALUES (${userId}, ${orgId(0)}, 'user', ${`bench-${userId}@bench.test`})`,
+  );
   await db.query(sql.unsafe`INSERT INTO user_roles (user_id, role_id) VALUES (${userId}, ${ROLES.agencyOwner.id})`);
   const token = accessToken(userId, orgId(0));
   const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }) });
@@ -139,15 +156,26 @@ async function main() {
     return sorted[Math.min(sorted.length - 1, Math.floor(p * (sorted.length - 1) + 0.5))]!;
   };
   const naive: Record<string, (from: string, to: string) => ReturnType<typeof sql.unsafe>> = {
-    'time-series': (from, to) => sql.unsafe`SELECT date_trunc('day', created_at AT TIME ZONE 'UTC'), sum(input_tokens + output_tokens + cache_read_tokens), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
-    projection: (from, to) => sql.unsafe`SELECT (created_at AT TIME ZONE 'UTC')::date, sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
-    'model-efficiency': (from, to) => sql.unsafe`SELECT model_id, sum(cost_usd), avg(latency_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
-    heatmap: (from, to) => sql.unsafe`SELECT extract(dow FROM created_at AT TIME ZONE 'Europe/Madrid'), extract(hour FROM created_at AT TIME ZONE 'Europe/Madrid'), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1, 2`,
-    'cache-savings': (from, to) => sql.unsafe`SELECT model_id, sum(cache_read_tokens), sum(input_tokens) FROM usage_events WHERE organization_id = ${orgId(0)} AND source = 'system' AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    'time-series': (from, to) =>
+      sql.unsafe`SELECT date_trunc('day', created_at AT TIME ZONE 'UTC'), sum(input_tokens + output_tokens + cache_read_tokens), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    projection: (from, to) =>
+      sql.unsafe`SELECT (created_at AT TIME ZONE 'UTC')::date, sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    'model-efficiency': (from, to) =>
+      sql.unsafe`SELECT model_id, sum(cost_usd), avg(latency_ms), percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    heatmap: (from, to) =>
+      sql.unsafe`SELECT extract(dow FROM created_at AT TIME ZONE 'Europe/Madrid'), extract(hour FROM created_at AT TIME ZONE 'Europe/Madrid'), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1, 2`,
+    'cache-savings': (from, to) =>
+      sql.unsafe`SELECT model_id, sum(cache_read_tokens), sum(input_tokens) FROM usage_events WHERE organization_id = ${orgId(0)} AND source = 'system' AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
   };
-  const extra: Record<string, Record<string, string>> = { heatmap: { timezone: 'Europe/Madrid' }, 'time-series': { timezone: 'Europe/Madrid' } };
+  const extra: Record<string, Record<string, string>> = {
+    heatmap: { timezone: 'Europe/Madrid' },
+    'time-series': { timezone: 'Europe/Madrid' },
+  };
 
-  const lines = ['| endpoint | window | cold p50 ms | cold p95 ms | cached p50 ms | naive raw p50 ms | naive / cold |', '|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| endpoint | window | cold p50 ms | cold p95 ms | cached p50 ms | naive raw p50 ms | naive / cold |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const endpoint of Object.keys(naive)) {
     for (const days of [7, 30, 90, 365]) {
       // Windows end at an odd minute so both raw edges are exercised.
@@ -180,7 +208,9 @@ async function main() {
       const raw: number[] = [];
       for (let i = 0; i < Math.min(5, RUNS); i++) raw.push(await time(() => db.any(naive[endpoint]!(from, to))));
       const row = [endpoint, `${days} d`, pct(cold, 0.5), pct(cold, 0.95), pct(warm, 0.5), pct(raw, 0.5)];
-      lines.push(`| ${row.map((v) => (typeof v === 'number' ? v.toFixed(1) : v)).join(' | ')} | ${(pct(raw, 0.5) / pct(cold, 0.5)).toFixed(1)}x |`);
+      lines.push(
+        `| ${row.map((v) => (typeof v === 'number' ? v.toFixed(1) : v)).join(' | ')} | ${(pct(raw, 0.5) / pct(cold, 0.5)).toFixed(1)}x |`,
+      );
       log(lines.at(-1)!);
     }
   }
@@ -189,8 +219,11 @@ async function main() {
   // Last, so the reads above run without the import's dirty buffers and checkpoint.
   const importRate = await measureImport(db);
   process.stdout.write(`${lines.join('\n')}\n`);
-  process.stdout.write(`import-usage: ${Math.round(importRate)} rows/s (${IMPORT_ROWS} rows from an NDJSON file into the ${count || TOTAL_ROWS}-row table: parse, validate, insert, rollup triggers, one transaction)\n`);
-  if (buildRate !== undefined) process.stdout.write(`dataset build: ${Math.round(buildRate)} rows/s (generation + inserts + rollup triggers)\n`);
+  process.stdout.write(
+    `import-usage: ${Math.round(importRate)} rows/s (${IMPORT_ROWS} rows from an NDJSON file into the ${count || TOTAL_ROWS}-row table: parse, validate, insert, rollup triggers, one transaction)\n`,
+  );
+  if (buildRate !== undefined)
+    process.stdout.write(`dataset build: ${Math.round(buildRate)} rows/s (generation + inserts + rollup triggers)\n`);
   await db.end();
 }
 

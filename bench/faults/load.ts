@@ -1,4 +1,4 @@
-import type { Agent} from 'undici';
+import type { Agent } from 'undici';
 import { request } from 'undici';
 
 /** One request of the load, as the client saw it. */
@@ -33,16 +33,47 @@ const TOOL_SETS = [
   [],
 ];
 
-type Step = (worker: number, i: number) => { kind: string; method: string; path: string; body?: unknown; auth: boolean; ip?: string; write?: Sample['write'] };
+type Step = (
+  worker: number,
+  i: number,
+) => { kind: string; method: string; path: string; body?: unknown; auth: boolean; ip?: string; write?: Sample['write'] };
 
 /** The mix: limited identity routes, reads (agents, analytics) and writes (agents, tool sets). */
 const STEPS: Step[] = [
-  (w, i) => ({ kind: 'check-email', method: 'POST', path: '/api/identity/auth/user/check-email', body: { email: `w${w}-${i}@bench.test` }, auth: false, ip: ipOf(w, i) }),
+  (w, i) => ({
+    kind: 'check-email',
+    method: 'POST',
+    path: '/api/identity/auth/user/check-email',
+    body: { email: `w${w}-${i}@bench.test` },
+    auth: false,
+    ip: ipOf(w, i),
+  }),
   () => ({ kind: 'analytics', method: 'GET', path: '/api/ai/org-usage/daily', auth: true }),
-  (w, i) => ({ kind: 'create-agent', method: 'POST', path: '/api/ai/agents', body: { name: `bench w${w} #${i}` }, auth: true, write: { name: `bench w${w} #${i}` } }),
-  (w, i) => ({ kind: 'refresh', method: 'POST', path: '/api/identity/auth/refresh', body: { refreshToken: `bogus-${w}-${i}` }, auth: false, ip: ipOf(w, i) }),
+  (w, i) => ({
+    kind: 'create-agent',
+    method: 'POST',
+    path: '/api/ai/agents',
+    body: { name: `bench w${w} #${i}` },
+    auth: true,
+    write: { name: `bench w${w} #${i}` },
+  }),
+  (w, i) => ({
+    kind: 'refresh',
+    method: 'POST',
+    path: '/api/identity/auth/refresh',
+    body: { refreshToken: `bogus-${w}-${i}` },
+    auth: false,
+    ip: ipOf(w, i),
+  }),
   () => ({ kind: 'agents-list', method: 'GET', path: '/api/ai/agents', auth: true }),
-  (w, i) => ({ kind: 'verify-email', method: 'POST', path: '/api/identity/auth/user/verify-email', body: { email: `w${w}@bench.test`, code: '000000' }, auth: false, ip: ipOf(w, i) }),
+  (w, i) => ({
+    kind: 'verify-email',
+    method: 'POST',
+    path: '/api/identity/auth/user/verify-email',
+    body: { email: `w${w}@bench.test`, code: '000000' },
+    auth: false,
+    ip: ipOf(w, i),
+  }),
   () => ({ kind: 'cache-savings', method: 'GET', path: '/api/ai/org-usage/cache-savings', auth: true }),
 ];
 

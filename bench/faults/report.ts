@@ -58,7 +58,10 @@ export function perSecondTable(samples: Sample[], faults: Fault[], origin: numbe
 
 /** Latency percentiles per request kind over the whole run. */
 export function latencyTable(samples: Sample[]): string[] {
-  const lines = ['kind          | requests |  p50 ms |  p95 ms |  p99 ms |  max ms', '--------------|----------|---------|---------|---------|--------'];
+  const lines = [
+    'kind          | requests |  p50 ms |  p95 ms |  p99 ms |  max ms',
+    '--------------|----------|---------|---------|---------|--------',
+  ];
   const kinds = [...new Set(samples.map((s) => s.kind))].sort();
   for (const kind of [...kinds, 'all']) {
     const group = kind === 'all' ? samples : samples.filter((s) => s.kind === kind);
@@ -85,7 +88,9 @@ export type Check = { name: string; ok: boolean; detail: string };
 /** The checks on the samples alone (the database and Redis checks are made by run.ts). */
 export function sampleChecks(samples: Sample[], faults: Fault[]): Check[] {
   const fiveHundreds = samples.filter((s) => s.status >= 500);
-  const undocumented = fiveHundreds.filter((s) => !(s.status === 503 && s.errorCode === 'CORE.SERVICE_UNAVAILABLE' && s.retryAfter === '1'));
+  const undocumented = fiveHundreds.filter(
+    (s) => !(s.status === 503 && s.errorCode === 'CORE.SERVICE_UNAVAILABLE' && s.retryAfter === '1'),
+  );
   const unanswered = samples.filter((s) => s.status === 0);
   const stalls = samples.map((s) => ({ s, stall: stallBeyondFault(s, faults) })).sort((a, b) => b.stall - a.stall);
   const worst = stalls[0];
@@ -99,7 +104,9 @@ export function sampleChecks(samples: Sample[], faults: Fault[]): Check[] {
     {
       name: 'no request stalled more than 1 s beyond a fault',
       ok: !worst || worst.stall <= 1000,
-      detail: worst ? `worst ${worst.stall.toFixed(0)} ms beyond (${worst.s.kind}, ${latency(worst.s).toFixed(0)} ms in all)` : 'no samples',
+      detail: worst
+        ? `worst ${worst.stall.toFixed(0)} ms beyond (${worst.s.kind}, ${latency(worst.s).toFixed(0)} ms in all)`
+        : 'no samples',
     },
   ];
 }

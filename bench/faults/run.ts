@@ -112,7 +112,9 @@ async function main(): Promise<number> {
     log(`load: ${WORKERS} workers for ${SECONDS} s; faults from 4 s to 25 s`);
     const progress = setInterval(() => {
       const state = pool.state();
-      log(`  ${((now() - origin) / 1000).toFixed(0)} s: ${samples.length} requests, ${faults.length} faults; pool ${JSON.stringify(state)}`);
+      log(
+        `  ${((now() - origin) / 1000).toFixed(0)} s: ${samples.length} requests, ${faults.length} faults; pool ${JSON.stringify(state)}`,
+      );
     }, 5_000);
     await Promise.all([
       ...workerAgents.map((_, w) => runWorker(context, w, dispatcher, samples)),

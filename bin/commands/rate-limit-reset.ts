@@ -2,7 +2,13 @@ import { isIP } from 'node:net';
 import { Redis } from 'ioredis';
 import { RedisStore } from '@agents/rate-limit/redis';
 import { loadConfig } from '../../app/config.ts';
-import { ALL_RATE_LIMITS, RATE_LIMIT_KEY_PREFIX, RATE_LIMIT_DENY_CACHE_MAX_AGE_MS, policyNameOf, type RateLimitDeclaration } from '../../app/rate-limits.ts';
+import {
+  ALL_RATE_LIMITS,
+  RATE_LIMIT_KEY_PREFIX,
+  RATE_LIMIT_DENY_CACHE_MAX_AGE_MS,
+  policyNameOf,
+  type RateLimitDeclaration,
+} from '../../app/rate-limits.ts';
 import { CliError, say } from '../cli-context.ts';
 
 /** A route as the operator may name it: `POST /api/identity/auth/user/login` or its policy name `user-login`. */
@@ -10,7 +16,9 @@ function findDeclaration(route: string): RateLimitDeclaration {
   const wanted = route.trim().replace(/\s+/g, ' ');
   const found = ALL_RATE_LIMITS.find((d) => d.endpoint.toUpperCase() === wanted.toUpperCase() || policyNameOf(d) === wanted);
   if (found !== undefined) return found;
-  throw new CliError(`--route: no rate limit declared for ${JSON.stringify(route)}; known: ${ALL_RATE_LIMITS.map(policyNameOf).join(', ')}`);
+  throw new CliError(
+    `--route: no rate limit declared for ${JSON.stringify(route)}; known: ${ALL_RATE_LIMITS.map(policyNameOf).join(', ')}`,
+  );
 }
 
 /**

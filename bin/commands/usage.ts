@@ -66,14 +66,23 @@ export function registerUsage(program: Command) {
         if (!(await findExistingOrganizationIds(pool, [options.org]).catch(() => new Set<string>())).has(options.org)) {
           throw new CliError(`--org: no organization with id ${options.org}`);
         }
-        const bar = new SingleBar({ format: 'generate-usage [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s', stream: process.stderr }, Presets.shades_classic);
+        const bar = new SingleBar(
+          { format: 'generate-usage [{bar}] {percentage}% | {value}/{total} rows | {rate} rows/s', stream: process.stderr },
+          Presets.shades_classic,
+        );
         const started = Date.now();
         bar.start(options.rows, 0, { rate: 0 });
         let done = 0;
         // One transaction per batch: a long generation can be interrupted and keeps what it wrote.
         // Pipelined: the next batch is generated while PostgreSQL inserts the previous one.
         let pending: Promise<void> = Promise.resolve();
-        for (const batch of generateUsage({ organizationId: options.org, rows: options.rows, days: options.days, end: new Date(), seed: options.seed })) {
+        for (const batch of generateUsage({
+          organizationId: options.org,
+          rows: options.rows,
+          days: options.days,
+          end: new Date(),
+          seed: options.seed,
+        })) {
           await pending;
           pending = insertUsageEvents(pool, batch).then(() => {
             done += batch.length;

@@ -28,7 +28,11 @@ export function renderRateLimitTable(rows: readonly RateLimitDeclaration[]): str
   for (const row of rows) {
     const twin = row.endpoint.replace('/auth/user/', '/auth/client/');
     const hasTwin = twin !== row.endpoint && rows.some((other) => other.endpoint === twin && sameLimit(other, row));
-    if (row.endpoint.includes('/auth/client/') && rows.some((other) => other.endpoint === row.endpoint.replace('/auth/client/', '/auth/user/') && sameLimit(other, row))) continue;
+    if (
+      row.endpoint.includes('/auth/client/') &&
+      rows.some((other) => other.endpoint === row.endpoint.replace('/auth/client/', '/auth/user/') && sameLimit(other, row))
+    )
+      continue;
     const endpoint = hasTwin ? row.endpoint.replace('/auth/user/', '/auth/{user,client}/') : row.endpoint;
     const per = row.identifierType === 'ip' ? 'IP' : row.identifierType;
     lines.set(endpoint, `| \`${endpoint}\` | ${row.limit} | ${spelledWindow(row.windowMs)} | ${per} | ${row.source} |`);

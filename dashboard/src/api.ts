@@ -53,7 +53,11 @@ export async function requestJson<T>(
   }
   if (!response.ok) {
     const retryAfter = Number(response.headers.get('retry-after'));
-    throw new ApiError(response.status, messageOf(body, response.status), Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+    throw new ApiError(
+      response.status,
+      messageOf(body, response.status),
+      Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    );
   }
   return body as T;
 }

@@ -5,4 +5,6 @@ export const colorAt = (index: number) => PALETTE[index % PALETTE.length] ?? '#7
 
 /** `#rrggbb` with an alpha channel. */
 export const withAlpha = (hex: string, alpha: number) =>
-  `${hex}${Math.round(alpha * 255).toString(16).padStart(2, '0')}`;
+  `${hex}${Math.round(alpha * 255)
+    .toString(16)
+    .padStart(2, '0')}`;

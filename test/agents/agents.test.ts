@@ -49,7 +49,10 @@ test('a user without grants can neither create nor read agents', async (t) => {
     member.get('/api/ai/agents'),
     member.get(`/api/ai/agents/${SUPPORT}`),
   ]);
-  t.deepEqual(statuses.map((response) => response.status), [403, 403, 403]);
+  t.deepEqual(
+    statuses.map((response) => response.status),
+    [403, 403, 403],
+  );
   const owner = await as(t.context.t, 'owner@demo.test');
   const names = (await owner.get('/api/ai/agents').expect(200)).body.agents.map((agent: { name: string }) => agent.name);
   t.false(names.includes('Nope'));
@@ -67,7 +70,10 @@ test('an invalid agent body is a 400 at the field and creates nothing', async (t
   const missing = await owner.post('/api/ai/agents', { description: 'x' }).expect(400);
   t.deepEqual(missing.body.errors, [{ path: ['name'], message: 'Required' }]);
   const blank = await owner.post('/api/ai/agents', { name: '   ' }).expect(400);
-  t.deepEqual(blank.body.errors.map((e: { path: string[] }) => e.path), [['name']]);
+  t.deepEqual(
+    blank.body.errors.map((e: { path: string[] }) => e.path),
+    [['name']],
+  );
   await owner.post('/api/ai/agents', { name: 'a'.repeat(201) }).expect(400);
   const extra = await owner.post('/api/ai/agents', { name: 'Rejected extra', extra: 1 }).expect(400);
   t.deepEqual(extra.body.errors, [{ path: ['extra'], message: 'Unrecognized key' }]);

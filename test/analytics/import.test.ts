@@ -21,8 +21,16 @@ const file = async (name: string, text: string) => {
 };
 const event = (organizationId: string, overrides: Record<string, unknown> = {}) =>
   JSON.stringify({
-    organizationId, modelId: 'imp/model', actionType: 'user_interaction', source: 'system',
-    inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, costUsd: 0.001, createdAt: '2026-05-01T10:00:00Z', ...overrides,
+    organizationId,
+    modelId: 'imp/model',
+    actionType: 'user_interaction',
+    source: 'system',
+    inputTokens: 10,
+    outputTokens: 5,
+    cacheReadTokens: 0,
+    costUsd: 0.001,
+    createdAt: '2026-05-01T10:00:00Z',
+    ...overrides,
   });
 const count = (t: { context: { t: { db: { pool: DatabasePool } } } }, organizationId: string) =>
   t.context.t.db.pool.oneFirst(sql.type(z.object({ n: z.coerce.number() }))`
@@ -31,12 +39,17 @@ const count = (t: { context: { t: { db: { pool: DatabasePool } } } }, organizati
 
 test('import-usage inserts every line and the analytics see them', async (t) => {
   const tenant = await createTenant(t.context.t.db.pool, 'import-ok');
-  const lines = Array.from({ length: 12_000 }, (_, i) => event(tenant.organizationId, { latencyMs: i % 7 === 0 ? null : i, costUsd: '0.5' }));
+  const lines = Array.from({ length: 12_000 }, (_, i) =>
+    event(tenant.organizationId, { latencyMs: i % 7 === 0 ? null : i, costUsd: '0.5' }),
+  );
   const path = await file('ok.ndjson', `${lines.join('\n')}\n\n`);
   t.is(await importUsageFile(t.context.t.db.pool, path), 12_000);
   // Raw rows plus their rollup counts: both hold the 12,000 rows.
   t.is(await count(t, tenant.organizationId), 24_000);
-  const { body } = await getUsage(t.context.t, tenant.ownerToken, 'summary', { from: '2026-05-01T00:00:00Z', to: '2026-05-02T00:00:00Z' }).expect(200);
+  const { body } = await getUsage(t.context.t, tenant.ownerToken, 'summary', {
+    from: '2026-05-01T00:00:00Z',
+    to: '2026-05-02T00:00:00Z',
+  }).expect(200);
   t.is(body.totalCostUsd, 6000);
 });
 
@@ -59,10 +72,13 @@ for (const [label, line, message] of [
   test(`import-usage rejects ${label}, naming the line`, async (t) => {
     const tenant = await createTenant(t.context.t.db.pool, 'import-case');
     const bad =
-      line === 'NEG' ? event(tenant.organizationId, { inputTokens: -1 })
-      : line === 'NODATE' ? event(tenant.organizationId, { createdAt: undefined })
-      : line === 'NOORG' ? event('01900000-0000-7000-8000-00000000dead')
-      : line;
+      line === 'NEG'
+        ? event(tenant.organizationId, { inputTokens: -1 })
+        : line === 'NODATE'
+          ? event(tenant.organizationId, { createdAt: undefined })
+          : line === 'NOORG'
+            ? event('01900000-0000-7000-8000-00000000dead')
+            : line;
     const path = await file('case.ndjson', `${event(tenant.organizationId)}\n${bad}\n`);
     const error = await t.throwsAsync(importUsageFile(t.context.t.db.pool, path));
     t.regex(error!.message, message);
@@ -74,7 +90,9 @@ test('the pricing file parser names the entry and field it refuses', (t) => {
   t.deepEqual(parsePricingFile('[{"modelId":"m","inputUsdPerMTok":3,"outputUsdPerMTok":"15","cacheReadUsdPerMTok":0.3}]'), [
     { modelId: 'm', inputUsdPerMTok: '3.0000000000', outputUsdPerMTok: '15', cacheReadUsdPerMTok: '0.3000000000' },
   ]);
-  t.throws(() => parsePricingFile('[{"modelId":"m","inputUsdPerMTok":-1,"outputUsdPerMTok":1,"cacheReadUsdPerMTok":0}]'), { message: /entry 0, field inputUsdPerMTok/ });
+  t.throws(() => parsePricingFile('[{"modelId":"m","inputUsdPerMTok":-1,"outputUsdPerMTok":1,"cacheReadUsdPerMTok":0}]'), {
+    message: /entry 0, field inputUsdPerMTok/,
+  });
   t.throws(() => parsePricingFile('{}'), { message: /must be a JSON array/ });
 });
 

@@ -26,20 +26,29 @@ const fixture = once(async (app: TestApp) => {
 
 test('projection answers insufficient_data with 6 days of data', async (t) => {
   const { sparse } = await fixture(t.context.t);
-  const { body } = await getUsage(t.context.t, sparse.ownerToken, 'projection', { from: '2026-01-01T00:00:00Z', to: '2026-01-15T00:00:00Z' }).expect(200);
+  const { body } = await getUsage(t.context.t, sparse.ownerToken, 'projection', {
+    from: '2026-01-01T00:00:00Z',
+    to: '2026-01-15T00:00:00Z',
+  }).expect(200);
   t.deepEqual(body, { status: 'insufficient_data', minDaysRequired: 7, daysAvailable: 6 });
 });
 
 test('projection with 7 days on an exact line adds the predicted remaining days and has a zero-width interval', async (t) => {
   const { linear } = await fixture(t.context.t);
-  const { body } = await getUsage(t.context.t, linear.ownerToken, 'projection', { from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z' }).expect(200);
+  const { body } = await getUsage(t.context.t, linear.ownerToken, 'projection', {
+    from: '2026-01-01T00:00:00Z',
+    to: '2026-01-08T00:00:00Z',
+  }).expect(200);
   // actual = 1 + ... + 7 = 28; remaining days January 8..31 are t = 7..30, predicted 1 + t each: 24 + 444 = 468.
   t.deepEqual(body, { status: 'ok', actual: 28, projected: 496, lowerBound: 496, upperBound: 496, confidencePct: 80 });
 });
 
 test('projection of a window ending on the last day of the month equals the actual cost', async (t) => {
   const { linear } = await fixture(t.context.t);
-  const { body } = await getUsage(t.context.t, linear.ownerToken, 'projection', { from: '2026-01-01T00:00:00Z', to: '2026-02-01T00:00:00Z' }).expect(200);
+  const { body } = await getUsage(t.context.t, linear.ownerToken, 'projection', {
+    from: '2026-01-01T00:00:00Z',
+    to: '2026-02-01T00:00:00Z',
+  }).expect(200);
   t.deepEqual(body, { status: 'ok', actual: 28, projected: 28, lowerBound: 28, upperBound: 28, confidencePct: 80 });
 });
 
@@ -47,8 +56,15 @@ test('a noisy history gets an 80% interval from t(0.90, n-2), floored below at t
   const app = t.context.t;
   const tenant = await createTenant(app.db.pool, 'noisy');
   const costs = [2, 4, 3, 6, 5, 7, 6];
-  await insertUsage(app.db.pool, tenant.organizationId, costs.map((c, i) => ({ at: `2026-04-0${i + 1}T10:00:00.000Z`, costUsd: String(c) })));
-  const { body } = await getUsage(app, tenant.ownerToken, 'projection', { from: '2026-04-01T00:00:00Z', to: '2026-04-28T00:00:00Z' }).expect(200);
+  await insertUsage(
+    app.db.pool,
+    tenant.organizationId,
+    costs.map((c, i) => ({ at: `2026-04-0${i + 1}T10:00:00.000Z`, costUsd: String(c) })),
+  );
+  const { body } = await getUsage(app, tenant.ownerToken, 'projection', {
+    from: '2026-04-01T00:00:00Z',
+    to: '2026-04-28T00:00:00Z',
+  }).expect(200);
   // Hand computation: x = 0..6, mean 3, Sxx = 28, Sxy = 20 -> b = 5/7, a = 33/7 - 15/7 = 18/7;
   // residuals x 7 = -4, 5, -7, 9, -3, 6, -6 -> SS = 252/49 = 36/7 -> s = sqrt(36/35);
   // remaining April 28..30: t = 27, 28, 29 (k = 3).
@@ -57,7 +73,7 @@ test('a noisy history gets an 80% interval from t(0.90, n-2), floored below at t
   const predicted = [27, 28, 29].reduce((sum, x) => sum + a + b * x, 0);
   const s = Math.sqrt(36 / 35);
   const t90 = 1.475884048824; // t(0.90, 5), from statistical tables
-  const half = t90 * s * Math.sqrt(3 + 9 / 7 + ((27 - 3 + 28 - 3 + 29 - 3) ** 2) / 28);
+  const half = t90 * s * Math.sqrt(3 + 9 / 7 + (27 - 3 + 28 - 3 + 29 - 3) ** 2 / 28);
   t.is(body.status, 'ok');
   t.is(body.actual, 33);
   t.true(Math.abs(body.projected - (33 + predicted)) < 1e-9);
@@ -67,9 +83,21 @@ test('a noisy history gets an 80% interval from t(0.90, n-2), floored below at t
 
 test('an x-org-id header naming another organization is a 403', async (t) => {
   const { linear, other } = await fixture(t.context.t);
-  const response = await getUsage(t.context.t, linear.ownerToken, 'summary', { from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z' }, { 'x-org-id': other.organizationId }).expect(403);
+  const response = await getUsage(
+    t.context.t,
+    linear.ownerToken,
+    'summary',
+    { from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z' },
+    { 'x-org-id': other.organizationId },
+  ).expect(403);
   t.deepEqual(response.body, { statusCode: 403, message: 'Forbidden' });
-  const own = await getUsage(t.context.t, linear.ownerToken, 'summary', { from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z' }, { 'x-org-id': linear.organizationId }).expect(200);
+  const own = await getUsage(
+    t.context.t,
+    linear.ownerToken,
+    'summary',
+    { from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z' },
+    { 'x-org-id': linear.organizationId },
+  ).expect(200);
   t.is(own.body.totalCostUsd, 28);
 });
 

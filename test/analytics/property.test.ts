@@ -48,11 +48,21 @@ test('every endpoint agrees with straightforward SQL over the raw rows', async (
       if (c.a === c.b) return;
       const tenant = await createTenant(db, 'prop');
       const org = tenant.organizationId;
-      await insertUsage(db, org, c.rows.map((r): UsageRow => ({
-        at: new Date(BASE + r.offset).toISOString(), modelId: r.modelId, actionType: r.actionType, source: r.source,
-        inputTokens: r.inputTokens, outputTokens: r.outputTokens, cacheReadTokens: r.cacheReadTokens,
-        costUsd: (r.cost / 1e7).toFixed(7), latencyMs: r.latencyMs,
-      })));
+      await insertUsage(
+        db,
+        org,
+        c.rows.map((r): UsageRow => ({
+          at: new Date(BASE + r.offset).toISOString(),
+          modelId: r.modelId,
+          actionType: r.actionType,
+          source: r.source,
+          inputTokens: r.inputTokens,
+          outputTokens: r.outputTokens,
+          cacheReadTokens: r.cacheReadTokens,
+          costUsd: (r.cost / 1e7).toFixed(7),
+          latencyMs: r.latencyMs,
+        })),
+      );
       const from = new Date(BASE + Math.min(c.a, c.b)).toISOString();
       const to = new Date(BASE + Math.max(c.a, c.b)).toISOString();
       const srcFilter = c.source === 'all' ? sql.fragment`` : sql.fragment`AND source = ${c.source}`;
@@ -83,7 +93,9 @@ test('every endpoint agrees with straightforward SQL over the raw rows', async (
 
       // heatmap
       const heat = (await ask('heatmap', { timezone: c.timezone }).expect(200)).body;
-      const heatRef = await db.any(sql.type(z.object({ dayOfWeek: z.number(), hour: z.number(), totalTokens: z.coerce.number(), totalCostUsd: z.number() }))`
+      const heatRef = await db.any(sql.type(
+        z.object({ dayOfWeek: z.number(), hour: z.number(), totalTokens: z.coerce.number(), totalCostUsd: z.number() }),
+      )`
         SELECT extract(dow FROM created_at AT TIME ZONE ${c.timezone})::int AS "dayOfWeek", extract(hour FROM created_at AT TIME ZONE ${c.timezone})::int AS hour,
                sum(input_tokens + output_tokens + cache_read_tokens) AS "totalTokens", sum(cost_usd)::float8 AS "totalCostUsd"
         FROM usage_events WHERE ${where} GROUP BY 1, 2
@@ -92,11 +104,23 @@ test('every endpoint agrees with straightforward SQL over the raw rows', async (
 
       // model efficiency
       const models = (await ask('model-efficiency', { limit: c.limit }).expect(200)).body;
-      const modelsRef = await db.any(sql.type(z.object({ modelId: z.string(), avg: z.number().nullable(), p95: z.number().nullable(), cost: z.number(), tokens: z.coerce.number(), n: z.coerce.number() }))`
+      const modelsRef = await db.any(sql.type(
+        z.object({
+          modelId: z.string(),
+          avg: z.number().nullable(),
+          p95: z.number().nullable(),
+          cost: z.number(),
+          tokens: z.coerce.number(),
+          n: z.coerce.number(),
+        }),
+      )`
         SELECT model_id AS "modelId", avg(latency_ms)::float8 AS avg, percentile_cont(0.95) WITHIN GROUP (ORDER BY latency_ms) AS p95,
                sum(cost_usd)::float8 AS cost, sum(input_tokens + output_tokens + cache_read_tokens) AS tokens, count(*) AS n
         FROM usage_events WHERE ${where} GROUP BY model_id ORDER BY sum(cost_usd) DESC, model_id COLLATE "C" LIMIT ${c.limit}`);
-      t.deepEqual(models.map((m: { modelId: string }) => m.modelId), modelsRef.map((m) => m.modelId));
+      t.deepEqual(
+        models.map((m: { modelId: string }) => m.modelId),
+        modelsRef.map((m) => m.modelId),
+      );
       modelsRef.forEach((r, i) => {
         const m = models[i];
         t.true(close(m.avgLatencyMs, r.avg) && close(m.p95LatencyMs, r.p95) && close(m.totalCostUsd, r.cost));
@@ -125,9 +149,13 @@ test('every endpoint agrees with straightforward SQL over the raw rows', async (
       if (days.length < 7) {
         t.deepEqual(projection, { status: 'insufficient_data', minDaysRequired: 7, daysAvailable: days.length });
       } else {
-        const actual = await db.oneFirst(sql.type(z.object({ s: z.number() }))`SELECT sum(cost_usd)::float8 AS s FROM usage_events WHERE ${where}`);
+        const actual = await db.oneFirst(
+          sql.type(z.object({ s: z.number() }))`SELECT sum(cost_usd)::float8 AS s FROM usage_events WHERE ${where}`,
+        );
         const future = remainingDaysOfMonth(new Date(from), new Date(to));
-        const fit = future.length ? projectFutureTotal({ points: days.map((d) => ({ t: d.t, cost: d.cost })), futureTs: future }) : { predictedSum: 0, halfWidth: 0 };
+        const fit = future.length
+          ? projectFutureTotal({ points: days.map((d) => ({ t: d.t, cost: d.cost })), futureTs: future })
+          : { predictedSum: 0, halfWidth: 0 };
         t.is(projection.status, 'ok');
         t.true(close(projection.actual, actual));
         t.true(close(projection.projected, actual + fit.predictedSum));
@@ -136,7 +164,10 @@ test('every endpoint agrees with straightforward SQL over the raw rows', async (
 
       // summary
       const summary = (await ask('summary', {}).expect(200)).body;
-      t.is(summary.executionsCount, await db.oneFirst(sql.type(z.object({ n: z.coerce.number() }))`SELECT count(*) AS n FROM usage_events WHERE ${where}`));
+      t.is(
+        summary.executionsCount,
+        await db.oneFirst(sql.type(z.object({ n: z.coerce.number() }))`SELECT count(*) AS n FROM usage_events WHERE ${where}`),
+      );
     }),
     { numRuns: 25 },
   );

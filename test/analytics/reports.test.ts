@@ -21,7 +21,14 @@ const fixture = once(async (app: TestApp) => {
   rows.push(
     // No latency data at all for this model.
     { at: '2026-02-04T08:00:00.000Z', modelId: 'rep/silent', costUsd: '0.5', inputTokens: 1000, cacheReadTokens: 3000 },
-    { at: '2026-02-04T09:00:00.000Z', modelId: 'rep/priced', costUsd: '0.5', inputTokens: 1000, cacheReadTokens: 1_000_000, latencyMs: 500 },
+    {
+      at: '2026-02-04T09:00:00.000Z',
+      modelId: 'rep/priced',
+      costUsd: '0.5',
+      inputTokens: 1000,
+      cacheReadTokens: 1_000_000,
+      latencyMs: 500,
+    },
     { at: '2026-02-04T09:30:00.000Z', modelId: 'rep/priced', source: 'byok', costUsd: '0.3', inputTokens: 2000, cacheReadTokens: 500_000 },
     // Sunday 2026-02-08 23:30 UTC is Monday 05:00 in Kolkata (+05:30).
     { at: '2026-02-08T23:30:00.000Z', modelId: 'rep/late', costUsd: '0.2', outputTokens: 5 },
@@ -36,26 +43,42 @@ const get = async (t: { context: { t: TestApp } }, endpoint: string, query: Reco
 
 test('model efficiency sorts by cost, gives p95 equal to percentile_cont(0.95) and null latency without latency data', async (t) => {
   const { body } = await get(t, 'model-efficiency', {});
-  t.deepEqual(body.map((m: { modelId: string }) => m.modelId), ['rep/fast', 'rep/priced', 'rep/silent', 'rep/late']);
+  t.deepEqual(
+    body.map((m: { modelId: string }) => m.modelId),
+    ['rep/fast', 'rep/priced', 'rep/silent', 'rep/late'],
+  );
   const reference = await t.context.t.db.pool.oneFirst(sql.type(z.object({ p95: z.number() }))`
     SELECT percentile_cont(0.95) WITHIN GROUP (ORDER BY v) AS p95 FROM unnest(${sql.array(latencies, 'int4')}) v`);
   t.is(body[0].p95LatencyMs, reference);
   t.is(body[0].avgLatencyMs, latencies.reduce((a, b) => a + b, 0) / latencies.length);
   t.is(body[0].executionsCount, 11);
   t.is(body[0].totalTokens, 11 * 110);
-  t.deepEqual(body[2], { modelId: 'rep/silent', avgLatencyMs: null, p95LatencyMs: null, totalCostUsd: 0.5, totalTokens: 4010, executionsCount: 1 });
+  t.deepEqual(body[2], {
+    modelId: 'rep/silent',
+    avgLatencyMs: null,
+    p95LatencyMs: null,
+    totalCostUsd: 0.5,
+    totalTokens: 4010,
+    executionsCount: 1,
+  });
   // One latency among two rows: the row without latency is ignored, not counted as 0.
   t.is(body[1].avgLatencyMs, 500);
   t.is(body[1].p95LatencyMs, 500);
 });
 
 test('model efficiency honours limit, the action filter and ties by model id', async (t) => {
-  t.deepEqual((await get(t, 'model-efficiency', { limit: 2 })).body.map((m: { modelId: string }) => m.modelId), ['rep/fast', 'rep/priced']);
+  t.deepEqual(
+    (await get(t, 'model-efficiency', { limit: 2 })).body.map((m: { modelId: string }) => m.modelId),
+    ['rep/fast', 'rep/priced'],
+  );
   const guardrail = (await get(t, 'model-efficiency', { action: 'guardrail_check' })).body;
   t.is(guardrail.length, 1);
   t.is(guardrail[0].executionsCount, 5);
   // rep/priced (system) and rep/silent cost 0.5 each: the tie is broken by model id.
-  t.deepEqual((await get(t, 'model-efficiency', { source: 'system' })).body.map((m: { modelId: string }) => m.modelId), ['rep/fast', 'rep/priced', 'rep/silent', 'rep/late']);
+  t.deepEqual(
+    (await get(t, 'model-efficiency', { source: 'system' })).body.map((m: { modelId: string }) => m.modelId),
+    ['rep/fast', 'rep/priced', 'rep/silent', 'rep/late'],
+  );
 });
 
 for (const [query, path] of [
@@ -79,9 +102,15 @@ test('the heatmap is sparse and uses the local day of week and hour of the zone'
   t.is(utc.cells.length, 10 + 2 + 1);
   const kolkata = (await get(t, 'heatmap', { timezone: 'Asia/Kolkata' })).body;
   t.is(kolkata.timezone, 'Asia/Kolkata');
-  t.deepEqual(kolkata.cells.find((c: { dayOfWeek: number }) => c.dayOfWeek === 1), { dayOfWeek: 1, hour: 5, totalTokens: 105, totalCostUsd: 0.2 });
+  t.deepEqual(
+    kolkata.cells.find((c: { dayOfWeek: number }) => c.dayOfWeek === 1),
+    { dayOfWeek: 1, hour: 5, totalTokens: 105, totalCostUsd: 0.2 },
+  );
   // 2026-02-03 (Tuesday) 10:00Z and 10 rows after it: 15:30 to 00:30 in Kolkata, so hours 15..23 Tuesday and 0 Wednesday.
-  t.deepEqual(kolkata.cells.filter((c: { dayOfWeek: number }) => c.dayOfWeek === 2).map((c: { hour: number }) => c.hour), [15, 16, 17, 18, 19, 20, 21, 22, 23]);
+  t.deepEqual(
+    kolkata.cells.filter((c: { dayOfWeek: number }) => c.dayOfWeek === 2).map((c: { hour: number }) => c.hour),
+    [15, 16, 17, 18, 19, 20, 21, 22, 23],
+  );
   t.is((await get(t, 'heatmap', { timezone: 'Nowhere/Special' }, 400)).body.errors[0].path[1], 'timezone');
 });
 
@@ -97,7 +126,13 @@ test('cache savings default to the system pool, price only priced models and cou
   });
   t.deepEqual(system, (await get(t, 'cache-savings', { source: 'system' })).body);
   const byok = (await get(t, 'cache-savings', { source: 'byok' })).body;
-  t.deepEqual(byok, { estimatedSavingsUsd: 1.35, hitRate: 500_000 / 502_000, totalCacheReadTokens: 500_000, totalInputTokens: 502_000, skippedModelsCount: 0 });
+  t.deepEqual(byok, {
+    estimatedSavingsUsd: 1.35,
+    hitRate: 500_000 / 502_000,
+    totalCacheReadTokens: 500_000,
+    totalInputTokens: 502_000,
+    skippedModelsCount: 0,
+  });
   const empty = (await get(t, 'cache-savings', { from: '2020-01-01T00:00:00Z', to: '2020-01-02T00:00:00Z' })).body;
   t.deepEqual(empty, { estimatedSavingsUsd: 0, hitRate: 0, totalCacheReadTokens: 0, totalInputTokens: 0, skippedModelsCount: 0 });
 });
@@ -109,7 +144,18 @@ test('summary, daily and by-agent report the totals of the window', async (t) =>
   t.is(summary.cacheReadTokens, 1_503_000);
   const daily = (await get(t, 'daily', {})).body;
   t.is(daily.days.length, 7);
-  t.deepEqual(daily.days[1], { date: '2026-02-03', totalTokens: 1210, inputTokens: 1100, outputTokens: 110, cacheReadTokens: 0, totalCostUsd: 1.1, executionsCount: 11 });
+  t.deepEqual(daily.days[1], {
+    date: '2026-02-03',
+    totalTokens: 1210,
+    inputTokens: 1100,
+    outputTokens: 110,
+    cacheReadTokens: 0,
+    totalCostUsd: 1.1,
+    executionsCount: 11,
+  });
   const byAgent = (await get(t, 'by-agent', {})).body;
-  t.deepEqual(byAgent.map((a: { agentId: string | null; executionsCount: number }) => [a.agentId, a.executionsCount]), [[null, 15]]);
+  t.deepEqual(
+    byAgent.map((a: { agentId: string | null; executionsCount: number }) => [a.agentId, a.executionsCount]),
+    [[null, 15]],
+  );
 });

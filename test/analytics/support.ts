@@ -76,7 +76,13 @@ export async function insertUsage(db: DatabasePool, organizationId: string, rows
 export const price = upsertModelPricing;
 
 /** GET an analytics endpoint with a token; returns the supertest response. */
-export function getUsage(t: TestApp, token: string, endpoint: string, query: Record<string, string | number>, headers: Record<string, string> = {}) {
+export function getUsage(
+  t: TestApp,
+  token: string,
+  endpoint: string,
+  query: Record<string, string | number>,
+  headers: Record<string, string> = {},
+) {
   const request = t.http().get(`/api/ai/org-usage/${endpoint}`).query(query).set('authorization', `Bearer ${token}`);
   for (const [name, value] of Object.entries(headers)) request.set(name, value);
   return request;

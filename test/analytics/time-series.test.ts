@@ -35,7 +35,11 @@ for (const [label, from, to, expected] of [
 }
 
 test('hourly buckets in New York on the spring-forward day are dense, 23 of them, with the usage in its local hour', async (t) => {
-  const response = await series(t, { from: '2026-03-08T05:00:00.000Z', to: '2026-03-09T04:00:00.000Z', granularity: 'hour', timezone: 'America/New_York' }, 200);
+  const response = await series(
+    t,
+    { from: '2026-03-08T05:00:00.000Z', to: '2026-03-09T04:00:00.000Z', granularity: 'hour', timezone: 'America/New_York' },
+    200,
+  );
   const buckets = response.body.buckets as { bucket: string; totalTokens: number; totalCostUsd: number }[];
   t.is(buckets.length, 23);
   t.is(response.body.timezone, 'America/New_York');
@@ -47,7 +51,11 @@ test('hourly buckets in New York on the spring-forward day are dense, 23 of them
 });
 
 test('a day bucket is a local calendar day and buckets are dense with zeros', async (t) => {
-  const response = await series(t, { from: '2026-03-08T00:00:00.000Z', to: '2026-03-11T00:00:00.000Z', granularity: 'day', timezone: 'America/New_York' }, 200);
+  const response = await series(
+    t,
+    { from: '2026-03-08T00:00:00.000Z', to: '2026-03-11T00:00:00.000Z', granularity: 'day', timezone: 'America/New_York' },
+    200,
+  );
   t.deepEqual(response.body.buckets, [
     // The first bucket is the local day containing `from` (March 7 in New York); 06:30Z on
     // March 8 is 01:30 EST, so all three rows of that morning fall on local March 8.
@@ -83,10 +91,24 @@ test('the source filter keeps only the rows of that token pool', async (t) => {
 });
 
 test('week buckets start on Monday and month buckets on the 1st, local to the zone', async (t) => {
-  const weeks = await series(t, { from: '2026-03-04T00:00:00.000Z', to: '2026-03-20T00:00:00.000Z', granularity: 'week', timezone: 'Asia/Kolkata' }, 200);
-  t.deepEqual(weeks.body.buckets.map((b: { bucket: string }) => b.bucket), ['2026-03-01T18:30:00.000Z', '2026-03-08T18:30:00.000Z', '2026-03-15T18:30:00.000Z']);
-  const months = await series(t, { from: '2026-02-10T00:00:00.000Z', to: '2026-04-02T00:00:00.000Z', granularity: 'month', timezone: 'Asia/Kathmandu' }, 200);
-  t.deepEqual(months.body.buckets.map((b: { bucket: string }) => b.bucket), ['2026-01-31T18:15:00.000Z', '2026-02-28T18:15:00.000Z', '2026-03-31T18:15:00.000Z']);
+  const weeks = await series(
+    t,
+    { from: '2026-03-04T00:00:00.000Z', to: '2026-03-20T00:00:00.000Z', granularity: 'week', timezone: 'Asia/Kolkata' },
+    200,
+  );
+  t.deepEqual(
+    weeks.body.buckets.map((b: { bucket: string }) => b.bucket),
+    ['2026-03-01T18:30:00.000Z', '2026-03-08T18:30:00.000Z', '2026-03-15T18:30:00.000Z'],
+  );
+  const months = await series(
+    t,
+    { from: '2026-02-10T00:00:00.000Z', to: '2026-04-02T00:00:00.000Z', granularity: 'month', timezone: 'Asia/Kathmandu' },
+    200,
+  );
+  t.deepEqual(
+    months.body.buckets.map((b: { bucket: string }) => b.bucket),
+    ['2026-01-31T18:15:00.000Z', '2026-02-28T18:15:00.000Z', '2026-03-31T18:15:00.000Z'],
+  );
   t.is(months.body.buckets[1].totalCostUsd, 3.75);
 });
 
@@ -99,7 +121,11 @@ for (const [label, query, path] of [
   ['an unknown timezone', { from: '2026-03-08T00:00:00Z', to: '2026-03-09T00:00:00Z', timezone: 'Mars/Olympus' }, ['query', 'timezone']],
   ['a missing from', { to: '2026-03-09T00:00:00Z' }, ['query', 'from']],
   ['a from that is not a date-time', { from: 'yesterday', to: '2026-03-09T00:00:00Z' }, ['query', 'from']],
-  ['a window needing 10,001 hourly buckets', { from: '2026-01-01T00:00:00Z', to: '2027-02-21T17:00:00Z', granularity: 'hour' }, ['query', 'granularity']],
+  [
+    'a window needing 10,001 hourly buckets',
+    { from: '2026-01-01T00:00:00Z', to: '2027-02-21T17:00:00Z', granularity: 'hour' },
+    ['query', 'granularity'],
+  ],
 ] as const) {
   test(`time-series answers 400 for ${label}`, async (t) => {
     const response = await series(t, query as Record<string, string>, 400);

@@ -1,5 +1,10 @@
 import test from 'ava';
-import { BackendTerminatedError, BackendTerminatedUnexpectedlyError, ConnectionError, UniqueIntegrityConstraintViolationError } from 'slonik';
+import {
+  BackendTerminatedError,
+  BackendTerminatedUnexpectedlyError,
+  ConnectionError,
+  UniqueIntegrityConstraintViolationError,
+} from 'slonik';
 import { isConnectionLoss } from '../../app/db/connection-loss.ts';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });

@@ -50,10 +50,18 @@ test('a preflight on a limited route is answered without using a request of the 
   // forgot-password allows 3 a minute: all three are still there after five preflights.
   const remaining: string[] = [];
   for (let i = 0; i < 3; i += 1) {
-    const response = await t.context.t.http().post('/api/identity/auth/user/forgot-password').set('origin', ALLOWED).send(email).expect(202);
+    const response = await t.context.t
+      .http()
+      .post('/api/identity/auth/user/forgot-password')
+      .set('origin', ALLOWED)
+      .send(email)
+      .expect(202);
     remaining.push(response.headers['ratelimit']!);
   }
-  t.deepEqual(remaining.map((value) => /r=(\d+)/.exec(value)?.[1]), ['2', '1', '0']);
+  t.deepEqual(
+    remaining.map((value) => /r=(\d+)/.exec(value)?.[1]),
+    ['2', '1', '0'],
+  );
   const denied = await t.context.t.http().post('/api/identity/auth/user/forgot-password').set('origin', ALLOWED).send(email).expect(429);
   t.is(denied.headers['access-control-allow-origin'], ALLOWED, 'a denial is readable by the allowed origin');
   t.is(denied.headers['retry-after'], String(denied.body.metadata.retryAfterSeconds));
@@ -63,6 +71,9 @@ test('without CORS_ORIGINS no cross-origin access is granted', async (t) => {
   const closed = request(t.context.t.rebuild({ config: testConfig() }).callback());
   const response = await closed.get('/api/health').set('origin', ALLOWED);
   t.is(response.headers['access-control-allow-origin'], undefined);
-  const preflight = await closed.options('/api/identity/auth/user/login').set('origin', ALLOWED).set('access-control-request-method', 'POST');
+  const preflight = await closed
+    .options('/api/identity/auth/user/login')
+    .set('origin', ALLOWED)
+    .set('access-control-request-method', 'POST');
   t.is(preflight.headers['access-control-allow-origin'], undefined);
 });

@@ -40,12 +40,18 @@ async function controller(t: ExecutionContext<TestContext>) {
         if (rows[0]) return rows[0].pid;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
-      const { rows: all } = await client.query("SELECT pid, datname, state, wait_event_type, left(query, 120) AS q FROM pg_stat_activity WHERE datname = $1", [database]);
+      const { rows: all } = await client.query(
+        'SELECT pid, datname, state, wait_event_type, left(query, 120) AS q FROM pg_stat_activity WHERE datname = $1',
+        [database],
+      );
       throw new Error(`no backend waited on a lock: ${JSON.stringify(all)}`);
     },
     /** pg_terminate_backend, only ever for a backend of this file's own database. */
     async terminate(pid: number) {
-      const { rows } = await client.query('SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE pid = $1 AND datname = $2', [pid, database]);
+      const { rows } = await client.query(
+        'SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE pid = $1 AND datname = $2',
+        [pid, database],
+      );
       if (!rows[0]?.done) throw new Error(`backend ${pid} was not terminated`);
     },
   };
@@ -61,7 +67,11 @@ test.serial('a read whose connection is terminated mid-request is retried once o
   await db.query('BEGIN');
   // The agent lookup goes through; the read of the tool set then waits for this lock.
   await db.query('LOCK TABLE agent_tool_permissions IN ACCESS EXCLUSIVE MODE');
-  const pending = t.context.t.http().get(toolsPath).set('authorization', `Bearer ${token}`).then((response) => response);
+  const pending = t.context.t
+    .http()
+    .get(toolsPath)
+    .set('authorization', `Bearer ${token}`)
+    .then((response) => response);
   const first = await db.waitingBackend();
   await db.terminate(first);
   const second = await db.waitingBackend([first]);
@@ -77,7 +87,11 @@ test.serial('a read that loses its connection twice answers 503 CORE.SERVICE_UNA
   const db = await controller(t);
   await db.query('BEGIN');
   await db.query('LOCK TABLE agent_tool_permissions IN ACCESS EXCLUSIVE MODE');
-  const pending = t.context.t.http().get(toolsPath).set('authorization', `Bearer ${token}`).then((response) => response);
+  const pending = t.context.t
+    .http()
+    .get(toolsPath)
+    .set('authorization', `Bearer ${token}`)
+    .then((response) => response);
   const first = await db.waitingBackend();
   await db.terminate(first);
   await db.terminate(await db.waitingBackend([first]));
@@ -100,7 +114,11 @@ test.serial('a write transaction cut off mid-way answers 503, is not retried, an
     `INSERT INTO users (id, organization_id, type, email, name) VALUES ('01900000-0000-7000-8000-0000000000aa', $1, 'user', $2, 'Blocker')`,
     [ORGANIZATIONS.demoAgency.id, email],
   );
-  const pending = t.context.t.http().post('/api/identity/auth/user/register').send(body).then((response) => response);
+  const pending = t.context.t
+    .http()
+    .post('/api/identity/auth/user/register')
+    .send(body)
+    .then((response) => response);
   const writer = await db.waitingBackend();
   const organizationsDuring = await db.query('SELECT count(*)::int AS n FROM organizations');
   await db.terminate(writer);
@@ -125,7 +143,11 @@ test.serial('the lost connection is logged once, as the cause of the 503, and th
   await db.query('BEGIN');
   await db.query('LOCK TABLE agent_tool_permissions IN ACCESS EXCLUSIVE MODE');
   const before = t.context.t.logs.lines.length;
-  const pending = t.context.t.http().get(`${toolsPath}/effective`).set('authorization', `Bearer ${token}`).then((response) => response);
+  const pending = t.context.t
+    .http()
+    .get(`${toolsPath}/effective`)
+    .set('authorization', `Bearer ${token}`)
+    .then((response) => response);
   const first = await db.waitingBackend();
   await db.terminate(first);
   await db.terminate(await db.waitingBackend([first]));

@@ -2,7 +2,9 @@ import test from 'ava';
 import { readdirSync, readFileSync } from 'node:fs';
 
 const DIR = new URL('../../docs/decisions/', import.meta.url);
-const records = readdirSync(DIR).filter((name) => /^\d{4}-.+\.md$/.test(name)).sort();
+const records = readdirSync(DIR)
+  .filter((name) => /^\d{4}-.+\.md$/.test(name))
+  .sort();
 const index = readFileSync(new URL('README.md', DIR), 'utf8');
 /** `| [0001](0001-x.md) | title | status |` rows of the index. */
 const rows = [...index.matchAll(/^\| \[(\d{4})\]\(([^)]+)\) \| (.+?) \| (.+?) \|$/gm)].map(([, number, file, title, status]) => ({

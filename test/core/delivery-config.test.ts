@@ -30,7 +30,11 @@ test('SMTP_URL, the SMS provider, OUTBOX_WORKER, CORS_ORIGINS and FRONTEND_URL a
     CORS_ORIGINS: 'https://app.example.com, http://localhost:5173',
     FRONTEND_URL: 'https://app.example.com/after-sign-in/',
   });
-  t.like(config.notifications, { smtpUrl: 'smtp://mailer:secret@mail.example.com:587', mailFrom: 'hello@example.com', outboxWorker: false });
+  t.like(config.notifications, {
+    smtpUrl: 'smtp://mailer:secret@mail.example.com:587',
+    mailFrom: 'hello@example.com',
+    outboxWorker: false,
+  });
   t.deepEqual(config.corsOrigins, ['https://app.example.com', 'http://localhost:5173']);
   t.is(config.frontendUrl, 'https://app.example.com/after-sign-in');
 });

@@ -31,7 +31,13 @@ const constructions = sourcesUnder(join(root, 'app')).flatMap((path) =>
 
 test('the scan finds the coded errors of every area', (t) => {
   const codes = new Set(constructions.map((construction) => construction.code));
-  for (const code of ["'AI.AGENT_NOT_FOUND'", "'ORGANIZATION.NOT_FOUND'", "'PLANS.NO_ACTIVE_PUBLIC_PLAN'", "'MCP_OAUTH.URL_REFUSED'", "'CORE.SERVICE_UNAVAILABLE'"]) {
+  for (const code of [
+    "'AI.AGENT_NOT_FOUND'",
+    "'ORGANIZATION.NOT_FOUND'",
+    "'PLANS.NO_ACTIVE_PUBLIC_PLAN'",
+    "'MCP_OAUTH.URL_REFUSED'",
+    "'CORE.SERVICE_UNAVAILABLE'",
+  ]) {
     t.true(codes.has(code), code);
   }
 });
@@ -60,9 +66,11 @@ test('no code is built by two factories', (t) => {
 });
 
 test('the scan reads a template code as not literal and sees both of two multi-line definitions', (t) => {
-  t.deepEqual(codedErrorsIn("new CodedError(502, `MCP_OAUTH.${reason}`, messages)"), ['`MCP_OAUTH.${reason}`']);
+  t.deepEqual(codedErrorsIn('new CodedError(502, `MCP_OAUTH.${reason}`, messages)'), ['`MCP_OAUTH.${reason}`']);
   t.deepEqual(
-    codedErrorsIn("a = () => new CodedError(404, 'X.NOT_FOUND', m);\nb = () =>\n  new CodedError(\n    404,\n    'X.NOT_FOUND',\n    m,\n  );"),
+    codedErrorsIn(
+      "a = () => new CodedError(404, 'X.NOT_FOUND', m);\nb = () =>\n  new CodedError(\n    404,\n    'X.NOT_FOUND',\n    m,\n  );",
+    ),
     ["'X.NOT_FOUND'", "'X.NOT_FOUND'"],
   );
 });

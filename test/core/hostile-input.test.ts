@@ -68,8 +68,15 @@ test('lone surrogates and invalid UTF-8 are replaced by U+FFFD, in bodies, query
   t.is(replaced.body.name, 'Bad \uFFFD\uFFFD bytes');
   const query = await t.context.t.http().get('/api/available-mcps?tags[0]=%FF%ED%A0%80').set('authorization', authorization).expect(200);
   t.deepEqual(query.body.items ?? query.body, []);
-  const nul = await t.context.t.http().delete(`/api/ai/agents/${created.body.id}/tool-overrides/a%00b`).set('authorization', authorization).expect(400);
+  const nul = await t.context.t
+    .http()
+    .delete(`/api/ai/agents/${created.body.id}/tool-overrides/a%00b`)
+    .set('authorization', authorization)
+    .expect(400);
   t.deepEqual(nul.body.errors, [{ path: ['params', 'toolName'], message: 'must not contain the NUL character (U+0000)' }]);
-  const invalid = await t.context.t.http().delete(`/api/ai/agents/${created.body.id}/tool-overrides/%FF%E0`).set('authorization', authorization);
+  const invalid = await t.context.t
+    .http()
+    .delete(`/api/ai/agents/${created.body.id}/tool-overrides/%FF%E0`)
+    .set('authorization', authorization);
   t.is(invalid.status, 204);
 });

@@ -29,7 +29,11 @@ function assertNotLogged(t: { false(value: boolean, message: string): void }, lo
 
 test('requests Node refuses are answered 4xx/501 and leave no header or body byte in the log', async (t) => {
   const port = await listening(t.context.t.app, t.teardown);
-  const secrets = { authorization: 'Bearer raw-bearer-secret-4711', cookie: 'sid=raw-cookie-secret-0815', password: 'raw-body-password-1337' };
+  const secrets = {
+    authorization: 'Bearer raw-bearer-secret-4711',
+    cookie: 'sid=raw-cookie-secret-0815',
+    password: 'raw-body-password-1337',
+  };
   const headers = `Authorization: ${secrets.authorization}\r\nCookie: ${secrets.cookie}\r\n`;
   const body = JSON.stringify({ email: 'owner@demo.test', password: secrets.password });
   const malformed = [
@@ -54,16 +58,29 @@ test('requests Node refuses are answered 4xx/501 and leave no header or body byt
 
 test('requests the app answers log no Authorization, Cookie or secret body field, including malformed JSON', async (t) => {
   const token = await t.context.t.login('owner@demo.test');
-  const login = await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'owner@demo.test', password: 'demo-password-1' }).expect(200);
+  const login = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'owner@demo.test', password: 'demo-password-1' })
+    .expect(200);
   await t.context.t.http().post('/api/identity/auth/refresh').send({ refreshToken: login.body.refreshToken }).expect(200);
-  await t.context.t.http().get('/api/identity/me').set('authorization', `Bearer ${token}`).set('cookie', 'sid=app-cookie-secret-77').expect(200);
+  await t.context.t
+    .http()
+    .get('/api/identity/me')
+    .set('authorization', `Bearer ${token}`)
+    .set('cookie', 'sid=app-cookie-secret-77')
+    .expect(200);
   await t.context.t
     .http()
     .post('/api/identity/auth/user/login')
     .set('content-type', 'application/json')
     .send('{"email":"owner@demo.test","password":"half-json-password-99"')
     .expect(400);
-  await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'owner@demo.test', password: 'nul\u0000password-42' }).expect(400);
+  await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'owner@demo.test', password: 'nul\u0000password-42' })
+    .expect(400);
   const logs = t.context.t.logs.text();
   assertNotLogged(t, logs, {
     token,
@@ -84,7 +101,13 @@ test('the app logger censors secret fields and reduces errors to type, message, 
     values: ['values-secret-32'],
     body: '{"password":"body-secret-33"}',
   });
-  logger.error({ err: error, request: { headers: { authorization: 'Bearer header-secret-34' }, body: { newPassword: 'field-secret-35', code: '123456' } } }, 'probe');
+  logger.error(
+    {
+      err: error,
+      request: { headers: { authorization: 'Bearer header-secret-34' }, body: { newPassword: 'field-secret-35', code: '123456' } },
+    },
+    'probe',
+  );
   const line = t.context.t.logs.entries.find((entry) => entry.msg === 'probe') as Record<string, Record<string, unknown>>;
   t.is(line.err!.message, 'parse failed');
   t.is(line.err!.code, 'HPE_X');

@@ -12,9 +12,15 @@ test('four instances starting at once on an empty database apply each migration 
   const files = (await readMigrations()).map((m) => m.name);
   const runs = await Promise.all(Array.from({ length: 4 }, () => migrate(db.url)));
   // Exactly one run applied everything; the other three found the schema current.
-  t.deepEqual(runs.map((applied) => applied.length).sort((a, b) => a - b), [0, 0, 0, files.length]);
+  t.deepEqual(
+    runs.map((applied) => applied.length).sort((a, b) => a - b),
+    [0, 0, 0, files.length],
+  );
   const recorded = await db.pool.any(sql.type(z.object({ name: z.string() }))`SELECT name FROM schema_migrations ORDER BY name`);
-  t.deepEqual(recorded.map((row) => row.name), files);
+  t.deepEqual(
+    recorded.map((row) => row.name),
+    files,
+  );
   t.deepEqual(await migrate(db.url), []);
 });
 

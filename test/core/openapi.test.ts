@@ -51,7 +51,10 @@ test('the document holds to the routes: defaults are optional, schema-required i
   for (const route of t.context.t.app.routes) {
     const operation = paths[openApiPath(`/api${route.path}`)]![route.method.toLowerCase()]!;
     const key = `${route.method} ${route.path}`;
-    const query = (route.schemas?.query ?? { properties: {}, required: [] }) as { properties: Record<string, { default?: unknown }>; required?: string[] };
+    const query = (route.schemas?.query ?? { properties: {}, required: [] }) as {
+      properties: Record<string, { default?: unknown }>;
+      required?: string[];
+    };
     for (const parameter of operation.parameters.filter((p) => p.in === 'query')) {
       const schemaRequired = (query.required ?? []).includes(parameter.name) && query.properties[parameter.name]?.default === undefined;
       t.is(parameter.required, schemaRequired, `${key} ?${parameter.name}`);
@@ -76,7 +79,13 @@ test('what a handler requires is required in the document, and parameters with d
     [],
   );
   const series = response.body.paths['/api/ai/org-usage/time-series'].get as OperationDoc;
-  t.deepEqual(series.parameters.filter((p) => p.required).map((p) => p.name).sort(), ['from', 'to']);
+  t.deepEqual(
+    series.parameters
+      .filter((p) => p.required)
+      .map((p) => p.name)
+      .sort(),
+    ['from', 'to'],
+  );
   const login = response.body.paths['/api/identity/auth/user/login'].post as OperationDoc;
   t.truthy(login.responses['429'], 'a rate-limited route documents its 429');
 });

@@ -71,7 +71,13 @@ test('NODE_ENV=production npm start runs the compiled build with plain node: mig
   t.deepEqual(await health.json(), { status: 'ok' });
 
   const applied = await db.pool.anyFirst(sql.type(z.object({ name: z.string() }))`SELECT name FROM schema_migrations ORDER BY name`);
-  t.deepEqual(applied, (await readMigrations()).map((migration) => migration.name));
+  t.deepEqual(
+    applied,
+    (await readMigrations()).map((migration) => migration.name),
+  );
   const catalog = JSON.parse(readFileSync(new URL('../../seeds/mcp-catalog.json', import.meta.url), 'utf8')) as unknown[];
-  t.is(await db.pool.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM available_mcps`), catalog.length);
+  t.is(
+    await db.pool.oneFirst(sql.type(z.object({ count: z.number() }))`SELECT count(*)::int AS count FROM available_mcps`),
+    catalog.length,
+  );
 });

@@ -98,11 +98,17 @@ test('a row with a column the SQL does not select, or a column the row does not 
   t.teardown(() => db.drop());
   const Row = z.strictObject({ id: z.string(), name: z.string() });
   const missing = await t.throwsAsync(db.pool.one(sql.type(Row)`SELECT 'a' AS id`), { instanceOf: SchemaValidationError });
-  t.deepEqual(missing!.issues.map((issue) => issue.path), [['name']]);
+  t.deepEqual(
+    missing!.issues.map((issue) => issue.path),
+    [['name']],
+  );
   const extra = await t.throwsAsync(db.pool.one(sql.type(Row)`SELECT 'a' AS id, 'A' AS name, 'x' AS surplus`), {
     instanceOf: SchemaValidationError,
   });
-  t.deepEqual(extra!.issues.map((issue) => [issue.code, (issue as { keys?: string[] }).keys]), [['unrecognized_keys', ['surplus']]]);
+  t.deepEqual(
+    extra!.issues.map((issue) => [issue.code, (issue as { keys?: string[] }).keys]),
+    [['unrecognized_keys', ['surplus']]],
+  );
   t.deepEqual(await db.pool.one(sql.type(Row)`SELECT 'a' AS id, 'A' AS name`), { id: 'a', name: 'A' });
 });
 
@@ -117,8 +123,20 @@ test('the OpenAPI document derives 401, 403 and 429 from auth, policy and the ra
     responses: { 204: { description: 'Done' } },
     handler: () => undefined,
   });
-  const open = defineRoute({ method: 'GET', path: '/open', summary: 'Open', tags: ['test'], auth: 'public', responses: { 204: { description: 'Done' } }, handler: () => undefined });
-  const document = buildOpenApiDocument([guarded, open], { title: 't', version: '0' }, { isLimited: (route) => route.path === '/guarded' }) as {
+  const open = defineRoute({
+    method: 'GET',
+    path: '/open',
+    summary: 'Open',
+    tags: ['test'],
+    auth: 'public',
+    responses: { 204: { description: 'Done' } },
+    handler: () => undefined,
+  });
+  const document = buildOpenApiDocument(
+    [guarded, open],
+    { title: 't', version: '0' },
+    { isLimited: (route) => route.path === '/guarded' },
+  ) as {
     paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
   };
   t.deepEqual(Object.keys(document.paths['/api/guarded']!.post!.responses), ['204', '401', '403', '429']);
@@ -131,8 +149,16 @@ test('every route with a token, a policy or a rate limit documents its 401, 403 
     paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
   };
   const statuses = (method: string, path: string) => Object.keys(document.paths[path]![method]!.responses);
-  for (const [method, path] of [['get', '/api/plans'], ['post', '/api/plans'], ['get', '/api/organization/my'], ['patch', '/api/organization/my']] as const) {
-    t.true(['401', '403'].every((status) => statuses(method, path).includes(status)), `${method} ${path}`);
+  for (const [method, path] of [
+    ['get', '/api/plans'],
+    ['post', '/api/plans'],
+    ['get', '/api/organization/my'],
+    ['patch', '/api/organization/my'],
+  ] as const) {
+    t.true(
+      ['401', '403'].every((status) => statuses(method, path).includes(status)),
+      `${method} ${path}`,
+    );
   }
   t.true(statuses('post', '/api/identity/auth/user/login').includes('429'));
   for (const route of areaRoutes) {

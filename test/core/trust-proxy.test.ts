@@ -41,7 +41,10 @@ test('with 1 hop the last entry is the client: spoofed left-hand entries never o
   }
   t.deepEqual(statuses, [...Array(10).fill(401), 429]);
   // Another address written by the proxy is another client, with its own window.
-  const other = await request(server).post('/api/identity/auth/user/login').set('x-forwarded-for', `${client}, 198.51.100.0`).send(badLogin);
+  const other = await request(server)
+    .post('/api/identity/auth/user/login')
+    .set('x-forwarded-for', `${client}, 198.51.100.0`)
+    .send(badLogin);
   t.is(other.status, 401);
 });
 
@@ -52,7 +55,10 @@ test('with 1 hop the request log records the address the proxy wrote, with 0 the
     const server = t.context.t.rebuild({ config: testConfig({ trustProxyHops: hops }) }).callback();
     await request(server).get('/api/health').set('x-forwarded-for', '10.9.9.9, 192.0.2.77').expect(200);
   }
-  const ips = logs.entries.slice(before).filter((entry) => entry.ip !== undefined).map((entry) => entry.ip);
+  const ips = logs.entries
+    .slice(before)
+    .filter((entry) => entry.ip !== undefined)
+    .map((entry) => entry.ip);
   t.true(ips.length === 2 && /127\.0\.0\.1|::1/.test(String(ips[0])), `got ${ips.join(' ')}`);
   t.is(ips[1], '192.0.2.77');
 });

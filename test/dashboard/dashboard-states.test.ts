@@ -53,7 +53,9 @@ test.serial('an organization without usage gets an empty state in every panel', 
   const { page } = await t.context.open();
   await signIn(page, t.context.origin, 'owner@other.test');
   await waitForReports(page, { state: 'ready' });
-  const states = await page.locator('#dashboard section.panel').evaluateAll((panels) => panels.map((panel) => panel.getAttribute('data-state')));
+  const states = await page
+    .locator('#dashboard section.panel')
+    .evaluateAll((panels) => panels.map((panel) => panel.getAttribute('data-state')));
   t.deepEqual(states, ['empty', 'empty', 'empty', 'empty', 'empty', 'empty']);
   t.true(await page.getByText('No usage in this window.').first().isVisible());
   await screenshot(page, 'empty');
@@ -69,7 +71,9 @@ test.serial('every panel says it is loading until its answer arrives', async (t)
   });
   await signIn(page, t.context.origin, 'owner@demo.test');
   await page.locator('#dashboard[data-loaded="false"]').waitFor();
-  const busy = await page.locator('#dashboard section.panel').evaluateAll((panels) => panels.map((panel) => panel.getAttribute('aria-busy')));
+  const busy = await page
+    .locator('#dashboard section.panel')
+    .evaluateAll((panels) => panels.map((panel) => panel.getAttribute('aria-busy')));
   t.deepEqual(busy, ['true', 'true', 'true', 'true', 'true', 'true']);
   t.is(await page.locator('#status').textContent(), 'Loading…');
   await screenshot(page, 'loading');
@@ -131,7 +135,9 @@ test.serial('an analytics answer refused with 429 says how long to wait and offe
   // A deployment that limits the heatmap to one request a minute per IP (the service itself leaves analytics unlimited).
   const heatmapLimit = rateLimit({ windowMs: '1m', limit: 1, identifierType: 'ip', endpoint: 'GET /api/ai/org-usage/heatmap' });
   const limited = await t.context.serve(
-    t.context.t.rebuild({ rateLimitFor: (method, path) => (`${method} ${path}` === 'GET /api/ai/org-usage/heatmap' ? heatmapLimit : undefined) }),
+    t.context.t.rebuild({
+      rateLimitFor: (method, path) => (`${method} ${path}` === 'GET /api/ai/org-usage/heatmap' ? heatmapLimit : undefined),
+    }),
   );
   const { page } = await t.context.open();
   await signIn(page, limited, 'owner@demo.test');
@@ -149,7 +155,8 @@ test.serial('an analytics answer refused with 429 says how long to wait and offe
 test.serial('the page works from the keyboard alone: sign in, change the window, sort the table', async (t) => {
   const { page } = await t.context.open();
   await page.goto(`${t.context.origin}/dashboard`);
-  const focused = () => page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id);
+  const focused = () =>
+    page.evaluate(() => (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document.activeElement?.id);
   t.is(await focused(), 'email', 'the email field has the focus at once');
   await page.keyboard.type('owner@demo.test');
   await page.keyboard.press('Tab');
@@ -163,7 +170,9 @@ test.serial('the page works from the keyboard alone: sign in, change the window,
   await page.keyboard.press('ArrowDown'); // Last 30 days -> Last 90 days
   await waitForReports(page, { state: 'ready' });
   const root = page.locator('#dashboard');
-  const days = (new Date((await root.getAttribute('data-to')) ?? '').getTime() - new Date((await root.getAttribute('data-from')) ?? '').getTime()) / 86_400_000;
+  const days =
+    (new Date((await root.getAttribute('data-to')) ?? '').getTime() - new Date((await root.getAttribute('data-from')) ?? '').getTime()) /
+    86_400_000;
   t.true(days >= 89.9 && days <= 90.1, `a 90-day window (${days})`);
 
   const sortByCost = page.locator('#panel-models button[data-sort="totalCostUsd"]');
@@ -171,7 +180,9 @@ test.serial('the page works from the keyboard alone: sign in, change the window,
   await page.keyboard.press('Enter');
   t.is(await page.locator('#panel-models th[aria-sort="ascending"] button').getAttribute('data-sort'), 'totalCostUsd');
   const focusedSort = await page.evaluate(
-    () => (globalThis as unknown as { document: { activeElement: { dataset: { sort?: string } } | null } }).document.activeElement?.dataset.sort,
+    () =>
+      (globalThis as unknown as { document: { activeElement: { dataset: { sort?: string } } | null } }).document.activeElement?.dataset
+        .sort,
   );
   t.is(focusedSort, 'totalCostUsd', 'the focus stays on the header button');
   await page.context().close();

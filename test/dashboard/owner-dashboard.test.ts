@@ -9,16 +9,23 @@ type Cell = { dayOfWeek: number; hour: number; totalTokens: number; totalCostUsd
 
 /** Share of a canvas's pixels that are clearly coloured (series fills), not white, grey or black (axes, grid, text). */
 async function colouredShare(page: Page, selector: string): Promise<number> {
-  return page.locator(`${selector} canvas`).first().evaluate((node) => {
-    const canvas = node as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
-    const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-    let coloured = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      const [r = 0, g = 0, b = 0, a = 0] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
-      if (a > 0 && Math.max(r, g, b) - Math.min(r, g, b) > 40) coloured++;
-    }
-    return coloured / (data.length / 4);
-  });
+  return page
+    .locator(`${selector} canvas`)
+    .first()
+    .evaluate((node) => {
+      const canvas = node as unknown as {
+        width: number;
+        height: number;
+        getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+      };
+      const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+      let coloured = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const [r = 0, g = 0, b = 0, a = 0] = [data[i], data[i + 1], data[i + 2], data[i + 3]];
+        if (a > 0 && Math.max(r, g, b) - Math.min(r, g, b) > 40) coloured++;
+      }
+      return coloured / (data.length / 4);
+    });
 }
 
 test.serial('the owner signs in, switches to Asia/Kathmandu by the hour, and every panel shows the API’s numbers', async (t) => {
@@ -42,7 +49,12 @@ test.serial('the owner signs in, switches to Asia/Kathmandu by the hour, and eve
   t.is(new Date(window.to).getTime() - new Date(window.from).getTime(), 30 * 86_400_000, 'the default window is the last 30 days');
   const token = await t.context.t.login('owner@demo.test');
   const api = async <T>(path: string, query: Record<string, string>) => {
-    const response = await t.context.t.http().get(`/api/ai/org-usage/${path}`).query(query).set('authorization', `Bearer ${token}`).expect(200);
+    const response = await t.context.t
+      .http()
+      .get(`/api/ai/org-usage/${path}`)
+      .query(query)
+      .set('authorization', `Bearer ${token}`)
+      .expect(200);
     return response.body as T;
   };
 
@@ -85,7 +97,10 @@ test.serial('the owner signs in, switches to Asia/Kathmandu by the hour, and eve
   }
 
   // Projection: the band is the API's 80% interval.
-  const projection = await api<{ status: string; actual: number; projected: number; lowerBound: number; upperBound: number }>('projection', window);
+  const projection = await api<{ status: string; actual: number; projected: number; lowerBound: number; upperBound: number }>(
+    'projection',
+    window,
+  );
   t.is(projection.status, 'ok');
   const facts = page.locator('#panel-projection dl');
   t.deepEqual(
@@ -96,14 +111,26 @@ test.serial('the owner signs in, switches to Asia/Kathmandu by the hour, and eve
       lowerBound: Number(await facts.getAttribute('data-lower')),
       upperBound: Number(await facts.getAttribute('data-upper')),
     },
-    { status: 'ok', actual: projection.actual, projected: projection.projected, lowerBound: projection.lowerBound, upperBound: projection.upperBound },
+    {
+      status: 'ok',
+      actual: projection.actual,
+      projected: projection.projected,
+      lowerBound: projection.lowerBound,
+      upperBound: projection.upperBound,
+    },
   );
   t.true((await colouredShare(page, '#panel-projection')) > 0.005, 'the projection chart draws the cumulative cost and the band');
 
   // Model efficiency: the API's models in its order; unknown latencies read "no data".
-  const models = await api<{ modelId: string; avgLatencyMs: number | null; totalTokens: number }[]>('model-efficiency', { ...window, limit: '50' });
+  const models = await api<{ modelId: string; avgLatencyMs: number | null; totalTokens: number }[]>('model-efficiency', {
+    ...window,
+    limit: '50',
+  });
   const rows = page.locator('#panel-models tbody tr');
-  t.deepEqual(await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-model'))), models.map((model) => model.modelId));
+  t.deepEqual(
+    await rows.evaluateAll((list) => list.map((row) => row.getAttribute('data-model'))),
+    models.map((model) => model.modelId),
+  );
   for (const model of models.filter((entry) => entry.avgLatencyMs === null)) {
     t.is(await page.locator(`#panel-models tr[data-model="${model.modelId}"] [data-key="avgLatencyMs"]`).textContent(), 'no data');
   }
@@ -124,12 +151,20 @@ test.serial('the owner signs in, switches to Asia/Kathmandu by the hour, and eve
   t.regex((await page.locator('#panel-cache [data-skipped-note]').textContent()) ?? '', /has no price.*partial/);
 
   // Nothing came from another origin.
-  t.deepEqual(requested.filter((url) => !url.startsWith(`${t.context.origin}/`)), []);
+  t.deepEqual(
+    requested.filter((url) => !url.startsWith(`${t.context.origin}/`)),
+    [],
+  );
 
   // Readable on a phone: nothing wider than the screen.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForTimeout(300);
-  t.true(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth <= 390));
+  t.true(
+    await page.evaluate(
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth <= 390,
+    ),
+  );
   await screenshot(page, 'owner-phone');
   await page.context().close();
 });

@@ -43,7 +43,12 @@ test('the hashed script and stylesheet are cached for a year as immutable', asyn
 });
 
 test('only files of the build are served; other names are the usual 404', async (t) => {
-  for (const path of ['/dashboard/assets/main.js', '/dashboard/assets/..%2F..%2Fpackage.json', '/dashboard/assets/../index.html', '/dashboard/nothing']) {
+  for (const path of [
+    '/dashboard/assets/main.js',
+    '/dashboard/assets/..%2F..%2Fpackage.json',
+    '/dashboard/assets/../index.html',
+    '/dashboard/nothing',
+  ]) {
     const response = await t.context.t.http().get(path);
     t.is(response.status, 404, path);
     t.like(response.body, { statusCode: 404 });
@@ -57,10 +62,15 @@ test('the page is read-only: other methods are a 405 naming GET', async (t) => {
 });
 
 test('the dashboard adds no API route: the OpenAPI document lists only /api paths, none of them the dashboard', async (t) => {
-  const document = (await t.context.t.http().get('/api/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
+  const document = (await t.context.t.http().get('/api/openapi.json').expect(200)).body as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   const paths = Object.keys(document.paths);
   t.true(paths.length > 0);
-  t.deepEqual(paths.filter((path) => !path.startsWith('/api/') || /dashboard/.test(path)), []);
+  t.deepEqual(
+    paths.filter((path) => !path.startsWith('/api/') || /dashboard/.test(path)),
+    [],
+  );
   const operations = Object.values(document.paths).reduce((sum, methods) => sum + Object.keys(methods).length, 0);
   t.is(operations, t.context.t.app.routes.length, 'one operation per declared route, as before');
   await t.context.t.http().get('/api/dashboard').expect(404);
@@ -73,5 +83,7 @@ test('without a build the page is a 503 that says how to build it', async (t) =>
 });
 
 test('the browser tests fail, not skip, where Chromium is missing', async (t) => {
-  await t.throwsAsync(launchChromium('/nonexistent/chromium'), { message: /Chromium not found at \/nonexistent\/chromium: run apt-get install -y chromium/ });
+  await t.throwsAsync(launchChromium('/nonexistent/chromium'), {
+    message: /Chromium not found at \/nonexistent\/chromium: run apt-get install -y chromium/,
+  });
 });

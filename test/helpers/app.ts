@@ -12,8 +12,7 @@ import { createTestDatabase, type TestDatabase } from './database.ts';
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 
 /** A fixed keyring for tests (never used outside them): current key `t1`, older key `t0`. */
-export const TEST_CREDENTIALS_KEY =
-  't1:dGVzdC1jcmVkZW50aWFscy1rZXktMzItYnl0ZXMhISE=,t0:b2xkZXItdGVzdC1jcmVkZW50aWFscy1rZXktMzJieXQ=';
+export const TEST_CREDENTIALS_KEY = 't1:dGVzdC1jcmVkZW50aWFscy1rZXktMzItYnl0ZXMhISE=,t0:b2xkZXItdGVzdC1jcmVkZW50aWFscy1rZXktMzJieXQ=';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
@@ -35,7 +34,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
       outboundMaxResponseBytes: 64 * 1024,
       outboundMaxRedirects: 3,
     },
-    notifications: { smtpUrl: undefined, mailFrom: 'no-reply@test.example', smsProviderUrl: undefined, smsProviderKey: undefined, outboxWorker: false },
+    notifications: {
+      smtpUrl: undefined,
+      mailFrom: 'no-reply@test.example',
+      smsProviderUrl: undefined,
+      smsProviderKey: undefined,
+      outboxWorker: false,
+    },
     corsOrigins: [],
     frontendUrl: 'http://localhost:5173',
     // Tests name their client with X-Forwarded-For, as if behind one proxy; the default 0 is tested in test/core/trust-proxy.test.ts.
@@ -107,10 +112,7 @@ export function withTestApp(
       http: () => request(server),
       rebuild: build,
       async login(email, password = DEMO_PASSWORD, type = 'user') {
-        const response = await request(server)
-          .post(`/api/identity/auth/${type}/login`)
-          .send({ email, password })
-          .expect(200);
+        const response = await request(server).post(`/api/identity/auth/${type}/login`).send({ email, password }).expect(200);
         return (response.body as { accessToken: string }).accessToken;
       },
     };

@@ -28,7 +28,11 @@ test('a client changes its password on the client route', async (t) => {
     .set('authorization', `Bearer ${session.accessToken}`)
     .send({ currentPassword: PASSWORD, newPassword: NEW_PASSWORD })
     .expect(204);
-  const login = await t.context.t.http().post('/api/identity/auth/client/login').send({ email: 'client@pw.test', password: NEW_PASSWORD }).expect(200);
+  const login = await t.context.t
+    .http()
+    .post('/api/identity/auth/client/login')
+    .send({ email: 'client@pw.test', password: NEW_PASSWORD })
+    .expect(200);
   t.is(login.body.tokenType, 'Bearer');
 });
 
@@ -63,7 +67,11 @@ test('a token of the other principal type is refused with 403 on either route', 
 });
 
 test('change-password needs a token and a valid body', async (t) => {
-  await t.context.t.http().post('/api/identity/auth/user/change-password').send({ currentPassword: 'x', newPassword: NEW_PASSWORD }).expect(401);
+  await t.context.t
+    .http()
+    .post('/api/identity/auth/user/change-password')
+    .send({ currentPassword: 'x', newPassword: NEW_PASSWORD })
+    .expect(401);
   const token = await t.context.t.login('member@demo.test');
   const short = await t.context.t
     .http()
@@ -71,7 +79,10 @@ test('change-password needs a token and a valid body', async (t) => {
     .set('authorization', `Bearer ${token}`)
     .send({ currentPassword: 'demo-password-1', newPassword: 'short' })
     .expect(400);
-  t.deepEqual(short.body.errors.map((e: { path: string[] }) => e.path), [['newPassword']]);
+  t.deepEqual(
+    short.body.errors.map((e: { path: string[] }) => e.path),
+    [['newPassword']],
+  );
   const same = await t.context.t
     .http()
     .post('/api/identity/auth/user/change-password')

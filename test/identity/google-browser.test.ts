@@ -30,7 +30,13 @@ async function landBrowser(t: T, email: string, landAfterMs = 0) {
     .query({ code, state, scope: 'openid email' })
     .set('accept', BROWSER_ACCEPT);
   const location = new URL(landed.headers.location ?? 'about:blank');
-  return { state, code, status: landed.status, at: `${location.origin}${location.pathname}`, params: Object.fromEntries(location.searchParams) };
+  return {
+    state,
+    code,
+    status: landed.status,
+    at: `${location.origin}${location.pathname}`,
+    params: Object.fromEntries(location.searchParams),
+  };
 }
 
 test('a browser landing redirects to the front-end with a one-time hand-off that the starting front-end trades for tokens', async (t) => {
@@ -41,19 +47,28 @@ test('a browser landing redirects to the front-end with a one-time hand-off that
   t.regex(landed.params.handoff ?? '', /^[A-Za-z0-9_-]{43}$/);
   t.false(JSON.stringify(landed.params).includes('accessToken'), 'no token travels in the URL');
 
-  const tokens = await appAt(t).post('/api/identity/auth/google/handoff').send({ code: landed.params.handoff, state: landed.state }).expect(200);
+  const tokens = await appAt(t)
+    .post('/api/identity/auth/google/handoff')
+    .send({ code: landed.params.handoff, state: landed.state })
+    .expect(200);
   t.is(tokens.body.tokenType, 'Bearer');
   const me = await t.context.t.http().get('/api/identity/me').set('authorization', `Bearer ${tokens.body.accessToken}`).expect(200);
   t.like(me.body, { email: 'browser-1@gmail.test', type: 'user', emailVerified: true });
 
-  const again = await appAt(t).post('/api/identity/auth/google/handoff').send({ code: landed.params.handoff, state: landed.state }).expect(401);
+  const again = await appAt(t)
+    .post('/api/identity/auth/google/handoff')
+    .send({ code: landed.params.handoff, state: landed.state })
+    .expect(401);
   t.is(again.body.errorCode, 'IDENTITY.GOOGLE_HANDOFF_INVALID');
 });
 
 test('a hand-off presented with another state is refused and stays usable by the browser that started the sign-in', async (t) => {
   const victim = await landBrowser(t, 'browser-2@gmail.test');
   const other = await appAt(t).get('/api/identity/auth/user/google/authorize').expect(200);
-  const refused = await appAt(t).post('/api/identity/auth/google/handoff').send({ code: victim.params.handoff, state: other.body.state }).expect(401);
+  const refused = await appAt(t)
+    .post('/api/identity/auth/google/handoff')
+    .send({ code: victim.params.handoff, state: other.body.state })
+    .expect(401);
   t.is(refused.body.errorCode, 'IDENTITY.GOOGLE_HANDOFF_INVALID');
   const ok = await appAt(t).post('/api/identity/auth/google/handoff').send({ code: victim.params.handoff, state: victim.state });
   t.is(ok.status, 200);
@@ -61,7 +76,10 @@ test('a hand-off presented with another state is refused and stays usable by the
 
 test('a hand-off expires after a minute', async (t) => {
   const landed = await landBrowser(t, 'browser-3@gmail.test');
-  const late = await appAt(t, 61_000).post('/api/identity/auth/google/handoff').send({ code: landed.params.handoff, state: landed.state }).expect(401);
+  const late = await appAt(t, 61_000)
+    .post('/api/identity/auth/google/handoff')
+    .send({ code: landed.params.handoff, state: landed.state })
+    .expect(401);
   t.is(late.body.errorCode, 'IDENTITY.GOOGLE_HANDOFF_INVALID');
 });
 
@@ -86,13 +104,17 @@ test('a tampered, expired or denied sign-in lands on the front-end with the erro
     .query({ error: 'access_denied', state: started.body.state })
     .set('accept', BROWSER_ACCEPT)
     .expect(303);
-  t.like(Object.fromEntries(new URL(denied.headers.location!).searchParams), { googleSignIn: 'error', errorCode: 'IDENTITY.GOOGLE_SIGN_IN_FAILED' });
+  t.like(Object.fromEntries(new URL(denied.headers.location!).searchParams), {
+    googleSignIn: 'error',
+    errorCode: 'IDENTITY.GOOGLE_SIGN_IN_FAILED',
+  });
 });
 
 test('a replayed browser landing does not sign in twice: Google refuses the used code', async (t) => {
   const started = await appAt(t).get('/api/identity/auth/user/google/authorize').expect(200);
   const { code, state } = google.grant(started.body.authorizationUrl, who('browser-5@gmail.test'));
-  const land = () => appAt(t).get('/api/identity/auth/user/google/callback').query({ code, state }).set('accept', BROWSER_ACCEPT).expect(303);
+  const land = () =>
+    appAt(t).get('/api/identity/auth/user/google/callback').query({ code, state }).set('accept', BROWSER_ACCEPT).expect(303);
   t.like(Object.fromEntries(new URL((await land()).headers.location!).searchParams), { googleSignIn: 'success' });
   const replay = Object.fromEntries(new URL((await land()).headers.location!).searchParams);
   t.is(replay.googleSignIn, 'error');

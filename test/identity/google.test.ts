@@ -68,7 +68,11 @@ test('linking an unverified password account drops the unproven password', async
   await register(t, 'user', 'squatted@gmail.test').expect(201);
   const linked = await signIn(t, 'user', profile('squatted@gmail.test'), 200);
   t.true((await me(t, linked.body.accessToken)).body.emailVerified);
-  const login = await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'squatted@gmail.test', password: PASSWORD }).expect(401);
+  const login = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'squatted@gmail.test', password: PASSWORD })
+    .expect(401);
   t.deepEqual(login.body, { statusCode: 401, message: 'Invalid email or password' });
 });
 
@@ -99,8 +103,14 @@ test('a forged, foreign-type or missing state is refused with 401 before any exc
 test('a code the provider refuses, or a denied consent, is 401 IDENTITY.GOOGLE_SIGN_IN_FAILED', async (t) => {
   const http = withGoogle(t);
   const started = await http.get('/api/identity/auth/user/google/authorize').expect(200);
-  const refused = await http.get('/api/identity/auth/user/google/callback').query({ code: 'never-issued', state: started.body.state }).expect(401);
+  const refused = await http
+    .get('/api/identity/auth/user/google/callback')
+    .query({ code: 'never-issued', state: started.body.state })
+    .expect(401);
   t.is(refused.body.errorCode, 'IDENTITY.GOOGLE_SIGN_IN_FAILED');
-  const denied = await http.get('/api/identity/auth/user/google/callback').query({ error: 'access_denied', state: started.body.state }).expect(401);
+  const denied = await http
+    .get('/api/identity/auth/user/google/callback')
+    .query({ error: 'access_denied', state: started.body.state })
+    .expect(401);
   t.is(denied.body.errorCode, 'IDENTITY.GOOGLE_SIGN_IN_FAILED');
 });

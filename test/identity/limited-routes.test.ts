@@ -25,9 +25,18 @@ test('every route of the rate-limit table is declared at exactly its method and 
   const app = t.context.t.rebuild({
     config: testConfig({
       nodeEnv: 'development',
-      google: { clientId: 'id', clientSecret: 'secret', authorizationUrl: 'https://a.test/a', tokenUrl: 'https://a.test/t', userinfoUrl: 'https://a.test/u' },
+      google: {
+        clientId: 'id',
+        clientSecret: 'secret',
+        authorizationUrl: 'https://a.test/a',
+        tokenUrl: 'https://a.test/t',
+        userinfoUrl: 'https://a.test/u',
+      },
     }),
   });
   const mounted = new Set(app.routes.map((route) => `${route.method} ${fullPath(route)}`));
-  t.deepEqual(LIMITED.filter((route) => !mounted.has(route)), []);
+  t.deepEqual(
+    LIMITED.filter((route) => !mounted.has(route)),
+    [],
+  );
 });

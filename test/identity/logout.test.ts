@@ -6,7 +6,11 @@ const test = withTestApp(anyTest);
 
 test('logout revokes the presented session and leaves the others working', async (t) => {
   const first = await verifiedPrincipal(t, 'user', 'leaver@logout.test');
-  const second = await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'leaver@logout.test', password: PASSWORD }).expect(200);
+  const second = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'leaver@logout.test', password: PASSWORD })
+    .expect(200);
   const response = await t.context.t.http().post('/api/identity/auth/logout').send({ refreshToken: first.refreshToken }).expect(204);
   t.is(response.text, '');
   const refused = await t.context.t.http().post('/api/identity/auth/refresh').send({ refreshToken: first.refreshToken }).expect(401);
@@ -24,7 +28,11 @@ test('logout with an older, rotated token of a session ends that session (its ne
 
 test('logout with all: true ends every session of the account', async (t) => {
   const first = await verifiedPrincipal(t, 'user', 'everywhere@logout.test');
-  const second = await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'everywhere@logout.test', password: PASSWORD }).expect(200);
+  const second = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'everywhere@logout.test', password: PASSWORD })
+    .expect(200);
   const other = await verifiedPrincipal(t, 'user', 'bystander@logout.test');
   await t.context.t.http().post('/api/identity/auth/logout').send({ refreshToken: first.refreshToken, all: true }).expect(204);
   await t.context.t.http().post('/api/identity/auth/refresh').send({ refreshToken: first.refreshToken }).expect(401);

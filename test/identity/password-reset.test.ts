@@ -35,7 +35,11 @@ test('forgot-password answers 202 {} and emails a reset code whose only six-digi
 });
 
 test('forgot-password answers the same for an unknown email and sends nothing', async (t) => {
-  const response = await t.context.t.http().post('/api/identity/auth/client/forgot-password').send({ email: 'nobody@reset.test' }).expect(202);
+  const response = await t.context.t
+    .http()
+    .post('/api/identity/auth/client/forgot-password')
+    .send({ email: 'nobody@reset.test' })
+    .expect(202);
   t.deepEqual(response.body, {});
   t.deepEqual(await listOutboxMessagesTo(t.context.t.db.pool, 'nobody@reset.test'), []);
   const reset = await t.context.t
@@ -109,8 +113,5 @@ test('reset-password validates its body like the rest of the API', async (t) => 
     .send({ email: 'x@reset.test', code: '12', newPassword: 'short' })
     .expect(400);
   t.is(response.body.message, 'Validation failed');
-  t.deepEqual(
-    (response.body.errors as { path: string[] }[]).map((error) => error.path.join('.')).sort(),
-    ['code', 'newPassword'],
-  );
+  t.deepEqual((response.body.errors as { path: string[] }[]).map((error) => error.path.join('.')).sort(), ['code', 'newPassword']);
 });

@@ -35,14 +35,30 @@ test('user registration creates an unverified user owning a new agency and email
 
 test('an unverified user cannot sign in until the email is verified, then can', async (t) => {
   await register(t, 'user', 'pending@new.test').expect(201);
-  const wrong = await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'pending@new.test', password: 'wrong password' }).expect(401);
+  const wrong = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'pending@new.test', password: 'wrong password' })
+    .expect(401);
   t.deepEqual(wrong.body, { statusCode: 401, message: 'Invalid email or password' });
-  const blocked = await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'pending@new.test', password: PASSWORD }).expect(403);
+  const blocked = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'pending@new.test', password: PASSWORD })
+    .expect(403);
   t.is(blocked.body.errorCode, 'IDENTITY.EMAIL_NOT_VERIFIED');
   const code = await codeSentTo(t, 'pending@new.test');
-  const verified = await t.context.t.http().post('/api/identity/auth/user/verify-email').send({ email: 'pending@new.test', code }).expect(200);
+  const verified = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/verify-email')
+    .send({ email: 'pending@new.test', code })
+    .expect(200);
   t.deepEqual(verified.body, { email: 'pending@new.test', emailVerified: true });
-  const login = await t.context.t.http().post('/api/identity/auth/user/login').send({ email: 'pending@new.test', password: PASSWORD }).expect(200);
+  const login = await t.context.t
+    .http()
+    .post('/api/identity/auth/user/login')
+    .send({ email: 'pending@new.test', password: PASSWORD })
+    .expect(200);
   t.is(login.body.tokenType, 'Bearer');
 });
 
@@ -66,10 +82,7 @@ test('registration validates every field', async (t) => {
     .post('/api/identity/auth/user/register')
     .send({ email: 'x@new.test', password: 'short', organizationName: '' })
     .expect(400);
-  t.deepEqual(
-    response.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort(),
-    ['name', 'organizationName', 'password'],
-  );
+  t.deepEqual(response.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort(), ['name', 'organizationName', 'password']);
 });
 
 test('a client registers as a customer of an existing agency; the email is free again for a user', async (t) => {

@@ -7,8 +7,7 @@ import { withTestApp, type TestContext } from '../helpers/app.ts';
 const test = withTestApp(anyTest);
 
 const login = (t: ExecutionContext<TestContext>, email: string, password: string) =>
-  t.context.t
-    .http().post('/api/identity/auth/user/login').send({ email, password });
+  t.context.t.http().post('/api/identity/auth/user/login').send({ email, password });
 
 test('login answers a token pair for the right password', async (t) => {
   const response = await login(t, USERS.owner.email, 'demo-password-1').expect(200);
@@ -35,11 +34,7 @@ test('a user account cannot sign in on the client route', async (t) => {
 
 test('refresh rotates the token and the new pair works', async (t) => {
   const first = await login(t, USERS.member.email, 'demo-password-1').expect(200);
-  const rotated = await t.context.t
-    .http()
-    .post('/api/identity/auth/refresh')
-    .send({ refreshToken: first.body.refreshToken })
-    .expect(200);
+  const rotated = await t.context.t.http().post('/api/identity/auth/refresh').send({ refreshToken: first.body.refreshToken }).expect(200);
   t.not(rotated.body.refreshToken, first.body.refreshToken);
   await t.context.t.http().get('/api/identity/me').set('authorization', `Bearer ${rotated.body.accessToken}`).expect(200);
   const again = await t.context.t.http().post('/api/identity/auth/refresh').send({ refreshToken: rotated.body.refreshToken });
@@ -60,9 +55,7 @@ test('reusing a rotated refresh token revokes its whole family', async (t) => {
 test('concurrent uses of one refresh token let exactly one through', async (t) => {
   const first = await login(t, USERS.member.email, 'demo-password-1').expect(200);
   const results = await Promise.all(
-    Array.from({ length: 5 }, () =>
-      t.context.t.http().post('/api/identity/auth/refresh').send({ refreshToken: first.body.refreshToken }),
-    ),
+    Array.from({ length: 5 }, () => t.context.t.http().post('/api/identity/auth/refresh').send({ refreshToken: first.body.refreshToken })),
   );
   t.is(results.filter((r) => r.status === 200).length, 1);
   t.is(results.filter((r) => r.status === 401).length, 4);

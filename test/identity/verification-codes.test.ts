@@ -67,10 +67,18 @@ test('a code of a user does not verify a client with the same email', async (t) 
   await register(t, 'client', 'both@codes.test').expect(201);
   const clientCode = await codeSentTo(t, 'both@codes.test');
   if (userCode !== clientCode) {
-    const refused = await t.context.t.http().post('/api/identity/auth/client/verify-email').send({ email: 'both@codes.test', code: userCode }).expect(400);
+    const refused = await t.context.t
+      .http()
+      .post('/api/identity/auth/client/verify-email')
+      .send({ email: 'both@codes.test', code: userCode })
+      .expect(400);
     t.is(refused.body.errorCode, 'IDENTITY.VERIFICATION_CODE_INVALID');
   }
-  const response = await t.context.t.http().post('/api/identity/auth/client/verify-email').send({ email: 'both@codes.test', code: clientCode }).expect(200);
+  const response = await t.context.t
+    .http()
+    .post('/api/identity/auth/client/verify-email')
+    .send({ email: 'both@codes.test', code: clientCode })
+    .expect(200);
   t.deepEqual(response.body, { email: 'both@codes.test', emailVerified: true });
 });
 

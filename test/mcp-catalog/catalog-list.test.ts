@@ -26,14 +26,26 @@ const ready = (t: T) => (fixture ??= createRows(t));
 async function createRows(t: T) {
   const auth = `Bearer ${await t.context.t.login('admin@platform.test')}`;
   for (const [index, row] of ROWS.entries()) {
-    const created = await t.context.t.http().post('/api/available-mcps').set('authorization', auth).send(entry(row.name, { tags: row.tags })).expect(201);
+    const created = await t.context.t
+      .http()
+      .post('/api/available-mcps')
+      .set('authorization', auth)
+      .send(entry(row.name, { tags: row.tags }))
+      .expect(201);
     const at = new Date(Date.UTC(2026, 0, 1, 0, index)).toISOString();
     // Distinct createdAt, and updatedAt in the reverse order, so the two sorts are distinguishable.
     // Delta and Echo share one updatedAt, so a second key (or the id) decides their order.
     const updated = new Date(Date.UTC(2026, 0, 2, 0, 10 - Math.min(index, 3))).toISOString();
-    await t.context.t.db.pool.query(sql.unsafe`UPDATE available_mcps SET created_at = ${at}, updated_at = ${updated} WHERE id = ${created.body.id}`);
+    await t.context.t.db.pool.query(
+      sql.unsafe`UPDATE available_mcps SET created_at = ${at}, updated_at = ${updated} WHERE id = ${created.body.id}`,
+    );
   }
-  const hidden = await t.context.t.http().post('/api/available-mcps').set('authorization', auth).send(entry('Hidden', { tags: ['docs'] })).expect(201);
+  const hidden = await t.context.t
+    .http()
+    .post('/api/available-mcps')
+    .set('authorization', auth)
+    .send(entry('Hidden', { tags: ['docs'] }))
+    .expect(201);
   await t.context.t.http().delete(`/api/available-mcps/${hidden.body.id}`).set('authorization', auth).expect(200);
 }
 
@@ -89,10 +101,24 @@ test('a second sort key orders ties of the first; the id breaks remaining ties',
 test('bad paging or sorting parameters are a 400 naming the parameter', async (t) => {
   const auth = `Bearer ${await t.context.t.login('member@demo.test')}`;
   const get = (query: string) => t.context.t.http().get(`/api/available-mcps${query}`).set('authorization', auth).expect(400);
-  t.deepEqual((await get('?limit=0')).body.errors.map((e: { path: string[] }) => e.path), [['query', 'limit']]);
-  t.deepEqual((await get('?limit=101')).body.errors.map((e: { path: string[] }) => e.path), [['query', 'limit']]);
-  t.deepEqual((await get('?page=0')).body.errors.map((e: { path: string[] }) => e.path), [['query', 'page']]);
-  t.deepEqual((await get('?sort[0][field]=id')).body.errors, [{ path: ['query', 'sort', '0', 'field'], message: 'must be one of: createdAt, updatedAt, name' }]);
-  t.deepEqual((await get('?sort[0][field]=name&sort[0][direction]=up')).body.errors.map((e: { path: string[] }) => e.path), [['query', 'sort', '0', 'direction']]);
+  t.deepEqual(
+    (await get('?limit=0')).body.errors.map((e: { path: string[] }) => e.path),
+    [['query', 'limit']],
+  );
+  t.deepEqual(
+    (await get('?limit=101')).body.errors.map((e: { path: string[] }) => e.path),
+    [['query', 'limit']],
+  );
+  t.deepEqual(
+    (await get('?page=0')).body.errors.map((e: { path: string[] }) => e.path),
+    [['query', 'page']],
+  );
+  t.deepEqual((await get('?sort[0][field]=id')).body.errors, [
+    { path: ['query', 'sort', '0', 'field'], message: 'must be one of: createdAt, updatedAt, name' },
+  ]);
+  t.deepEqual(
+    (await get('?sort[0][field]=name&sort[0][direction]=up')).body.errors.map((e: { path: string[] }) => e.path),
+    [['query', 'sort', '0', 'direction']],
+  );
   t.deepEqual((await get('?color=red')).body.errors, [{ path: ['query', 'color'], message: 'Unrecognized key' }]);
 });

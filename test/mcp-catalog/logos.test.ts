@@ -8,11 +8,15 @@ test('every seeded catalog logo is served as a cacheable SVG under /api/static',
   const entries = loadCatalogSeed();
   t.is(entries.length, 23);
   for (const entry of entries) {
-    const response = await t.context.t.http().get(`/api/static/${entry.logo}`).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const response = await t.context.t
+      .http()
+      .get(`/api/static/${entry.logo}`)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
     t.is(response.status, 200, entry.logo);
     t.is(response.headers['content-type'], 'image/svg+xml');
     t.regex(response.headers['cache-control']!, /max-age=31536000/);

@@ -68,12 +68,31 @@ test.serial('a fresh database gets exactly the 23 entries of the facts file at s
 test.serial('admin edits, renames and soft deletes of seeded entries survive a restart, and the count stays 23', async (t) => {
   const auth = `Bearer ${await t.context.t.login('admin@platform.test')}`;
   const http = t.context.t.http;
-  const list = (await http().get('/api/available-mcps?limit=100').set('authorization', auth).expect(200)).body as { id: string; name: string }[];
+  const list = (await http().get('/api/available-mcps?limit=100').set('authorization', auth).expect(200)).body as {
+    id: string;
+    name: string;
+  }[];
   const id = (name: string) => list.find((e) => e.name === name)!.id;
-  const variant = { type: 'oauth', url: 'https://mcp.notion.com/mcp', transportType: 'sse', credentialSchema: { type: 'oauth', fields: [] } };
-  await http().patch(`/api/available-mcps/${id('Notion')}`).set('authorization', auth).send({ tags: ['wiki'], logo: 'logos/linear.svg', variants: [variant] }).expect(200);
-  await http().patch(`/api/available-mcps/${id('GitHub')}`).set('authorization', auth).send({ name: 'GitHub (company)' }).expect(200);
-  await http().delete(`/api/available-mcps/${id('Semgrep')}`).set('authorization', auth).expect(200);
+  const variant = {
+    type: 'oauth',
+    url: 'https://mcp.notion.com/mcp',
+    transportType: 'sse',
+    credentialSchema: { type: 'oauth', fields: [] },
+  };
+  await http()
+    .patch(`/api/available-mcps/${id('Notion')}`)
+    .set('authorization', auth)
+    .send({ tags: ['wiki'], logo: 'logos/linear.svg', variants: [variant] })
+    .expect(200);
+  await http()
+    .patch(`/api/available-mcps/${id('GitHub')}`)
+    .set('authorization', auth)
+    .send({ name: 'GitHub (company)' })
+    .expect(200);
+  await http()
+    .delete(`/api/available-mcps/${id('Semgrep')}`)
+    .set('authorization', auth)
+    .expect(200);
 
   await prepareData(t.context.t.db.pool, testConfig(), silent);
   t.is(await seedCatalog(t.context.t.db.pool), 0);
@@ -81,16 +100,25 @@ test.serial('admin edits, renames and soft deletes of seeded entries survive a r
   const stored = await rows(t);
   t.is(stored.length, 23);
   t.is(stored.filter((r) => r.seedKey !== null).length, 23);
-  t.like(stored.find((r) => r.name === 'Notion'), { tags: ['wiki'], logo: 'logos/linear.svg', variants: [variant] });
+  t.like(
+    stored.find((r) => r.name === 'Notion'),
+    { tags: ['wiki'], logo: 'logos/linear.svg', variants: [variant] },
+  );
   t.truthy(stored.find((r) => r.name === 'GitHub (company)'));
   t.falsy(stored.find((r) => r.name === 'GitHub'));
-  t.like(stored.find((r) => r.name === 'Semgrep'), { isActive: false });
+  t.like(
+    stored.find((r) => r.name === 'Semgrep'),
+    { isActive: false },
+  );
 });
 
 test.serial('four concurrent starts on an empty catalog still give 23 entries', async (t) => {
   await t.context.t.db.pool.query(sql.unsafe`DELETE FROM available_mcps`);
   const inserted = await Promise.all(Array.from({ length: 4 }, () => seedCatalog(t.context.t.db.pool)));
-  t.is(inserted.reduce((a, b) => a + b, 0), 23);
+  t.is(
+    inserted.reduce((a, b) => a + b, 0),
+    23,
+  );
   t.is((await rows(t)).length, 23);
 });
 

@@ -19,7 +19,12 @@ export async function peer(t: T, start: Promise<Peer>): Promise<Peer> {
 }
 
 export async function addServer(t: T, auth: string, body: Record<string, unknown>): Promise<string> {
-  const response = await t.context.t.http().post(serversPath).set('authorization', auth).send({ name: 'Peer', transportType: 'http', ...body }).expect(201);
+  const response = await t.context.t
+    .http()
+    .post(serversPath)
+    .set('authorization', auth)
+    .send({ name: 'Peer', transportType: 'http', ...body })
+    .expect(201);
   return response.body.id as string;
 }
 
@@ -27,5 +32,7 @@ export const toolsOf = (t: T, auth: string, serverId: string, query = '') =>
   t.context.t.http().get(`${serversPath}/${serverId}/tools${query}`).set('authorization', auth);
 
 export const detailOf = async (t: T, auth: string, serverId: string) =>
-  (await t.context.t.http().get(`${serversPath}/${serverId}`).set('authorization', auth).expect(200)).body as { status: string; lastCheckedAt: string | null };
-
+  (await t.context.t.http().get(`${serversPath}/${serverId}`).set('authorization', auth).expect(200)).body as {
+    status: string;
+    lastCheckedAt: string | null;
+  };

@@ -29,7 +29,11 @@ async function storedRefreshToken(t: ExecutionContext<TestContext>, serverId: st
 }
 
 async function statusOf(t: ExecutionContext<TestContext>, serverId: string, token: string) {
-  const list = await t.context.t.http().get(`/api/ai/agents/${AGENTS.support.id}/mcp-servers`).set('authorization', `Bearer ${token}`).expect(200);
+  const list = await t.context.t
+    .http()
+    .get(`/api/ai/agents/${AGENTS.support.id}/mcp-servers`)
+    .set('authorization', `Bearer ${token}`)
+    .expect(200);
   return (list.body as { id: string; status: string; lastCheckedAt: string | null }[]).find((server) => server.id === serverId)!;
 }
 

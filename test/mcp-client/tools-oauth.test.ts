@@ -34,7 +34,11 @@ async function connect(t: T, fake: FakeOAuth, auth: string, name: string): Promi
     .http()
     .post('/api/available-mcps')
     .set('authorization', admin)
-    .send({ name, tags: ['test'], variants: [{ type: 'oauth', url: fake.resourceUrl, transportType: 'http', credentialSchema: { type: 'oauth', fields: [] } }] })
+    .send({
+      name,
+      tags: ['test'],
+      variants: [{ type: 'oauth', url: fake.resourceUrl, transportType: 'http', credentialSchema: { type: 'oauth', fields: [] } }],
+    })
     .expect(201);
   const serverId = await addServer(t, auth, { availableMcpId: entry.body.id, variantType: 'oauth', transportType: undefined });
   const before = await toolsOf(t, auth, serverId).expect(409);
@@ -81,7 +85,10 @@ test('20 concurrent tool listings with an expired token cause one token request 
       request(later.callback()).get(`${serversPath}/${serverId}/tools?refresh=true`).set('authorization', auth),
     ),
   );
-  t.deepEqual(responses.map((response) => response.status), Array(20).fill(200));
+  t.deepEqual(
+    responses.map((response) => response.status),
+    Array(20).fill(200),
+  );
   t.is(refreshRequests({ fake }).length, 1);
   t.is(listCalls.length, 20);
 });

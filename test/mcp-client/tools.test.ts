@@ -82,7 +82,10 @@ test('three pages of tools are followed through their cursors', async (t) => {
   const mcp = await peer(t, startMcpPeer({ tools, pageSize: 3 }));
   const serverId = await addServer(t, auth, { url: mcp.url });
   const response = await toolsOf(t, auth, serverId).expect(200);
-  t.deepEqual(response.body.tools.map((tool: { name: string }) => tool.name), tools.map((tool) => tool.name));
+  t.deepEqual(
+    response.body.tools.map((tool: { name: string }) => tool.name),
+    tools.map((tool) => tool.name),
+  );
   t.deepEqual(mcp.listCalls, [undefined, '3', '6']);
 });
 
@@ -94,7 +97,12 @@ test('static headers are sent on every request; a refused key answers MCP.SERVER
   t.is(response.body.tools.length, 3);
   t.true(mcp.requests.every((request) => request.headers.authorization === 'Bearer key-123'));
 
-  await t.context.t.http().patch(`${serversPath}/${serverId}`).set('authorization', auth).send({ credentials: { Authorization: 'Bearer stale' } }).expect(200);
+  await t.context.t
+    .http()
+    .patch(`${serversPath}/${serverId}`)
+    .set('authorization', auth)
+    .send({ credentials: { Authorization: 'Bearer stale' } })
+    .expect(200);
   const refused = await toolsOf(t, auth, serverId).expect(502);
   t.is(refused.body.errorCode, 'MCP.SERVER_UNAUTHORIZED');
   t.like(refused.body.metadata, { status: 'needs_authorization' });
@@ -170,7 +178,10 @@ test('a server of the sse transport is listed over HTTP+SSE', async (t) => {
   const mcp = await peer(t, startSsePeer({ pageSize: 2 }));
   const serverId = await addServer(t, auth, { url: mcp.url, transportType: 'sse' });
   const response = await toolsOf(t, auth, serverId).expect(200);
-  t.deepEqual(response.body.tools.map((tool: { name: string }) => tool.name), ['search_docs', 'create_issue', 'ping']);
+  t.deepEqual(
+    response.body.tools.map((tool: { name: string }) => tool.name),
+    ['search_docs', 'create_issue', 'ping'],
+  );
   t.true(mcp.requests.some((request) => request.method === 'GET' && request.path === '/mcp'));
 });
 

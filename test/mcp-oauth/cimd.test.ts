@@ -14,7 +14,10 @@ const test = withTestApp(anyTest, { app: { config: oauthTestConfig() } });
 const DOCUMENT_PATH = '/api/ai/mcp-oauth/client-metadata.json';
 
 /** The app on a real loopback port with PUBLIC_BASE_URL set to it, so the fake AS can fetch the document. */
-async function listeningApp(t: ExecutionContext<TestContext>, configure: (base: ReturnType<typeof oauthTestConfig>) => ReturnType<typeof oauthTestConfig> = (c) => c) {
+async function listeningApp(
+  t: ExecutionContext<TestContext>,
+  configure: (base: ReturnType<typeof oauthTestConfig>) => ReturnType<typeof oauthTestConfig> = (c) => c,
+) {
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.writeHead(503).end();
   const server = createServer((req, res) => handler(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,7 +52,11 @@ test('an authorization server that supports CIMD gets our document URL as client
 
   const redirect = await started.fake.authorize(initiated.body.authorizationUrl);
   t.is(started.fake.clientMetadataDocuments.length, 1);
-  t.like(started.fake.clientMetadataDocuments[0], { client_id: clientId, redirect_uris: [`${base}/api/ai/mcp-oauth/callback`], token_endpoint_auth_method: 'none' });
+  t.like(started.fake.clientMetadataDocuments[0], {
+    client_id: clientId,
+    redirect_uris: [`${base}/api/ai/mcp-oauth/callback`],
+    token_endpoint_auth_method: 'none',
+  });
   await callback(t, redirect, started.token, app).expect(200);
   t.is(started.fake.registrations.length, 0);
   const [codeRequest] = started.fake.tokenRequests;
@@ -65,7 +72,10 @@ test('an authorization server that supports CIMD gets our document URL as client
 
 test('a pre-registered client wins over CIMD, and CIMD over dynamic registration', async (t) => {
   const started = await startWithServer(t, { clientIdMetadataDocument: true });
-  const { app } = await listeningApp(t, (c) => ({ ...c, mcpOAuth: { ...c.mcpOAuth, clients: { [started.fake.issuer]: { clientId: 'configured-client' } } } }));
+  const { app } = await listeningApp(t, (c) => ({
+    ...c,
+    mcpOAuth: { ...c.mcpOAuth, clients: { [started.fake.issuer]: { clientId: 'configured-client' } } },
+  }));
   const configured = await initiate(t, started, app).expect(200);
   t.is(new URL(configured.body.authorizationUrl).searchParams.get('client_id'), 'configured-client');
   const cimd = await request(t.context.t.app.callback())

@@ -1,7 +1,12 @@
 import test from 'ava';
 import { ConfigError, loadConfig } from '../../app/config.ts';
 
-const base = { NODE_ENV: 'test', DATA_DIR: '.data-test', JWT_SECRET: 'x'.repeat(32), CREDENTIALS_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}` };
+const base = {
+  NODE_ENV: 'test',
+  DATA_DIR: '.data-test',
+  JWT_SECRET: 'x'.repeat(32),
+  CREDENTIALS_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+};
 
 test('the redirect base defaults to localhost on the configured port and drops a trailing slash', (t) => {
   t.is(loadConfig({ ...base, PORT: '4100' }).publicBaseUrl, 'http://localhost:4100');
@@ -18,7 +23,11 @@ test('configured OAuth clients are read by issuer and malformed ones name the va
   t.deepEqual(loadConfig({ ...base, MCP_OAUTH_CLIENTS: clients }).mcpOAuth.clients, {
     'https://auth.example.com': { clientId: 'abc', clientSecret: 's3cret' },
   });
-  for (const bad of ['{not json', JSON.stringify({ 'https://auth.example.com': { clientSecret: 's3cret' } }), JSON.stringify({ 'not a url': { clientId: 'a' } })]) {
+  for (const bad of [
+    '{not json',
+    JSON.stringify({ 'https://auth.example.com': { clientSecret: 's3cret' } }),
+    JSON.stringify({ 'not a url': { clientId: 'a' } }),
+  ]) {
     const error = t.throws(() => loadConfig({ ...base, MCP_OAUTH_CLIENTS: bad }), { instanceOf: ConfigError });
     t.regex(error!.message, /MCP_OAUTH_CLIENTS/);
     t.false(error!.message.includes('s3cret'));

@@ -9,7 +9,9 @@ import { createCodeVerifier, s256Challenge } from '../../app/mcp-oauth/pkce.ts';
 
 test('the Bearer challenge gives resource_metadata and scope, quoted or not', (t) => {
   t.deepEqual(
-    parseBearerChallenge('Bearer realm="mcp", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read files:write"'),
+    parseBearerChallenge(
+      'Bearer realm="mcp", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read files:write"',
+    ),
     { resourceMetadata: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp', scope: 'files:read files:write' },
   );
   t.deepEqual(parseBearerChallenge('bearer error=invalid_token, scope=read'), { error: 'invalid_token', scope: 'read' });
@@ -18,10 +20,9 @@ test('the Bearer challenge gives resource_metadata and scope, quoted or not', (t
 
 test("another scheme's parameters are not taken for the Bearer challenge's", (t) => {
   t.deepEqual(parseBearerChallenge('Basic realm="x", resource_metadata="https://evil.example/"'), {});
-  t.deepEqual(
-    parseBearerChallenge('Basic realm="x", Bearer resource_metadata="https://good.example/prm"'),
-    { resourceMetadata: 'https://good.example/prm' },
-  );
+  t.deepEqual(parseBearerChallenge('Basic realm="x", Bearer resource_metadata="https://good.example/prm"'), {
+    resourceMetadata: 'https://good.example/prm',
+  });
 });
 
 test('protected resource metadata is looked up path-specific first, then at the root (RFC 9728 §3.1)', (t) => {

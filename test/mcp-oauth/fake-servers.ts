@@ -110,10 +110,7 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
     async close() {
       resourceServer.closeAllConnections();
       asServer.closeAllConnections();
-      await Promise.all([
-        new Promise((resolve) => resourceServer.close(resolve)),
-        new Promise((resolve) => asServer.close(resolve)),
-      ]);
+      await Promise.all([new Promise((resolve) => resourceServer.close(resolve)), new Promise((resolve) => asServer.close(resolve))]);
     },
   };
 
@@ -244,7 +241,12 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
     const accessToken = `at-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
     fake.issuedAccessTokens.push(accessToken);
     fake.validAccessTokens.add(accessToken);
-    const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: options.expiresIn ?? 3600, scope: 'mcp:read' };
+    const body: Record<string, unknown> = {
+      access_token: accessToken,
+      token_type: 'Bearer',
+      expires_in: options.expiresIn ?? 3600,
+      scope: 'mcp:read',
+    };
     if (withRefreshToken) {
       const refreshToken = `rt-${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
       fake.issuedRefreshTokens.push(refreshToken);

@@ -127,11 +127,7 @@ test('an authorization server without registration and no configured client is r
 test('an agent of another agency is answered AI.AGENT_NOT_FOUND and an unknown server a plain 404', async (t) => {
   const started = await startWithServer(t);
   const otherToken = await t.context.t.login('owner@other.test');
-  const foreign = await t.context.t
-    .http()
-    .post(initiatePath(started.serverId))
-    .set('authorization', `Bearer ${otherToken}`)
-    .expect(404);
+  const foreign = await t.context.t.http().post(initiatePath(started.serverId)).set('authorization', `Bearer ${otherToken}`).expect(404);
   t.is(foreign.body.errorCode, 'AI.AGENT_NOT_FOUND');
   const unknown = await t.context.t
     .http()

@@ -30,8 +30,10 @@ async function serve(routes: Record<string, (request: IncomingMessage, response:
   };
 }
 
-const redirectTo = (location: string, status = 302) => (_: IncomingMessage, response: ServerResponse) =>
-  response.writeHead(status, { location }).end();
+const redirectTo =
+  (location: string, status = 302) =>
+  (_: IncomingMessage, response: ServerResponse) =>
+    response.writeHead(status, { location }).end();
 const ok = (body: string) => (_: IncomingMessage, response: ServerResponse) =>
   response.writeHead(200, { 'content-type': 'application/json' }).end(body);
 
@@ -64,7 +66,12 @@ test('more redirects than allowed are refused', async (t) => {
 });
 
 test('a redirect to a private or metadata address is refused before connecting', async (t) => {
-  for (const target of ['http://10.0.0.1/x', 'http://169.254.169.254/latest/meta-data/', 'http://[fd00::1]/', 'https://metadata.google.internal/']) {
+  for (const target of [
+    'http://10.0.0.1/x',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://[fd00::1]/',
+    'https://metadata.google.internal/',
+  ]) {
     const server = await serve({ '/a': redirectTo(target) });
     t.teardown(server.close);
     const began = Date.now();

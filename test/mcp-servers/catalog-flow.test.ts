@@ -46,7 +46,12 @@ async function owner(t: Ctx) {
   return `Bearer ${await t.context.t.login('owner@demo.test')}`;
 }
 
-const StoredRow = z.object({ credentials: z.instanceof(Buffer).nullable(), keyId: z.string().nullable(), agencyId: z.string(), availableMcpId: z.string().nullable() });
+const StoredRow = z.object({
+  credentials: z.instanceof(Buffer).nullable(),
+  keyId: z.string().nullable(),
+  agencyId: z.string(),
+  availableMcpId: z.string().nullable(),
+});
 const storedRow = (t: Ctx, id: string) =>
   t.context.t.db.pool.one(sql.type(StoredRow)`
     SELECT credentials, credentials_key_id AS "keyId", agency_id AS "agencyId", available_mcp_id AS "availableMcpId"
@@ -62,11 +67,34 @@ test('a free variant is added with auth type none and the variant URL and transp
     .send({ name: 'Docs', availableMcpId: entryId, variantType: 'free' })
     .expect(201);
   t.deepEqual(Object.keys(response.body).sort(), [
-    'agentId', 'authType', 'availableMcpId', 'createdAt', 'hasCredentials', 'id', 'lastCheckedAt', 'name', 'status', 'transportType', 'url', 'variantType',
+    'agentId',
+    'authType',
+    'availableMcpId',
+    'createdAt',
+    'hasCredentials',
+    'id',
+    'lastCheckedAt',
+    'name',
+    'status',
+    'transportType',
+    'url',
+    'variantType',
   ]);
-  t.like(response.body, { agentId: support, name: 'Docs', url: 'https://1.1.1.1/free', transportType: 'http', authType: 'none', availableMcpId: entryId, variantType: 'free', hasCredentials: false });
+  t.like(response.body, {
+    agentId: support,
+    name: 'Docs',
+    url: 'https://1.1.1.1/free',
+    transportType: 'http',
+    authType: 'none',
+    availableMcpId: entryId,
+    variantType: 'free',
+    hasCredentials: false,
+  });
   const list = await t.context.t.http().get(`/api/ai/agents/${support}/mcp-servers`).set('authorization', auth).expect(200);
-  t.deepEqual(list.body.filter((s: { id: string }) => s.id === response.body.id), [response.body]);
+  t.deepEqual(
+    list.body.filter((s: { id: string }) => s.id === response.body.id),
+    [response.body],
+  );
 });
 
 test('an apikey variant stores its credentials encrypted, bound to agency and server, and never returns them', async (t) => {
@@ -76,7 +104,13 @@ test('an apikey variant stores its credentials encrypted, bound to agency and se
     .http()
     .post(`/api/ai/agents/${support}/mcp-servers`)
     .set('authorization', auth)
-    .send({ name: 'Keyed', availableMcpId: entryId, variantType: 'apikey', url: 'https://1.1.1.1/keyed', credentials: { Authorization: SECRET, 'X-Workspace': 'acme' } })
+    .send({
+      name: 'Keyed',
+      availableMcpId: entryId,
+      variantType: 'apikey',
+      url: 'https://1.1.1.1/keyed',
+      credentials: { Authorization: SECRET, 'X-Workspace': 'acme' },
+    })
     .expect(201);
   t.like(response.body, { authType: 'static_headers', variantType: 'apikey', hasCredentials: true, url: 'https://1.1.1.1/keyed' });
 
@@ -91,7 +125,13 @@ test('an apikey variant stores its credentials encrypted, bound to agency and se
     headers: { Authorization: `Bearer ${SECRET}`, 'X-Workspace': 'acme' },
     values: { region: 'eu' },
   });
-  t.throws(() => openJson(keyring, { keyId: row.keyId!, ciphertext: row.credentials! }, `agency:${row.agencyId}/server:01900000-0000-7000-8000-000000000000`));
+  t.throws(() =>
+    openJson(
+      keyring,
+      { keyId: row.keyId!, ciphertext: row.credentials! },
+      `agency:${row.agencyId}/server:01900000-0000-7000-8000-000000000000`,
+    ),
+  );
 
   const list = await t.context.t.http().get(`/api/ai/agents/${support}/mcp-servers`).set('authorization', auth).expect(200);
   t.false(JSON.stringify(response.body).includes(SECRET));
@@ -105,10 +145,19 @@ test('a token pasted with its prefix is not prefixed twice', async (t) => {
     .http()
     .post(`/api/ai/agents/${support}/mcp-servers`)
     .set('authorization', await owner(t))
-    .send({ name: 'Prefixed', availableMcpId: entryId, variantType: 'apikey', credentials: { Authorization: 'Bearer abc', 'X-Workspace': 'w' } })
+    .send({
+      name: 'Prefixed',
+      availableMcpId: entryId,
+      variantType: 'apikey',
+      credentials: { Authorization: 'Bearer abc', 'X-Workspace': 'w' },
+    })
     .expect(201);
   const row = await storedRow(t, response.body.id);
-  const opened = openJson<{ headers: Record<string, string> }>(testConfig().credentialsKeyring, { keyId: row.keyId!, ciphertext: row.credentials! }, `agency:${row.agencyId}/server:${response.body.id}`);
+  const opened = openJson<{ headers: Record<string, string> }>(
+    testConfig().credentialsKeyring,
+    { keyId: row.keyId!, ciphertext: row.credentials! },
+    `agency:${row.agencyId}/server:${response.body.id}`,
+  );
   t.is(opened.headers.Authorization, 'Bearer abc');
 });
 
@@ -120,7 +169,13 @@ test('an oauth variant is added without credentials and with auth type oauth', a
     .set('authorization', await owner(t))
     .send({ name: 'Tickets', availableMcpId: entryId, variantType: 'oauth' })
     .expect(201);
-  t.like(response.body, { authType: 'oauth', variantType: 'oauth', hasCredentials: false, transportType: 'sse', url: 'https://8.8.8.8/oauth' });
+  t.like(response.body, {
+    authType: 'oauth',
+    variantType: 'oauth',
+    hasCredentials: false,
+    transportType: 'sse',
+    url: 'https://8.8.8.8/oauth',
+  });
 });
 
 test('missing required credentials are a 422 naming every missing field, and nothing is saved', async (t) => {
@@ -128,7 +183,12 @@ test('missing required credentials are a 422 naming every missing field, and not
   const entryId = await createEntry(t, 'Flow Missing');
   const auth = await owner(t);
   const before = await t.context.t.http().get(`/api/ai/agents/${research}/mcp-servers`).set('authorization', auth).expect(200);
-  const none = await t.context.t.http().post(`/api/ai/agents/${research}/mcp-servers`).set('authorization', auth).send({ name: 'K', availableMcpId: entryId, variantType: 'apikey' }).expect(422);
+  const none = await t.context.t
+    .http()
+    .post(`/api/ai/agents/${research}/mcp-servers`)
+    .set('authorization', auth)
+    .send({ name: 'K', availableMcpId: entryId, variantType: 'apikey' })
+    .expect(422);
   t.deepEqual(none.body.missingFields, ['Authorization', 'X-Workspace']);
   t.is(none.body.statusCode, 422);
   t.is(typeof none.body.message, 'string');
@@ -146,14 +206,39 @@ test('missing required credentials are a 422 naming every missing field, and not
 test('catalog mistakes: unknown or deleted entry 404, variant not offered, unknown credential key or another URL 400', async (t) => {
   const entryId = await createEntry(t, 'Flow Mistakes');
   const auth = await owner(t);
-  const post = (body: object) => t.context.t.http().post(`/api/ai/agents/${support}/mcp-servers`).set('authorization', auth).send({ name: 'X', ...body });
-  t.deepEqual((await post({ availableMcpId: '01900000-0000-7000-8000-00000000beef', variantType: 'free' }).expect(404)).body, { statusCode: 404, message: 'Catalog entry not found' });
+  const post = (body: object) =>
+    t.context.t
+      .http()
+      .post(`/api/ai/agents/${support}/mcp-servers`)
+      .set('authorization', auth)
+      .send({ name: 'X', ...body });
+  t.deepEqual((await post({ availableMcpId: '01900000-0000-7000-8000-00000000beef', variantType: 'free' }).expect(404)).body, {
+    statusCode: 404,
+    message: 'Catalog entry not found',
+  });
   t.deepEqual((await post({ availableMcpId: entryId }).expect(400)).body.errors, [{ path: ['variantType'], message: 'Required' }]);
-  t.deepEqual((await post({ availableMcpId: entryId, variantType: 'oauth', credentials: { token: 'x' } }).expect(400)).body.errors.map((e: { path: string[] }) => e.path), [['credentials', 'token']]);
-  t.deepEqual((await post({ availableMcpId: entryId, variantType: 'free', url: 'https://1.1.1.1/elsewhere' }).expect(400)).body.errors.map((e: { path: string[] }) => e.path), [['url']]);
+  t.deepEqual(
+    (await post({ availableMcpId: entryId, variantType: 'oauth', credentials: { token: 'x' } }).expect(400)).body.errors.map(
+      (e: { path: string[] }) => e.path,
+    ),
+    [['credentials', 'token']],
+  );
+  t.deepEqual(
+    (await post({ availableMcpId: entryId, variantType: 'free', url: 'https://1.1.1.1/elsewhere' }).expect(400)).body.errors.map(
+      (e: { path: string[] }) => e.path,
+    ),
+    [['url']],
+  );
   const admin = `Bearer ${await t.context.t.login('admin@platform.test')}`;
-  await t.context.t.http().patch(`/api/available-mcps/${entryId}`).set('authorization', admin).send({ variants: [entryBody('x').variants[0]] }).expect(200);
-  t.deepEqual((await post({ availableMcpId: entryId, variantType: 'apikey' }).expect(400)).body.errors, [{ path: ['variantType'], message: 'is not offered by this catalog entry (offers: free)' }]);
+  await t.context.t
+    .http()
+    .patch(`/api/available-mcps/${entryId}`)
+    .set('authorization', admin)
+    .send({ variants: [entryBody('x').variants[0]] })
+    .expect(200);
+  t.deepEqual((await post({ availableMcpId: entryId, variantType: 'apikey' }).expect(400)).body.errors, [
+    { path: ['variantType'], message: 'is not offered by this catalog entry (offers: free)' },
+  ]);
   await t.context.t.http().delete(`/api/available-mcps/${entryId}`).set('authorization', admin).expect(200);
   await post({ availableMcpId: entryId, variantType: 'free' }).expect(404);
 });
@@ -162,8 +247,17 @@ test('an agent of another agency is answered 404 AI.AGENT_NOT_FOUND, and a user 
   const entryId = await createEntry(t, 'Flow Tenancy');
   const other = `Bearer ${await t.context.t.login('owner@other.test')}`;
   const body = { name: 'X', availableMcpId: entryId, variantType: 'free' };
-  const response = await t.context.t.http().post(`/api/ai/agents/${support}/mcp-servers`).set('authorization', other).send(body).expect(404);
-  t.deepEqual(response.body, { statusCode: 404, errorCode: 'AI.AGENT_NOT_FOUND', message: { en: 'Agent not found', es: 'Agente no encontrado' } });
+  const response = await t.context.t
+    .http()
+    .post(`/api/ai/agents/${support}/mcp-servers`)
+    .set('authorization', other)
+    .send(body)
+    .expect(404);
+  t.deepEqual(response.body, {
+    statusCode: 404,
+    errorCode: 'AI.AGENT_NOT_FOUND',
+    message: { en: 'Agent not found', es: 'Agente no encontrado' },
+  });
   await t.context.t.http().get(`/api/ai/agents/${support}/mcp-servers`).set('authorization', other).expect(404);
   const member = `Bearer ${await t.context.t.login('member@demo.test')}`;
   await t.context.t.http().post(`/api/ai/agents/${support}/mcp-servers`).set('authorization', member).send(body).expect(403);
@@ -177,9 +271,20 @@ test('private, link-local and metadata URLs are refused with 400; http to loopba
       .post(`/api/ai/agents/${support}/mcp-servers`)
       .set('authorization', auth)
       .send({ name: 'Custom', url, transportType: 'http' });
-  for (const url of ['https://10.0.0.7/mcp', 'https://169.254.169.254/latest', 'https://metadata.google.internal/', 'https://[fd00::1]/', 'http://127.0.0.1:8080/mcp', 'http://1.1.1.1/mcp']) {
+  for (const url of [
+    'https://10.0.0.7/mcp',
+    'https://169.254.169.254/latest',
+    'https://metadata.google.internal/',
+    'https://[fd00::1]/',
+    'http://127.0.0.1:8080/mcp',
+    'http://1.1.1.1/mcp',
+  ]) {
     const response = await post(url).expect(400);
-    t.deepEqual(response.body.errors.map((e: { path: string[] }) => e.path), [['url']], url);
+    t.deepEqual(
+      response.body.errors.map((e: { path: string[] }) => e.path),
+      [['url']],
+      url,
+    );
   }
   const development = t.context.t.rebuild({ config: testConfig({ nodeEnv: 'development' }) });
   const local = await request(development.callback())
@@ -210,12 +315,25 @@ test('removing a catalog entry row nulls the reference of the servers made from 
 test('DELETE removes a server with 204; an unknown server is 404', async (t) => {
   const entryId = await createEntry(t, 'Flow Delete');
   const auth = await owner(t);
-  const created = await t.context.t.http().post(`/api/ai/agents/${support}/mcp-servers`).set('authorization', auth).send({ name: 'Gone', availableMcpId: entryId, variantType: 'free' }).expect(201);
+  const created = await t.context.t
+    .http()
+    .post(`/api/ai/agents/${support}/mcp-servers`)
+    .set('authorization', auth)
+    .send({ name: 'Gone', availableMcpId: entryId, variantType: 'free' })
+    .expect(201);
   const other = `Bearer ${await t.context.t.login('owner@other.test')}`;
   await t.context.t.http().delete(`/api/ai/agents/${support}/mcp-servers/${created.body.id}`).set('authorization', other).expect(404);
-  const gone = await t.context.t.http().delete(`/api/ai/agents/${support}/mcp-servers/${created.body.id}`).set('authorization', auth).expect(204);
+  const gone = await t.context.t
+    .http()
+    .delete(`/api/ai/agents/${support}/mcp-servers/${created.body.id}`)
+    .set('authorization', auth)
+    .expect(204);
   t.is(gone.text, '');
-  const again = await t.context.t.http().delete(`/api/ai/agents/${support}/mcp-servers/${created.body.id}`).set('authorization', auth).expect(404);
+  const again = await t.context.t
+    .http()
+    .delete(`/api/ai/agents/${support}/mcp-servers/${created.body.id}`)
+    .set('authorization', auth)
+    .expect(404);
   t.deepEqual(again.body, { statusCode: 404, message: 'MCP server not found' });
   const list = await t.context.t.http().get(`/api/ai/agents/${support}/mcp-servers`).set('authorization', auth).expect(200);
   t.false(list.body.some((s: { id: string }) => s.id === created.body.id));

@@ -70,7 +70,9 @@ test('what the URL alone shows is refused at save time without any lookup', asyn
 test('http is saved only to loopback in development, where an unresolvable name cannot show it is loopback', async (t) => {
   t.truthy(await checkUrlToSave('http://127.0.0.1:8080/mcp', development, { lookup: resolver('notfound').lookup }));
   t.truthy(await checkUrlToSave('http://localhost:8080/mcp', development, { lookup: resolver(['127.0.0.1']).lookup }));
-  await t.throwsAsync(checkUrlToSave('http://dev-box:8080/mcp', development, { lookup: resolver('notfound').lookup }), { message: /only to loopback/ });
+  await t.throwsAsync(checkUrlToSave('http://dev-box:8080/mcp', development, { lookup: resolver('notfound').lookup }), {
+    message: /only to loopback/,
+  });
 });
 
 test('calling out still needs the name resolved to public addresses: the call-time check is unchanged', async (t) => {
@@ -94,8 +96,16 @@ test('each of the 23 catalog entries can be added to an agent where public names
       .http()
       .post(`/api/ai/agents/${AGENTS.research.id}/mcp-servers`)
       .set('authorization', auth)
-      .send({ name: entry.name, availableMcpId: entry.id, variantType: variant.type, ...(variant.type === 'apikey' ? { credentials } : {}) });
+      .send({
+        name: entry.name,
+        availableMcpId: entry.id,
+        variantType: variant.type,
+        ...(variant.type === 'apikey' ? { credentials } : {}),
+      });
     statuses.push(`${entry.name} ${response.status}`);
   }
-  t.deepEqual(statuses, (entries as { name: string }[]).map((entry) => `${entry.name} 201`));
+  t.deepEqual(
+    statuses,
+    (entries as { name: string }[]).map((entry) => `${entry.name} 201`),
+  );
 });

@@ -35,7 +35,11 @@ const keyedEntry = (name: string, url = 'https://1.1.1.1/keyed') => ({
 const owner = async (t: T) => `Bearer ${await t.context.t.login('owner@demo.test')}`;
 const admin = async (t: T) => `Bearer ${await t.context.t.login('admin@platform.test')}`;
 const patch = (t: T, auth: string, serverId: string, body: unknown) =>
-  t.context.t.http().patch(`${serversPath}/${serverId}`).set('authorization', auth).send(body as object);
+  t.context.t
+    .http()
+    .patch(`${serversPath}/${serverId}`)
+    .set('authorization', auth)
+    .send(body as object);
 
 async function sealedHeaders(t: T, serverId: string) {
   const row = await t.context.t.db.pool.one(sql.type(z.object({ keyId: z.string(), sealed: z.instanceof(Buffer) }))`
@@ -49,18 +53,34 @@ async function sealedHeaders(t: T, serverId: string) {
 
 test.serial('renaming and moving a custom server keeps the permissions and overrides of its tools', async (t) => {
   const auth = await owner(t);
-  const created = await t.context.t.http().post(serversPath).set('authorization', auth)
-    .send({ name: 'Custom', url: 'https://1.1.1.1/mcp', transportType: 'http' }).expect(201);
+  const created = await t.context.t
+    .http()
+    .post(serversPath)
+    .set('authorization', auth)
+    .send({ name: 'Custom', url: 'https://1.1.1.1/mcp', transportType: 'http' })
+    .expect(201);
   const serverId = created.body.id as string;
   const tools = [
     { toolName: 'lookup', permissionStatus: 'needs_approval', providerKey: `mcp:${serverId}` },
     { toolName: 'delete_all', permissionStatus: 'blocked', providerKey: `mcp:${serverId}` },
   ];
   await t.context.t.http().put(`/api/ai/agents/${agent}/tools`).set('authorization', auth).send({ tools }).expect(200);
-  await t.context.t.http().post(`/api/ai/agents/${agent}/tool-overrides`).set('authorization', auth).send({ toolName: 'lookup' }).expect(200);
+  await t.context.t
+    .http()
+    .post(`/api/ai/agents/${agent}/tool-overrides`)
+    .set('authorization', auth)
+    .send({ toolName: 'lookup' })
+    .expect(200);
 
   const changed = await patch(t, auth, serverId, { name: ' Renamed ', url: 'https://8.8.4.4/mcp' }).expect(200);
-  t.like(changed.body, { id: serverId, name: 'Renamed', url: 'https://8.8.4.4/mcp', authType: 'none', status: 'unknown', lastCheckedAt: null });
+  t.like(changed.body, {
+    id: serverId,
+    name: 'Renamed',
+    url: 'https://8.8.4.4/mcp',
+    authType: 'none',
+    status: 'unknown',
+    lastCheckedAt: null,
+  });
   t.is(changed.body.createdAt, created.body.createdAt);
 
   const kept = await t.context.t.http().get(`/api/ai/agents/${agent}/tools`).set('authorization', auth).expect(200);
@@ -73,8 +93,12 @@ test.serial('renaming and moving a custom server keeps the permissions and overr
 
 test('a custom server gains and loses header credentials with PATCH', async (t) => {
   const auth = await owner(t);
-  const created = await t.context.t.http().post(serversPath).set('authorization', auth)
-    .send({ name: 'Custom', url: 'https://1.1.1.1/mcp', transportType: 'http' }).expect(201);
+  const created = await t.context.t
+    .http()
+    .post(serversPath)
+    .set('authorization', auth)
+    .send({ name: 'Custom', url: 'https://1.1.1.1/mcp', transportType: 'http' })
+    .expect(201);
   const keyed = await patch(t, auth, created.body.id, { credentials: { 'X-Api-Key': ' new-key ' } }).expect(200);
   t.like(keyed.body, { authType: 'static_headers', hasCredentials: true });
   t.deepEqual(await sealedHeaders(t, created.body.id), { 'X-Api-Key': 'new-key' });
@@ -85,9 +109,22 @@ test('a custom server gains and loses header credentials with PATCH', async (t) 
 
 test('rotating the API key of a catalog server follows the variant rules: 400 unknown key, 422 missing, 200 sealed', async (t) => {
   const auth = await owner(t);
-  const entry = await t.context.t.http().post('/api/available-mcps').set('authorization', await admin(t)).send(keyedEntry('Keyed rotate')).expect(201);
-  const created = await t.context.t.http().post(serversPath).set('authorization', auth)
-    .send({ name: 'Keyed', availableMcpId: entry.body.id, variantType: 'apikey', credentials: { Authorization: 'old', 'X-Workspace': 'w1' } })
+  const entry = await t.context.t
+    .http()
+    .post('/api/available-mcps')
+    .set('authorization', await admin(t))
+    .send(keyedEntry('Keyed rotate'))
+    .expect(201);
+  const created = await t.context.t
+    .http()
+    .post(serversPath)
+    .set('authorization', auth)
+    .send({
+      name: 'Keyed',
+      availableMcpId: entry.body.id,
+      variantType: 'apikey',
+      credentials: { Authorization: 'old', 'X-Workspace': 'w1' },
+    })
     .expect(201);
   const serverId = created.body.id as string;
 
@@ -105,12 +142,21 @@ test('rotating the API key of a catalog server follows the variant rules: 400 un
   t.deepEqual(moved.body.errors, [{ path: ['url'], message: "must be the catalog variant's URL https://1.1.1.1/keyed" }]);
 });
 
-test('an OAuth server moved to its variant\'s new URL drops its tokens and needs authorization again', async (t) => {
+test("an OAuth server moved to its variant's new URL drops its tokens and needs authorization again", async (t) => {
   const auth = await owner(t);
   const adminAuth = await admin(t);
-  const entry = await t.context.t.http().post('/api/available-mcps').set('authorization', adminAuth).send(keyedEntry('OAuth moving')).expect(201);
-  const created = await t.context.t.http().post(serversPath).set('authorization', auth)
-    .send({ name: 'OAuth', availableMcpId: entry.body.id, variantType: 'oauth' }).expect(201);
+  const entry = await t.context.t
+    .http()
+    .post('/api/available-mcps')
+    .set('authorization', adminAuth)
+    .send(keyedEntry('OAuth moving'))
+    .expect(201);
+  const created = await t.context.t
+    .http()
+    .post(serversPath)
+    .set('authorization', auth)
+    .send({ name: 'OAuth', availableMcpId: entry.body.id, variantType: 'oauth' })
+    .expect(201);
   t.is(created.body.status, 'needs_authorization');
   await t.context.t.db.pool.query(sql.unsafe`
     INSERT INTO agent_mcp_server_oauth_tokens (server_id, agency_id, issuer, client_id, token_endpoint, resource, key_id, sealed)
@@ -128,10 +174,17 @@ test('an OAuth server moved to its variant\'s new URL drops its tokens and needs
 
 test('a URL the policy refuses, an empty body and unknown fields are 400s that change nothing', async (t) => {
   const auth = await owner(t);
-  const created = await t.context.t.http().post(serversPath).set('authorization', auth)
-    .send({ name: 'Guarded', url: 'https://1.1.1.1/mcp', transportType: 'http' }).expect(201);
+  const created = await t.context.t
+    .http()
+    .post(serversPath)
+    .set('authorization', auth)
+    .send({ name: 'Guarded', url: 'https://1.1.1.1/mcp', transportType: 'http' })
+    .expect(201);
   const refused = await patch(t, auth, created.body.id, { name: 'Changed', url: 'http://127.0.0.1:9/mcp' }).expect(400);
-  t.deepEqual(refused.body.errors.map((e: { path: string[] }) => e.path), [['url']]);
+  t.deepEqual(
+    refused.body.errors.map((e: { path: string[] }) => e.path),
+    [['url']],
+  );
   const metadata = await patch(t, auth, created.body.id, { url: 'https://169.254.169.254/latest' }).expect(400);
   t.is(metadata.body.message, 'Validation failed');
   await patch(t, auth, created.body.id, {}).expect(400);
@@ -143,8 +196,12 @@ test('a URL the policy refuses, an empty body and unknown fields are 400s that c
 
 test("another agency's server, an unknown server and a member without update are refused", async (t) => {
   const auth = await owner(t);
-  const created = await t.context.t.http().post(serversPath).set('authorization', auth)
-    .send({ name: 'Mine', url: 'https://1.1.1.1/mcp', transportType: 'http' }).expect(201);
+  const created = await t.context.t
+    .http()
+    .post(serversPath)
+    .set('authorization', auth)
+    .send({ name: 'Mine', url: 'https://1.1.1.1/mcp', transportType: 'http' })
+    .expect(201);
   const other = `Bearer ${await t.context.t.login('owner@other.test')}`;
   const foreign = await patch(t, other, created.body.id, { name: 'Taken' }).expect(404);
   t.is(foreign.body.errorCode, 'AI.AGENT_NOT_FOUND');

@@ -17,9 +17,27 @@ test('only development allows loopback http', (t) => {
 test('public unicast addresses are public, every special-purpose range is not', (t) => {
   for (const address of ['1.1.1.1', '8.8.8.8', '2606:4700:4700::1111']) t.true(isPublicAddress(address, production), address);
   for (const address of [
-    '10.0.0.1', '172.16.0.1', '172.31.255.254', '192.168.1.1', '127.0.0.1', '169.254.169.254', '100.64.0.1',
-    '0.0.0.0', '0.1.2.3', '224.0.0.1', '255.255.255.255', '::', '::1', 'fc00::1', 'fd00:ec2::254', 'fe80::1',
-    'ff02::1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::ffff:127.0.0.1', 'not-an-ip',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.254',
+    '192.168.1.1',
+    '127.0.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '0.1.2.3',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::',
+    '::1',
+    'fc00::1',
+    'fd00:ec2::254',
+    'fe80::1',
+    'ff02::1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '::ffff:127.0.0.1',
+    'not-an-ip',
   ]) {
     t.false(isPublicAddress(address, production), address);
   }
@@ -43,8 +61,14 @@ test('URLs that are not absolute https, or carry credentials, are refused', asyn
 
 test('private, link-local, metadata and loopback targets are refused, literal or resolved', async (t) => {
   for (const raw of [
-    'https://10.1.2.3/', 'https://169.254.169.254/latest/meta-data', 'https://[fe80::1]/', 'https://[::ffff:a00:1]/',
-    'https://127.0.0.1/', 'https://0x7f.1/', 'https://2130706433/', 'https://metadata.google.internal/',
+    'https://10.1.2.3/',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[fe80::1]/',
+    'https://[::ffff:a00:1]/',
+    'https://127.0.0.1/',
+    'https://0x7f.1/',
+    'https://2130706433/',
+    'https://metadata.google.internal/',
     'https://METADATA.google.internal./computeMetadata/v1/',
   ]) {
     await t.throwsAsync(checkOutboundUrl(raw, production, { lookup: resolvesTo('1.1.1.1') }), { instanceOf: UrlRefusedError }, raw);

@@ -100,7 +100,10 @@ test.serial('a server that refuses the recipient for good (550) dead-letters the
   const id = await outboxIdOf(t, 'mail-3@example.com');
   t.deepEqual(await worker.drain(), { sent: 0, retried: 0, dead: 1 });
   t.like(await findDeliveryState(t.context.t.db.pool, id), { status: 'dead', attempts: 1, lastError: 'smtp: SMTP 550' });
-  t.like(logs.entries.find((entry) => entry.msg === 'notification dead-lettered'), { messageId: id, to: 'm***@example.com' });
+  t.like(
+    logs.entries.find((entry) => entry.msg === 'notification dead-lettered'),
+    { messageId: id, to: 'm***@example.com' },
+  );
 });
 
 test.serial('a server that never answers times out and the message waits for a retry', async (t) => {
@@ -126,10 +129,22 @@ test.serial('a worker that dies between sending and marking sent: the message is
   let now = new Date(Date.now() + 1_000);
 
   // The first worker claims the message and hands it to SMTP, then "crashes": it never marks it sent.
-  const [claimed] = await claimDueMessages(t.context.t.db.pool, { now, leaseUntil: new Date(now.getTime() + 60_000), limit: 10, channels: ['email'] });
+  const [claimed] = await claimDueMessages(t.context.t.db.pool, {
+    now,
+    leaseUntil: new Date(now.getTime() + 60_000),
+    limit: 10,
+    channels: ['email'],
+  });
   t.is(claimed?.id, id);
   const body = openMessageBody(t.context.t.app.deps.config.credentialsKeyring, id, claimed!.sealedBody);
-  await smtpSender({ url, from: 'no-reply@test.example' }).send({ id, channel: 'email', to: claimed!.recipient, template: claimed!.template, subject: body.subject, text: body.text });
+  await smtpSender({ url, from: 'no-reply@test.example' }).send({
+    id,
+    channel: 'email',
+    to: claimed!.recipient,
+    template: claimed!.template,
+    subject: body.subject,
+    text: body.text,
+  });
 
   const { worker } = workerFor(t, url, { clock: () => now });
   t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 0 }, 'nobody takes it while the lease lasts');

@@ -2,7 +2,14 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-export type ReceivedMail = { from: string; to: string[]; raw: string; messageId: string | undefined; subject: string | undefined; text: string };
+export type ReceivedMail = {
+  from: string;
+  to: string[];
+  raw: string;
+  messageId: string | undefined;
+  subject: string | undefined;
+  text: string;
+};
 
 /** A real SMTP server on loopback (no TLS, no auth) that keeps what it receives. */
 export class SmtpPeer {

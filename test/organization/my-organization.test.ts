@@ -55,9 +55,19 @@ test('Guard 1: turning the flag on without an active public plan is 409 and leav
 
 test.serial('turning the flag off and on again works while an active public plan exists', async (t) => {
   const token = await t.context.t.login('owner@demo.test');
-  const off = await t.context.t.http().patch('/api/organization/my').set('authorization', `Bearer ${token}`).send({ allowBusinessRegistration: false }).expect(200);
+  const off = await t.context.t
+    .http()
+    .patch('/api/organization/my')
+    .set('authorization', `Bearer ${token}`)
+    .send({ allowBusinessRegistration: false })
+    .expect(200);
   t.is(off.body.allowBusinessRegistration, false);
-  const on = await t.context.t.http().patch('/api/organization/my').set('authorization', `Bearer ${token}`).send({ allowBusinessRegistration: true }).expect(200);
+  const on = await t.context.t
+    .http()
+    .patch('/api/organization/my')
+    .set('authorization', `Bearer ${token}`)
+    .send({ allowBusinessRegistration: true })
+    .expect(200);
   t.is(on.body.allowBusinessRegistration, true);
   const exists = await t.context.t.db.pool.oneFirst(sql.unsafe`SELECT is_active FROM plans WHERE id = ${PLANS.starter.id}`);
   t.true(exists as boolean);
@@ -71,8 +81,9 @@ test('the update body is validated', async (t) => {
     .set('authorization', `Bearer ${token}`)
     .send({ name: '', allowBusinessRegistration: 'yes', userCapacity: 100 })
     .expect(400);
-  t.deepEqual(
-    response.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort(),
-    ['allowBusinessRegistration', 'name', 'userCapacity'],
-  );
+  t.deepEqual(response.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort(), [
+    'allowBusinessRegistration',
+    'name',
+    'userCapacity',
+  ]);
 });

@@ -11,7 +11,22 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 test('only the ts blocks are examples: signature listings, JSON and shell blocks are not', (t) => {
-  const markdown = ['```ts', 'const a = 1;', '```', '```ts signatures', 'f(x: number): void', '```', '```json', '{}', '```', '```ts', 'const b = 2;', '', 'b;', '```'].join('\n');
+  const markdown = [
+    '```ts',
+    'const a = 1;',
+    '```',
+    '```ts signatures',
+    'f(x: number): void',
+    '```',
+    '```json',
+    '{}',
+    '```',
+    '```ts',
+    'const b = 2;',
+    '',
+    'b;',
+    '```',
+  ].join('\n');
   t.deepEqual(tsExamples(markdown), [
     { line: 2, code: 'const a = 1;' },
     { line: 11, code: 'const b = 2;\n\nb;' },

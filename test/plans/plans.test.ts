@@ -9,8 +9,16 @@ test.serial("the owner lists the agency's plans, oldest first", async (t) => {
   const response = await t.context.t.http().get('/api/plans').set('authorization', `Bearer ${token}`).expect(200);
   const seeded = response.body.filter((p: { id: string }) => [PLANS.starter.id, PLANS.legacy.id].includes(p.id));
   t.deepEqual(
-    seeded.map((p: { name: string; isPublic: boolean; isActive: boolean; maxUsers: number }) => [p.name, p.isPublic, p.isActive, p.maxUsers]),
-    [['Starter', true, true, 10], ['Legacy', true, false, 5]],
+    seeded.map((p: { name: string; isPublic: boolean; isActive: boolean; maxUsers: number }) => [
+      p.name,
+      p.isPublic,
+      p.isActive,
+      p.maxUsers,
+    ]),
+    [
+      ['Starter', true, true, 10],
+      ['Legacy', true, false, 5],
+    ],
   );
 });
 
@@ -18,8 +26,18 @@ test('another agency sees none of these plans and cannot change them (404 like a
   const token = await t.context.t.login('owner@other.test');
   const list = await t.context.t.http().get('/api/plans').set('authorization', `Bearer ${token}`).expect(200);
   t.false(list.body.some((p: { id: string }) => p.id === PLANS.starter.id));
-  const foreign = await t.context.t.http().patch(`/api/plans/${PLANS.starter.id}`).set('authorization', `Bearer ${token}`).send({ name: 'Mine' }).expect(404);
-  const missing = await t.context.t.http().patch('/api/plans/01900000-0000-7000-8000-00000000dead').set('authorization', `Bearer ${token}`).send({ name: 'Mine' }).expect(404);
+  const foreign = await t.context.t
+    .http()
+    .patch(`/api/plans/${PLANS.starter.id}`)
+    .set('authorization', `Bearer ${token}`)
+    .send({ name: 'Mine' })
+    .expect(404);
+  const missing = await t.context.t
+    .http()
+    .patch('/api/plans/01900000-0000-7000-8000-00000000dead')
+    .set('authorization', `Bearer ${token}`)
+    .send({ name: 'Mine' })
+    .expect(404);
   t.deepEqual(foreign.body, missing.body);
   t.is(missing.body.errorCode, 'PLANS.PLAN_NOT_FOUND');
 });
@@ -38,11 +56,13 @@ test('creating a plan answers 201 with the plan; maxUsers defaults to null', asy
 
 test('plan bodies and ids are validated', async (t) => {
   const token = await t.context.t.login('owner@demo.test');
-  const create = await t.context.t.http().post('/api/plans').set('authorization', `Bearer ${token}`).send({ name: 'X', maxUsers: 0 }).expect(400);
-  t.deepEqual(
-    create.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort(),
-    ['isActive', 'isPublic', 'maxUsers'],
-  );
+  const create = await t.context.t
+    .http()
+    .post('/api/plans')
+    .set('authorization', `Bearer ${token}`)
+    .send({ name: 'X', maxUsers: 0 })
+    .expect(400);
+  t.deepEqual(create.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort(), ['isActive', 'isPublic', 'maxUsers']);
   const badId = await t.context.t.http().patch('/api/plans/123').set('authorization', `Bearer ${token}`).send({ name: 'X' }).expect(400);
   t.deepEqual(badId.body.errors, [{ path: ['params', 'planId'], message: 'must be a UUID' }]);
 });
@@ -51,16 +71,31 @@ test('a member without plan policies gets 403', async (t) => {
   const token = await t.context.t.login('member@demo.test');
   const list = await t.context.t.http().get('/api/plans').set('authorization', `Bearer ${token}`).expect(403);
   t.deepEqual(list.body, { statusCode: 403, message: 'Forbidden' });
-  await t.context.t.http().post('/api/plans').set('authorization', `Bearer ${token}`).send({ name: 'X', isPublic: true, isActive: true }).expect(403);
+  await t.context.t
+    .http()
+    .post('/api/plans')
+    .set('authorization', `Bearer ${token}`)
+    .send({ name: 'X', isPublic: true, isActive: true })
+    .expect(403);
 });
 
 test.serial('Guard 2: the last active public plan cannot be deactivated or made private while the flag is on', async (t) => {
   const token = await t.context.t.login('owner@demo.test');
   for (const change of [{ isActive: false }, { isPublic: false }]) {
-    const response = await t.context.t.http().patch(`/api/plans/${PLANS.starter.id}`).set('authorization', `Bearer ${token}`).send(change).expect(409);
+    const response = await t.context.t
+      .http()
+      .patch(`/api/plans/${PLANS.starter.id}`)
+      .set('authorization', `Bearer ${token}`)
+      .send(change)
+      .expect(409);
     t.is(response.body.errorCode, 'PLANS.LAST_ACTIVE_PUBLIC_PLAN');
   }
-  const renamed = await t.context.t.http().patch(`/api/plans/${PLANS.starter.id}`).set('authorization', `Bearer ${token}`).send({ name: 'Starter+' }).expect(200);
+  const renamed = await t.context.t
+    .http()
+    .patch(`/api/plans/${PLANS.starter.id}`)
+    .set('authorization', `Bearer ${token}`)
+    .send({ name: 'Starter+' })
+    .expect(200);
   t.like(renamed.body, { name: 'Starter+', isActive: true, isPublic: true });
 });
 

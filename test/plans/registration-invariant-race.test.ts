@@ -57,7 +57,10 @@ test('under concurrent flag-on and last-plan deactivation the invariant holds af
 
   t.log(`rounds: ${ROUNDS}, flag won: ${outcomes.flagWon}, deactivation won: ${outcomes.deactivationWon}, broken: ${broken.length}`);
   t.deepEqual(broken, [], 'rounds after which the flag was on with no active public plan');
-  t.deepEqual([...statuses].filter((status) => status !== 200 && status !== 409), []);
+  t.deepEqual(
+    [...statuses].filter((status) => status !== 200 && status !== 409),
+    [],
+  );
   // Exactly one of the two requests wins each round.
   t.is(outcomes.flagWon + outcomes.deactivationWon, ROUNDS);
 });

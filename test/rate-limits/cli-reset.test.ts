@@ -31,7 +31,10 @@ test('`cli rate-limit reset` clears a locked-out client of a route, so its next 
   const { stderr } = await cli(['rate-limit', 'reset', '--route', 'user-login', '--identifier', ip], { REDIS_URL: redisUrl });
   t.regex(stderr, /reset POST \/api\/identity\/auth\/user\/login for ip:/);
   t.is(await redis.exists(store.redisKey(key)), 0);
-  t.like(await createSlidingWindowLimiter({ store: new RedisStore(redis), limit: 10, windowMs: '15m' }).peek(key), { allowed: true, remaining: 10 });
+  t.like(await createSlidingWindowLimiter({ store: new RedisStore(redis), limit: 10, windowMs: '15m' }).peek(key), {
+    allowed: true,
+    remaining: 10,
+  });
 });
 
 test('`cli rate-limit reset` resets a user id on a route limited by user', async (t) => {
@@ -41,15 +44,24 @@ test('`cli rate-limit reset` resets a user id on a route limited by user', async
   const userId = `user-${randomInt(1e9)}`;
   const key = `rl:POST /api/identity/auth/user/change-password:user:${userId}`;
   await createSlidingWindowLimiter({ store, limit: 3, windowMs: '15m' }).check(key, { cost: 3 });
-  await cli(['rate-limit', 'reset', '--route', 'POST /api/identity/auth/user/change-password', '--identifier', userId], { REDIS_URL: redisUrl });
+  await cli(['rate-limit', 'reset', '--route', 'POST /api/identity/auth/user/change-password', '--identifier', userId], {
+    REDIS_URL: redisUrl,
+  });
   t.is(await redis.exists(store.redisKey(key)), 0);
 });
 
 test('`cli rate-limit reset` refuses an unknown route, a non-IP on an IP-limited route, and a missing REDIS_URL, saying why', async (t) => {
-  const unknown = await t.throwsAsync(cli(['rate-limit', 'reset', '--route', 'GET /api/nope', '--identifier', '203.0.113.9'], { REDIS_URL: redisUrl }));
+  const unknown = await t.throwsAsync(
+    cli(['rate-limit', 'reset', '--route', 'GET /api/nope', '--identifier', '203.0.113.9'], { REDIS_URL: redisUrl }),
+  );
   t.regex((unknown as unknown as { stderr: string }).stderr, /no rate limit declared for "GET \/api\/nope"; known: .*\buser-check-email\b/);
-  const notIp = await t.throwsAsync(cli(['rate-limit', 'reset', '--route', 'user-login', '--identifier', 'alice'], { REDIS_URL: redisUrl }));
+  const notIp = await t.throwsAsync(
+    cli(['rate-limit', 'reset', '--route', 'user-login', '--identifier', 'alice'], { REDIS_URL: redisUrl }),
+  );
   t.regex((notIp as unknown as { stderr: string }).stderr, /limited by IP address, and "alice" is not one/);
   const memory = await t.throwsAsync(cli(['rate-limit', 'reset', '--route', 'user-login', '--identifier', '203.0.113.9'], {}));
-  t.regex((memory as unknown as { stderr: string }).stderr, /REDIS_URL is not set: without Redis the counters live in the memory of each server process/);
+  t.regex(
+    (memory as unknown as { stderr: string }).stderr,
+    /REDIS_URL is not set: without Redis the counters live in the memory of each server process/,
+  );
 });

@@ -8,7 +8,6 @@ const test = withTestApp(anyTest, { rateLimits: true });
 /** A documentation-range client address per test, so that tests never share a window. */
 const clientIp = () => `203.0.113.${randomInt(1, 255)}`;
 
-
 /** Sends `count + 1` requests with the given broken body and answers their statuses. */
 async function statusesOf(
   server: Parameters<typeof request>[0],

@@ -46,7 +46,13 @@ test('a forged token naming a user does not select that user window: the address
   // The owner's window is full. A token with the owner's claims but another secret is not
   // verified, so it is counted against its address and answered 401 by authentication.
   const forged = jwt.sign(
-    { sub: USERS.owner.id, userId: USERS.owner.id, agencyId: ORGANIZATIONS.demoAgency.id, type: 'user', exp: Math.floor(Date.now() / 1000) + 600 },
+    {
+      sub: USERS.owner.id,
+      userId: USERS.owner.id,
+      agencyId: ORGANIZATIONS.demoAgency.id,
+      type: 'user',
+      exp: Math.floor(Date.now() / 1000) + 600,
+    },
     'not-the-service-secret-not-the-service-secret',
   );
   const forgedIp = ip();
@@ -68,7 +74,10 @@ test('the SMS test route exists in development only, limited to 3 in 5 minutes p
   const address = ip();
   const statuses: number[] = [];
   for (let i = 0; i < 4; i++) {
-    const response = await request(development).post('/api/notifications/sms/test').set('x-forwarded-for', address).send({ to: '+15555550100' });
+    const response = await request(development)
+      .post('/api/notifications/sms/test')
+      .set('x-forwarded-for', address)
+      .send({ to: '+15555550100' });
     statuses.push(response.status);
   }
   t.deepEqual(statuses, [202, 202, 202, 429]);

@@ -40,7 +40,9 @@ test('MCP OAuth initiate is limited to 10 a minute per user, whatever the answer
   }
   t.deepEqual(statuses.slice(10), [429]);
   t.false(statuses.slice(0, 10).includes(429));
-  const denied = await request(server).post(`/api/ai/agents/${AGENTS.support.id}/mcp-servers/${MISSING}/oauth/initiate`).set('authorization', auth);
+  const denied = await request(server)
+    .post(`/api/ai/agents/${AGENTS.support.id}/mcp-servers/${MISSING}/oauth/initiate`)
+    .set('authorization', auth);
   t.is(denied.headers['retry-after'], String(denied.body.metadata.retryAfterSeconds));
   t.is(denied.body.errorCode, 'CORE.RATE_LIMIT_EXCEEDED');
 });
@@ -58,7 +60,9 @@ test('Google authorize is limited to 10 a minute per address and carries its own
   t.deepEqual(statuses, [...Array(10).fill(200), 429]);
   t.is(policy, '"user-google-authorize";q=10;w=60');
   // The client flow has a window of its own.
-  const client = await request(server).get(`/api/identity/auth/client/google/authorize?organizationId=${ORGANIZATIONS.demoAgency.id}`).set('x-forwarded-for', ip);
+  const client = await request(server)
+    .get(`/api/identity/auth/client/google/authorize?organizationId=${ORGANIZATIONS.demoAgency.id}`)
+    .set('x-forwarded-for', ip);
   t.is(client.status, 200);
 });
 
@@ -67,7 +71,10 @@ test('business registration is limited like register: 5 per 15 minutes per addre
   const ip = clientIp();
   const statuses: number[] = [];
   for (let i = 0; i < 6; i++) {
-    const response = await request(server).post('/api/identity/auth/user/register/business').set('x-forwarded-for', ip).send({ businessName: 'x' });
+    const response = await request(server)
+      .post('/api/identity/auth/user/register/business')
+      .set('x-forwarded-for', ip)
+      .send({ businessName: 'x' });
     statuses.push(response.status);
   }
   t.deepEqual(statuses, [...Array(5).fill(400), 429]);

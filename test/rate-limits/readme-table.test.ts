@@ -13,13 +13,21 @@ test('the list of limited routes is generated from the routes: the 13 of the int
   const generated = rateLimitedRoutes(areaRoutes);
   t.deepEqual(ALL_RATE_LIMITS, generated);
   t.is(generated.filter((row) => row.source === 'interface').length, 13);
-  t.is(generated.findIndex((row) => row.source === 'project'), 13);
+  t.is(
+    generated.findIndex((row) => row.source === 'project'),
+    13,
+  );
   t.is(new Set(generated.map((row) => row.endpoint)).size, generated.length);
 });
 
 test('a limited route is found by its endpoint, and an unlimited one is not', (t) => {
   t.like(rateLimitOf('POST /api/identity/auth/client/login'), { limit: 10, windowMs: '15m', identifierType: 'ip', source: 'interface' });
-  t.like(rateLimitOf('GET /api/ai/mcp-oauth/callback'), { limit: 20, identifierType: 'ip', policyName: 'mcp-oauth-callback', source: 'project' });
+  t.like(rateLimitOf('GET /api/ai/mcp-oauth/callback'), {
+    limit: 20,
+    identifierType: 'ip',
+    policyName: 'mcp-oauth-callback',
+    source: 'project',
+  });
   t.is(rateLimitOf('GET /api/ai/agents'), undefined);
 });
 

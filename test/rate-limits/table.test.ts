@@ -9,7 +9,10 @@ function promisedLimits() {
     .split('\n')
     .filter((line) => /^\| (GET|POST) /.test(line))
     .map((line) => {
-      const [endpoint, limit, window, identifier] = line.split('|').slice(1, 5).map((cell) => cell.trim());
+      const [endpoint, limit, window, identifier] = line
+        .split('|')
+        .slice(1, 5)
+        .map((cell) => cell.trim());
       return { endpoint, limit: Number(limit), window, identifier };
     });
 }
@@ -17,7 +20,7 @@ function promisedLimits() {
 /** `15m` -> `15 min`, the fixture's spelling. */
 const spelled = (windowMs: string) => windowMs.replace(/^(\d+)m$/, '$1 min');
 
-test("the interface limits generated from the routes are the promised table of the interface document, row for row", (t) => {
+test('the interface limits generated from the routes are the promised table of the interface document, row for row', (t) => {
   const documented = promisedLimits();
   t.is(documented.length, 13);
   // Generated in mounting order, the document has its own: compare both sorted by endpoint.

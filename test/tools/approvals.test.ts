@@ -20,21 +20,37 @@ async function rejection(t: Ctx, answer: Promise<unknown>) {
 test('a pending approval is answered once and returns the paused tool call', async (t) => {
   const approvalId = await pending(t);
   const answered = await answerToolApproval(t.context.t.db.pool, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: true });
-  t.like(answered, { id: approvalId, toolName: 'send_email', toolCallId: 'call_1', approved: true, reason: null, input: { to: 'a@b.test' } });
+  t.like(answered, {
+    id: approvalId,
+    toolName: 'send_email',
+    toolCallId: 'call_1',
+    approved: true,
+    reason: null,
+    input: { to: 'a@b.test' },
+  });
 });
 
 test('a replayed approval id is TOOL_APPROVAL_UNKNOWN_ID', async (t) => {
   const approvalId = await pending(t);
   const db = t.context.t.db.pool;
   await answerToolApproval(db, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: false, reason: 'not now' });
-  t.is(await rejection(t, answerToolApproval(db, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: true })), 'TOOL_APPROVAL_UNKNOWN_ID');
+  t.is(
+    await rejection(t, answerToolApproval(db, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: true })),
+    'TOOL_APPROVAL_UNKNOWN_ID',
+  );
 });
 
 test("another user's approval id is unknown and stays answerable by its own user", async (t) => {
   const approvalId = await pending(t);
   const db = t.context.t.db.pool;
-  t.is(await rejection(t, answerToolApproval(db, { userId: MEMBER.id, agentId: SUPPORT, approvalId, approved: true })), 'TOOL_APPROVAL_UNKNOWN_ID');
-  t.is(await rejection(t, answerToolApproval(db, { userId: OWNER.id, agentId: RESEARCH, approvalId, approved: true })), 'TOOL_APPROVAL_UNKNOWN_ID');
+  t.is(
+    await rejection(t, answerToolApproval(db, { userId: MEMBER.id, agentId: SUPPORT, approvalId, approved: true })),
+    'TOOL_APPROVAL_UNKNOWN_ID',
+  );
+  t.is(
+    await rejection(t, answerToolApproval(db, { userId: OWNER.id, agentId: RESEARCH, approvalId, approved: true })),
+    'TOOL_APPROVAL_UNKNOWN_ID',
+  );
   const answered = await answerToolApproval(db, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: true });
   t.is(answered.id, approvalId);
 });
@@ -42,7 +58,10 @@ test("another user's approval id is unknown and stays answerable by its own user
 test('an id that matches nothing, or is not a UUID, is TOOL_APPROVAL_UNKNOWN_ID', async (t) => {
   const db = t.context.t.db.pool;
   for (const approvalId of ['01900000-0000-7000-8000-00000000dead', 'approval-1', '']) {
-    t.is(await rejection(t, answerToolApproval(db, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: true })), 'TOOL_APPROVAL_UNKNOWN_ID');
+    t.is(
+      await rejection(t, answerToolApproval(db, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: true })),
+      'TOOL_APPROVAL_UNKNOWN_ID',
+    );
   }
 });
 
@@ -58,7 +77,13 @@ test('a reason over 2000 characters is TOOL_APPROVAL_REASON_TOO_LONG and does no
 test('the reason limit counts characters, not UTF-16 units', async (t) => {
   const approvalId = await pending(t);
   const reason = '🙂'.repeat(2000);
-  const answered = await answerToolApproval(t.context.t.db.pool, { userId: OWNER.id, agentId: SUPPORT, approvalId, approved: false, reason });
+  const answered = await answerToolApproval(t.context.t.db.pool, {
+    userId: OWNER.id,
+    agentId: SUPPORT,
+    approvalId,
+    approved: false,
+    reason,
+  });
   t.is(answered.reason, reason);
 });
 
@@ -74,7 +99,13 @@ test('an approval bound to a conversation is unknown in another conversation', a
   const db = t.context.t.db.pool;
   const conversationId = '01900000-0000-7000-8000-0000000c0001';
   const approvalId = await requestToolApproval(db, { userId: OWNER.id, agentId: SUPPORT, conversationId, toolName: 'send_email' });
-  const elsewhere = { userId: OWNER.id, agentId: SUPPORT, conversationId: '01900000-0000-7000-8000-0000000c0002', approvalId, approved: true };
+  const elsewhere = {
+    userId: OWNER.id,
+    agentId: SUPPORT,
+    conversationId: '01900000-0000-7000-8000-0000000c0002',
+    approvalId,
+    approved: true,
+  };
   t.is(await rejection(t, answerToolApproval(db, elsewhere)), 'TOOL_APPROVAL_UNKNOWN_ID');
   t.is((await answerToolApproval(db, { ...elsewhere, conversationId })).id, approvalId);
 });

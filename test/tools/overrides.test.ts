@@ -35,11 +35,17 @@ test('20 concurrent identical POSTs give twenty 200s, one row and one createdAt'
   const responses = await Promise.all(
     Array.from({ length: 20 }, () => owner.post(overridesPath(RESEARCH), { toolName: 'concurrent_tool' })),
   );
-  t.deepEqual(responses.map((r) => r.status), Array(20).fill(200));
+  t.deepEqual(
+    responses.map((r) => r.status),
+    Array(20).fill(200),
+  );
   t.is(new Set(responses.map((r) => r.body.createdAt)).size, 1);
   t.is(await countOverrides(t, OWNER.id, RESEARCH, 'concurrent_tool'), 1);
   const listed = (await owner.get(overridesPath(RESEARCH)).expect(200)).body.overrides;
-  t.deepEqual(listed.filter((o: { toolName: string }) => o.toolName === 'concurrent_tool'), [responses[0]?.body]);
+  t.deepEqual(
+    listed.filter((o: { toolName: string }) => o.toolName === 'concurrent_tool'),
+    [responses[0]?.body],
+  );
 });
 
 test('GET lists only the caller own overrides', async (t) => {
@@ -120,13 +126,22 @@ test('toolName must be 1 to 200 characters', async (t) => {
   const created = await owner.post('/api/ai/agents', { name: 'Lengths' }).expect(201);
   await owner.post(overridesPath(created.body.id), { toolName: 'x'.repeat(200) }).expect(200);
   const long = await owner.post(overridesPath(created.body.id), { toolName: 'x'.repeat(201) }).expect(400);
-  t.deepEqual(long.body.errors.map((e: { path: string[] }) => e.path), [['toolName']]);
+  t.deepEqual(
+    long.body.errors.map((e: { path: string[] }) => e.path),
+    [['toolName']],
+  );
   const empty = await owner.post(overridesPath(created.body.id), { toolName: '' }).expect(400);
-  t.deepEqual(empty.body.errors.map((e: { path: string[] }) => e.path), [['toolName']]);
+  t.deepEqual(
+    empty.body.errors.map((e: { path: string[] }) => e.path),
+    [['toolName']],
+  );
   const missing = await owner.post(overridesPath(created.body.id), {}).expect(400);
   t.deepEqual(missing.body.errors, [{ path: ['toolName'], message: 'Required' }]);
   const listed = (await owner.get(overridesPath(created.body.id)).expect(200)).body.overrides;
-  t.deepEqual(listed.map((o: { toolName: string }) => o.toolName), ['x'.repeat(200)]);
+  t.deepEqual(
+    listed.map((o: { toolName: string }) => o.toolName),
+    ['x'.repeat(200)],
+  );
 });
 
 test('override routes answer 401 without a token and 400 for a non-UUID agentId', async (t) => {

@@ -62,7 +62,9 @@ test('an empty body is a 400 with tools Required', async (t) => {
 test('element-level schema errors are reported at the element path', async (t) => {
   const owner = await as(t.context.t, 'owner@demo.test');
   const response = await owner
-    .put(toolsPath(RESEARCH), { tools: [webSearch, { toolName: 'fetch_url', permissionStatus: 'sometimes', providerKey: '' }, { toolName: 'list_events' }] })
+    .put(toolsPath(RESEARCH), {
+      tools: [webSearch, { toolName: 'fetch_url', permissionStatus: 'sometimes', providerKey: '' }, { toolName: 'list_events' }],
+    })
     .expect(400);
   const paths = response.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort();
   t.deepEqual(paths, ['tools.1.permissionStatus', 'tools.1.providerKey', 'tools.2.permissionStatus', 'tools.2.providerKey']);
@@ -122,7 +124,9 @@ test("deleting an MCP server removes its tools from the agent's set", async (t) 
   const created = await owner.post('/api/ai/agents', { name: 'With MCP' }).expect(201);
   const serverId = await insertMcpServer(t.context.t.db.pool, created.body.id);
   await owner
-    .put(toolsPath(created.body.id), { tools: [webSearch, { toolName: 'x', permissionStatus: 'always_allow', providerKey: `mcp:${serverId}` }] })
+    .put(toolsPath(created.body.id), {
+      tools: [webSearch, { toolName: 'x', permissionStatus: 'always_allow', providerKey: `mcp:${serverId}` }],
+    })
     .expect(200);
   await t.context.t.db.pool.query(sql.unsafe`DELETE FROM agent_mcp_servers WHERE id = ${serverId}`);
   t.deepEqual((await owner.get(toolsPath(created.body.id)).expect(200)).body.tools, [webSearch]);
@@ -169,7 +173,10 @@ test('concurrent PUTs each apply whole: the final set is exactly one of the bodi
   const created = await owner.post('/api/ai/agents', { name: 'Racing' }).expect(201);
   const bodies = [[webSearch], [sendEmail, createEvent], [createEvent, webSearch, sendEmail], []];
   const responses = await Promise.all(bodies.map((tools) => owner.put(toolsPath(created.body.id), { tools })));
-  t.deepEqual(responses.map((r) => r.status), [200, 200, 200, 200]);
+  t.deepEqual(
+    responses.map((r) => r.status),
+    [200, 200, 200, 200],
+  );
   const final = (await owner.get(toolsPath(created.body.id)).expect(200)).body.tools;
   t.true(bodies.some((tools) => JSON.stringify(tools) === JSON.stringify(final)));
 });

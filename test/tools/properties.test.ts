@@ -31,7 +31,11 @@ const toolElement = (serverId: string) =>
 const validElement = (serverId: string) =>
   fc.oneof(
     fc.constantFrom(...TOOL_CATALOG).chain((tool) =>
-      fc.record({ toolName: fc.constant(tool.toolName), permissionStatus: fc.constantFrom('always_allow', 'needs_approval', 'blocked'), providerKey: fc.constant(tool.providerKey) }),
+      fc.record({
+        toolName: fc.constant(tool.toolName),
+        permissionStatus: fc.constantFrom('always_allow', 'needs_approval', 'blocked'),
+        providerKey: fc.constant(tool.providerKey),
+      }),
     ),
     fc.record({
       toolName: fc.string({ minLength: 1, maxLength: 40 }),

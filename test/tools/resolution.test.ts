@@ -2,7 +2,18 @@ import anyTest from 'ava';
 import { resolveAgentTools } from '../../app/tools/resolution.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
-import { AGENT_NOT_FOUND, as, type Ctx, effectivePath, insertMcpServer, MEMBER, OTHER_AGENT, OWNER, overridesPath, toolsPath } from './support.ts';
+import {
+  AGENT_NOT_FOUND,
+  as,
+  type Ctx,
+  effectivePath,
+  insertMcpServer,
+  MEMBER,
+  OTHER_AGENT,
+  OWNER,
+  overridesPath,
+  toolsPath,
+} from './support.ts';
 
 const test = withTestApp(anyTest);
 
@@ -85,7 +96,9 @@ test('an MCP server tool is offered with its provider and no catalog description
   const agentId = await agentWithSet(t);
   const serverId = await insertMcpServer(t.context.t.db.pool, agentId);
   const owner = await as(t.context.t, 'owner@demo.test');
-  await owner.put(toolsPath(agentId), { tools: [{ toolName: 'search_repos', permissionStatus: 'needs_approval', providerKey: `mcp:${serverId}` }] }).expect(200);
+  await owner
+    .put(toolsPath(agentId), { tools: [{ toolName: 'search_repos', permissionStatus: 'needs_approval', providerKey: `mcp:${serverId}` }] })
+    .expect(200);
   const tools = await offered(t, 'owner@demo.test', agentId);
   t.deepEqual(tools.search_repos, {
     toolName: 'search_repos',

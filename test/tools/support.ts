@@ -25,8 +25,18 @@ export async function as(t: TestApp, email: string) {
   return {
     token,
     get: (path: string) => t.http().get(path).set(auth),
-    put: (path: string, body: unknown) => t.http().put(path).set(auth).send(body as object),
-    post: (path: string, body: unknown) => t.http().post(path).set(auth).send(body as object),
+    put: (path: string, body: unknown) =>
+      t
+        .http()
+        .put(path)
+        .set(auth)
+        .send(body as object),
+    post: (path: string, body: unknown) =>
+      t
+        .http()
+        .post(path)
+        .set(auth)
+        .send(body as object),
     delete: (path: string) => t.http().delete(path).set(auth),
   };
 }

@@ -18,8 +18,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 const DECIMAL = /^\d{1,10}(\.\d{1,10})?$/;
 const KNOWN = new Set([
-  'organizationId', 'agentId', 'userId', 'modelId', 'actionType', 'source', 'inputTokens',
-  'outputTokens', 'cacheReadTokens', 'costUsd', 'latencyMs', 'createdAt',
+  'organizationId',
+  'agentId',
+  'userId',
+  'modelId',
+  'actionType',
+  'source',
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'costUsd',
+  'latencyMs',
+  'createdAt',
 ]);
 const MAX_TOKENS = 2 ** 53 - 1;
 
@@ -45,7 +55,9 @@ export function parseUsageLine(text: string, line: number): UsageEventInput {
   const tokens = (field: string): number => {
     const v = event[field];
     if (v === undefined) return fail(field, 'Required');
-    return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_TOKENS ? (v as number) : fail(field, 'must be a non-negative integer');
+    return Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_TOKENS
+      ? (v as number)
+      : fail(field, 'must be a non-negative integer');
   };
   const oneOf = <T extends string>(field: string, values: readonly T[]): T => {
     const v = event[field];
@@ -60,7 +72,11 @@ export function parseUsageLine(text: string, line: number): UsageEventInput {
   const costText = typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost.toFixed(10) : typeof cost === 'string' ? cost : '';
   if (!DECIMAL.test(costText)) fail('costUsd', 'must be a non-negative amount in USD (at most 10 decimals)');
   const latency = event.latencyMs;
-  if (latency !== undefined && latency !== null && !(Number.isInteger(latency) && (latency as number) >= 0 && (latency as number) <= 2_147_483_647)) {
+  if (
+    latency !== undefined &&
+    latency !== null &&
+    !(Number.isInteger(latency) && (latency as number) >= 0 && (latency as number) <= 2_147_483_647)
+  ) {
     fail('latencyMs', 'must be null or a non-negative integer');
   }
   const createdAt = event.createdAt;

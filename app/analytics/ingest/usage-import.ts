@@ -11,11 +11,7 @@ export const IMPORT_BATCH_SIZE = 5_000;
  * one transaction, so a bad line (named with its number and field) leaves nothing behind.
  * Blank lines are skipped. Returns the number of rows inserted.
  */
-export async function importUsageFile(
-  db: DatabasePool,
-  path: string,
-  onProgress: (rows: number) => void = () => {},
-): Promise<number> {
+export async function importUsageFile(db: DatabasePool, path: string, onProgress: (rows: number) => void = () => {}): Promise<number> {
   return db.transaction(async (tx) => {
     const knownOrganizations = new Set<string>();
     let total = 0;

@@ -20,7 +20,8 @@ export async function landGoogleSignIn(
   type: PrincipalType,
   query: { code?: string | undefined; state: string; error?: string | undefined },
 ): Promise<Redirect> {
-  const land = (params: Record<string, string>) => new Redirect(landingUrl(deps.config.frontendUrl, { googleSignIn: params.handoff ? 'success' : 'error', type, ...params }));
+  const land = (params: Record<string, string>) =>
+    new Redirect(landingUrl(deps.config.frontendUrl, { googleSignIn: params.handoff ? 'success' : 'error', type, ...params }));
   try {
     const handoff = await finishGoogleSignIn(deps, google, type, query, (tx, subject) => createHandoff(deps, tx, subject.id, query.state));
     return land({ handoff });

@@ -100,7 +100,13 @@ export class OutboxWorker {
 
   async #deliver(message: ClaimedMessage): Promise<keyof RoundResult> {
     const o = this.#options;
-    const log = { messageId: message.id, channel: message.channel, template: message.template, to: maskRecipient(message.recipient), attempt: message.attempts };
+    const log = {
+      messageId: message.id,
+      channel: message.channel,
+      template: message.template,
+      to: maskRecipient(message.recipient),
+      attempt: message.attempts,
+    };
     const sender = o.senders[message.channel]!;
     let body;
     try {
@@ -111,7 +117,14 @@ export class OutboxWorker {
       return 'dead';
     }
     try {
-      await sender.send({ id: message.id, channel: message.channel, to: message.recipient, template: message.template, subject: body.subject, text: body.text });
+      await sender.send({
+        id: message.id,
+        channel: message.channel,
+        to: message.recipient,
+        template: message.template,
+        subject: body.subject,
+        text: body.text,
+      });
     } catch (error) {
       const reason = error instanceof DeliveryError ? error : new DeliveryError(`${sender.name}: unexpected failure`, false);
       const now = this.#clock();

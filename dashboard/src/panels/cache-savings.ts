@@ -5,7 +5,11 @@ import type { CacheSavings, Source } from '../types.ts';
 
 export function renderCacheSavings(panel: Panel, answer: CacheSavings, source: Source): void {
   if (answer.totalInputTokens === 0) {
-    panel.empty(source === 'byok' ? 'No input tokens from your own keys in this window (BYOK calls report no cache reads).' : 'No input tokens in this window.');
+    panel.empty(
+      source === 'byok'
+        ? 'No input tokens from your own keys in this window (BYOK calls report no cache reads).'
+        : 'No input tokens in this window.',
+    );
     return;
   }
   const skipped =
@@ -40,7 +44,13 @@ export function renderCacheSavings(panel: Panel, answer: CacheSavings, source: S
   });
   const notes = [el('p', { class: answer.skippedModelsCount > 0 ? 'note warn' : 'note', 'data-skipped-note': '' }, skipped)];
   if (source === 'all') {
-    notes.push(el('p', { class: 'note' }, 'Calls with your own keys (BYOK) report no cache reads and lower this hit rate; choose "System tokens" for the platform’s own.'));
+    notes.push(
+      el(
+        'p',
+        { class: 'note' },
+        'Calls with your own keys (BYOK) report no cache reads and lower this hit rate; choose "System tokens" for the platform’s own.',
+      ),
+    );
   }
   panel.ready([list, meter, ...notes]);
 }

@@ -52,7 +52,11 @@ export function renderEfficiency(panel: Panel, rows: ModelEfficiency): void {
           el('span', { 'aria-hidden': 'true' }, active ? (sort.direction === 'ascending' ? ' ▲' : ' ▼') : ''),
         );
         button.addEventListener('click', () => {
-          sort = { key: column.key, direction: active && sort.direction === 'descending' ? 'ascending' : active ? 'descending' : column.numeric ? 'descending' : 'ascending' };
+          sort = {
+            key: column.key,
+            direction:
+              active && sort.direction === 'descending' ? 'ascending' : active ? 'descending' : column.numeric ? 'descending' : 'ascending',
+          };
           draw(column.key);
         });
         return el('th', { scope: 'col', class: column.numeric ? 'num' : '', 'aria-sort': active ? sort.direction : 'none' }, button);
@@ -63,11 +67,15 @@ export function renderEfficiency(panel: Panel, rows: ModelEfficiency): void {
         'tr',
         { 'data-model': row.modelId },
         ...COLUMNS.map((column, index) =>
-          el(index === 0 ? 'th' : 'td', {
-            ...(index === 0 ? { scope: 'row' } : {}),
-            class: `${column.numeric ? 'num' : ''}${row[column.key] === null ? ' no-data' : ''}`,
-            'data-key': column.key,
-          }, column.format(row)),
+          el(
+            index === 0 ? 'th' : 'td',
+            {
+              ...(index === 0 ? { scope: 'row' } : {}),
+              class: `${column.numeric ? 'num' : ''}${row[column.key] === null ? ' no-data' : ''}`,
+              'data-key': column.key,
+            },
+            column.format(row),
+          ),
         ),
       ),
     );

@@ -6,8 +6,7 @@ import type { TimeSeries, Totals } from '../types.ts';
 
 export type Metric = 'cost' | 'tokens';
 
-const pick = (totals: Totals | undefined, metric: Metric) =>
-  totals ? (metric === 'cost' ? totals.totalCostUsd : totals.totalTokens) : 0;
+const pick = (totals: Totals | undefined, metric: Metric) => (totals ? (metric === 'cost' ? totals.totalCostUsd : totals.totalTokens) : 0);
 
 /**
  * Series keys by cost, largest first, so the biggest spender sits at the bottom of the stack and
@@ -25,23 +24,25 @@ function seriesOf(answer: TimeSeries, metric: Metric): StackedSeries[] {
 /** The same numbers as a table, built when the reader opens it (a 90-day hourly window has 2,160 rows). */
 function dataTable(answer: TimeSeries, series: StackedSeries[], metric: Metric): HTMLElement {
   const details = el('details', { class: 'data-table' }, el('summary', {}, 'Show the numbers'));
-  details.addEventListener(
-    'toggle',
-    () => {
-      if (!details.open || details.querySelector('table')) return;
-      const format = metric === 'cost' ? formatUsd : formatInteger;
-      const head = el('tr', {}, el('th', { scope: 'col' }, 'Bucket start'), ...series.map((entry) => el('th', { scope: 'col' }, entry.label)));
-      const rows = answer.buckets.map((bucket, index) =>
-        el(
-          'tr',
-          {},
-          el('th', { scope: 'row' }, formatDateTime(new Date(bucket.bucket), answer.timezone)),
-          ...series.map((entry) => el('td', {}, format(entry.values[index] ?? 0))),
-        ),
-      );
-      details.append(el('div', { class: 'scroll' }, el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows))));
-    },
-  );
+  details.addEventListener('toggle', () => {
+    if (!details.open || details.querySelector('table')) return;
+    const format = metric === 'cost' ? formatUsd : formatInteger;
+    const head = el(
+      'tr',
+      {},
+      el('th', { scope: 'col' }, 'Bucket start'),
+      ...series.map((entry) => el('th', { scope: 'col' }, entry.label)),
+    );
+    const rows = answer.buckets.map((bucket, index) =>
+      el(
+        'tr',
+        {},
+        el('th', { scope: 'row' }, formatDateTime(new Date(bucket.bucket), answer.timezone)),
+        ...series.map((entry) => el('td', {}, format(entry.values[index] ?? 0))),
+      ),
+    );
+    details.append(el('div', { class: 'scroll' }, el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows))));
+  });
   return details;
 }
 

@@ -74,7 +74,12 @@ test('Lord Howe 30-minute DST shifts give one 90-minute local hour without loopi
     timeZone: 'Australia/Lord_Howe',
   });
   // 00:00 +11, 01:00 +11, then 01:30–02:00 repeats at +10:30, so 02:00 +10:30 is next.
-  t.deepEqual(iso(fallBack), ['2026-04-04T13:00:00.000Z', '2026-04-04T14:00:00.000Z', '2026-04-04T15:30:00.000Z', '2026-04-04T16:30:00.000Z']);
+  t.deepEqual(iso(fallBack), [
+    '2026-04-04T13:00:00.000Z',
+    '2026-04-04T14:00:00.000Z',
+    '2026-04-04T15:30:00.000Z',
+    '2026-04-04T16:30:00.000Z',
+  ]);
   const springForward = bucketStarts({
     from: new Date('2026-10-03T14:30:00Z'),
     to: new Date('2026-10-03T17:00:00Z'),
@@ -87,7 +92,12 @@ test('Lord Howe 30-minute DST shifts give one 90-minute local hour without loopi
 
 test('hourly buckets over a whole year start on a local :00 and strictly increase in every zone tried', (t) => {
   for (const timeZone of ['America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns']) {
-    const starts = bucketStarts({ from: new Date('2026-01-01T00:00:00Z'), to: new Date('2027-01-01T00:00:00Z'), granularity: 'hour', timeZone });
+    const starts = bucketStarts({
+      from: new Date('2026-01-01T00:00:00Z'),
+      to: new Date('2027-01-01T00:00:00Z'),
+      granularity: 'hour',
+      timeZone,
+    });
     let previous = -Infinity;
     for (const d of starts) {
       t.true(d.getTime() > previous);
@@ -170,7 +180,12 @@ test('an empty or reversed window has no buckets', (t) => {
 });
 
 test('countBuckets matches bucketStarts and stops at max + 1 on huge windows', (t) => {
-  const window = { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-03-01T00:00:00Z'), granularity: 'day', timeZone: 'Europe/Berlin' } as const;
+  const window = {
+    from: new Date('2026-01-01T00:00:00Z'),
+    to: new Date('2026-03-01T00:00:00Z'),
+    granularity: 'day',
+    timeZone: 'Europe/Berlin',
+  } as const;
   t.is(countBuckets(window, 10_000), bucketStarts(window).length);
   const decadeOfHours = { from: new Date('2020-01-01T00:00:00Z'), to: new Date('2030-01-01T00:00:00Z'), granularity: 'hour' } as const;
   t.is(countBuckets(decadeOfHours, 10_000), 10_001);

@@ -4,12 +4,12 @@ import { fitLinear, ols } from '../src/index.ts';
 // NIST StRD "Norris" linear regression data set (lower difficulty), 36 observations,
 // certified values to 15 significant digits. https://www.itl.nist.gov/div898/strd/lls/data/Norris.shtml
 const norrisY = [
-  0.1, 338.8, 118.1, 888.0, 9.2, 228.1, 668.5, 998.5, 449.1, 778.9, 559.2, 0.3, 0.1, 778.1, 668.8, 339.3, 448.9, 10.8,
-  557.7, 228.3, 998.0, 888.8, 119.6, 0.3, 0.6, 557.6, 339.3, 888.0, 998.5, 778.9, 10.2, 117.6, 228.9, 668.4, 449.2, 0.2,
+  0.1, 338.8, 118.1, 888.0, 9.2, 228.1, 668.5, 998.5, 449.1, 778.9, 559.2, 0.3, 0.1, 778.1, 668.8, 339.3, 448.9, 10.8, 557.7, 228.3, 998.0,
+  888.8, 119.6, 0.3, 0.6, 557.6, 339.3, 888.0, 998.5, 778.9, 10.2, 117.6, 228.9, 668.4, 449.2, 0.2,
 ];
 const norrisX = [
-  0.2, 337.4, 118.2, 884.6, 10.1, 226.5, 666.3, 996.3, 448.6, 777.0, 558.2, 0.4, 0.6, 775.5, 666.9, 338.0, 447.5, 11.6,
-  556.0, 228.1, 995.8, 887.6, 120.2, 0.3, 0.3, 556.8, 339.1, 887.2, 999.0, 779.0, 11.1, 118.3, 229.2, 669.1, 448.9, 0.5,
+  0.2, 337.4, 118.2, 884.6, 10.1, 226.5, 666.3, 996.3, 448.6, 777.0, 558.2, 0.4, 0.6, 775.5, 666.9, 338.0, 447.5, 11.6, 556.0, 228.1, 995.8,
+  887.6, 120.2, 0.3, 0.3, 556.8, 339.1, 887.2, 999.0, 779.0, 11.1, 118.3, 229.2, 669.1, 448.9, 0.5,
 ];
 
 const relErr = (actual: number, expected: number): number => Math.abs(actual - expected) / Math.abs(expected);
@@ -50,7 +50,14 @@ test('ols stays accurate when x is a large epoch-like offset (centred sums)', (t
 });
 
 test('ols rejects fewer than three points with a RangeError', (t) => {
-  t.throws(() => ols([{ x: 1, y: 1 }, { x: 2, y: 2 }]), { instanceOf: RangeError, message: /at least 3 points/ });
+  t.throws(
+    () =>
+      ols([
+        { x: 1, y: 1 },
+        { x: 2, y: 2 },
+      ]),
+    { instanceOf: RangeError, message: /at least 3 points/ },
+  );
   t.throws(() => ols([]), { instanceOf: RangeError });
 });
 

@@ -20,7 +20,10 @@ function matrixRoute(xs: number[], ys: number[], futureXs: number[], t: number):
   const sy = ys.reduce((a, y) => a + y, 0);
   const sxy = xs.reduce((a, x, i) => a + x * (ys[i] as number), 0);
   const det = n * sxx - sx * sx;
-  const inv = [[sxx / det, -sx / det], [-sx / det, n / det]] as const;
+  const inv = [
+    [sxx / det, -sx / det],
+    [-sx / det, n / det],
+  ] as const;
   const b0 = inv[0][0] * sy + inv[0][1] * sxy;
   const b1 = inv[1][0] * sy + inv[1][1] * sxy;
   const sse = xs.reduce((a, x, i) => a + ((ys[i] as number) - b0 - b1 * x) ** 2, 0);
@@ -107,7 +110,17 @@ test('projectFutureTotal without the floor returns the plain sum of predictions'
 });
 
 test('projectFutureTotal rejects a history of fewer than three points', (t) => {
-  t.throws(() => projectFutureTotal({ points: [{ t: 0, cost: 1 }, { t: 1, cost: 2 }], futureTs: [2] }), {
-    instanceOf: RangeError,
-  });
+  t.throws(
+    () =>
+      projectFutureTotal({
+        points: [
+          { t: 0, cost: 1 },
+          { t: 1, cost: 2 },
+        ],
+        futureTs: [2],
+      }),
+    {
+      instanceOf: RangeError,
+    },
+  );
 });

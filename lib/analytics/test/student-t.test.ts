@@ -63,7 +63,13 @@ function simpson(f: (x: number) => number, a: number, b: number, intervals: numb
 }
 
 test('the probability mass between 0 and studentTQuantile(p, ν), integrated numerically, equals p - 1/2', (t) => {
-  for (const [p, df] of [[0.9, 5], [0.9, 30], [0.9, 120], [0.975, 10], [0.7, 3]] as const) {
+  for (const [p, df] of [
+    [0.9, 5],
+    [0.9, 30],
+    [0.9, 120],
+    [0.975, 10],
+    [0.7, 3],
+  ] as const) {
     const k = densityConstant(df);
     const density = (x: number): number => k * Math.pow(1 + (x * x) / df, -(df + 1) / 2);
     const mass = simpson(density, 0, studentTQuantile(p, df), 2000);

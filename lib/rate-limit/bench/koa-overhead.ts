@@ -54,7 +54,9 @@ function affinityMask(): string | undefined {
   if (os.platform() !== 'linux') return undefined;
   try {
     // Machines with over 32 CPUs print the mask in comma-separated groups of 8 hex digits.
-    return /:\s*([0-9a-f,]+)\s*$/i.exec(execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }))?.[1]?.replaceAll(',', '');
+    return /:\s*([0-9a-f,]+)\s*$/i
+      .exec(execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }))?.[1]
+      ?.replaceAll(',', '');
   } catch {
     return undefined;
   }

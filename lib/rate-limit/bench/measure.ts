@@ -41,7 +41,10 @@ export async function measure(
 }
 
 /** Tight loop for synchronous-speed stores: throughput only (per-op timing would dominate). */
-export async function measureThroughput(op: (i: number) => Promise<unknown>, { maxOps, maxMs }: { maxOps: number; maxMs: number }): Promise<number> {
+export async function measureThroughput(
+  op: (i: number) => Promise<unknown>,
+  { maxOps, maxMs }: { maxOps: number; maxMs: number },
+): Promise<number> {
   for (let i = 0; i < 10_000; i++) await op(i);
   const started = performance.now();
   let i = 0;

@@ -95,5 +95,9 @@ export function flexibleRedis(redis: RedisClient, { limit, windowMs, prefix }: P
 }
 
 export function flexibleMemory({ limit, windowMs }: PeerConfig): Peer {
-  return flexible('rate-limiter-flexible RateLimiterMemory', 'fixed window counter', new RateLimiterMemory({ points: limit, duration: windowMs / 1000 }));
+  return flexible(
+    'rate-limiter-flexible RateLimiterMemory',
+    'fixed window counter',
+    new RateLimiterMemory({ points: limit, duration: windowMs / 1000 }),
+  );
 }

@@ -5,7 +5,16 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Redis } from 'ioredis';
 import { koaOverhead } from './koa-overhead.ts';
-import { flexibleMemory, flexibleRedis, koaRatelimitRedis, ourMemory, ourRedis, type Peer, type PeerConfig, type RedisClient } from './peers.ts';
+import {
+  flexibleMemory,
+  flexibleRedis,
+  koaRatelimitRedis,
+  ourMemory,
+  ourRedis,
+  type Peer,
+  type PeerConfig,
+  type RedisClient,
+} from './peers.ts';
 import { redisCost, type RedisCost } from './redis-cost.ts';
 import { interleaved, type Contender, type RoundsResult } from './rounds.ts';
 import { startBenchServers, type BenchServers } from './servers.ts';
@@ -19,7 +28,11 @@ const ONLY = process.env['BENCH_ONLY']?.split(',');
 const runs = (section: string) => ONLY === undefined || ONLY.includes(section);
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const x = (n: number) => `${fmt(n, 2)}x`;
-const load = () => os.loadavg().map((l) => fmt(l, 1)).join(' / ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => fmt(l, 1))
+    .join(' / ');
 const ratioCell = (r: RoundsResult, i: number) => (i === 0 ? '—' : `${x(r.ratio.median)} (${x(r.ratio.q25)}-${x(r.ratio.q75)})`);
 const verdict = (value: number, target: number) => `${value >= target ? 'met' : 'MISSED'} (>= ${fmt(target, 1)}x)`;
 
@@ -54,7 +67,9 @@ async function allowedPath(client: () => Promise<RedisClient>, where: string, ad
   const c1 = await interleaved(contenders, { rounds: 3, ms: 500, concurrency: 1 });
   const costs: RedisCost[] = [];
   for (const c of contenders) costs.push(await redisCost(admin, c.op, 30_000));
-  console.log('| store | algorithm | c=1 checks/s | c=64 checks/s | c=64 p99 ms | Redis µs per check: commandstats / process CPU | client CPU µs per check | Redis commands per check | ours vs peer @c=64: median (IQR) | target |');
+  console.log(
+    '| store | algorithm | c=1 checks/s | c=64 checks/s | c=64 p99 ms | Redis µs per check: commandstats / process CPU | client CPU µs per check | Redis commands per check | ours vs peer @c=64: median (IQR) | target |',
+  );
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---|');
   c64.forEach((r, i) => {
     const peer = peers[i] as Peer;
@@ -82,7 +97,9 @@ async function flood(servers: BenchServers): Promise<void> {
   const results = await interleaved(contenders, { rounds: ROUNDS, ms: 1_000, concurrency: 64 });
   const costs: RedisCost[] = [];
   for (const c of contenders) costs.push(await redisCost([servers.admin.single], c.op, 30_000));
-  console.log('| store | c=64 checks/s | Redis calls per check | Redis µs per check: commandstats / process CPU | client CPU µs per check | ours vs peer: median (IQR) | target |');
+  console.log(
+    '| store | c=64 checks/s | Redis calls per check | Redis µs per check: commandstats / process CPU | client CPU µs per check | ours vs peer: median (IQR) | target |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---|');
   results.forEach((r, i) => {
     const cost = costs[i] as RedisCost;
@@ -92,7 +109,9 @@ async function flood(servers: BenchServers): Promise<void> {
         `${fmt(cost.clientCpuUsPerCheck, 1)} | ${ratioCell(r, i)} | ${target} |`,
     );
   });
-  console.log(`\nour deny cache answered ${fmt(ours.store.denyCacheHits)} checks without Redis in this section (${fmt(ours.store.denyCacheSize)} keys held)`);
+  console.log(
+    `\nour deny cache answered ${fmt(ours.store.denyCacheHits)} checks without Redis in this section (${fmt(ours.store.denyCacheSize)} keys held)`,
+  );
 }
 
 async function memory(): Promise<void> {
@@ -104,7 +123,9 @@ async function memory(): Promise<void> {
   );
   console.log('| store | checks/s (median of 6 rounds) | ours vs peer: median (IQR) | target |');
   console.log('|---|---:|---:|---|');
-  results.forEach((r, i) => console.log(`| ${r.name} | ${fmt(r.opsPerSec)} | ${ratioCell(r, i)} | ${i === 1 ? verdict(r.ratio.median, 1.2) : ''} |`));
+  results.forEach((r, i) =>
+    console.log(`| ${r.name} | ${fmt(r.opsPerSec)} | ${ratioCell(r, i)} | ${i === 1 ? verdict(r.ratio.median, 1.2) : ''} |`),
+  );
 }
 
 async function correctnessTable(servers: BenchServers): Promise<void> {
@@ -145,10 +166,13 @@ async function koa(): Promise<void> {
   console.log('| variant vs its bare baseline | baseline req/s | variant req/s | cost: median | interquartile range |');
   console.log('|---|---:|---:|---:|---|');
   for (const r of result.rows) {
-    console.log(`| ${r.label} | ${fmt(r.baselineRps)} | ${fmt(r.variantRps)} | ${pct(r.cost.median)} | ${pct(r.cost.q25)} to ${pct(r.cost.q75)} |`);
+    console.log(
+      `| ${r.label} | ${fmt(r.baselineRps)} | ${fmt(r.variantRps)} | ${pct(r.cost.median)} | ${pct(r.cost.q25)} to ${pct(r.cost.q75)} |`,
+    );
   }
   const perRoute = result.rows[2];
-  if (perRoute !== undefined) console.log(`\nper-route limiter cost: ${pct(perRoute.cost.median)}, target <= 10%: ${perRoute.cost.median <= 0.1 ? 'met' : 'MISSED'}`);
+  if (perRoute !== undefined)
+    console.log(`\nper-route limiter cost: ${pct(perRoute.cost.median)}, target <= 10%: ${perRoute.cost.median <= 0.1 ? 'met' : 'MISSED'}`);
   console.log(
     `server ${result.pinned ? 'and load generator on a CPU each' : 'and load generator unpinned (no taskset, or one CPU)'}; ` +
       `busy: server ${pct(result.serverBusy)}, load generator ${pct(result.loadBusy)} of one core`,
@@ -157,14 +181,20 @@ async function koa(): Promise<void> {
 }
 
 async function main(servers: BenchServers): Promise<void> {
-  console.log(`machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, Redis ${servers.version} (private server and cluster)`);
+  console.log(
+    `machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}, Redis ${servers.version} (private server and cluster)`,
+  );
   console.log(`load average at start (1 / 5 / 15 min): ${load()}\n`);
   if (runs('allowed')) {
-    console.log(`## Allowed path, one Redis (10 000 keys round-robin, limit 1 000 / 60 s, one ioredis connection each, ${ROUNDS} interleaved rounds of 1 s)\n`);
+    console.log(
+      `## Allowed path, one Redis (10 000 keys round-robin, limit 1 000 / 60 s, one ioredis connection each, ${ROUNDS} interleaved rounds of 1 s)\n`,
+    );
     await allowedPath(async () => servers.connect(), 'single', [servers.admin.single], true);
   }
   if (runs('flood')) {
-    console.log(`\n## Flood: 95% of checks on 1 000 keys already over their limit, 5% on fresh keys (limit 10 / 5 min, c=64, ${ROUNDS} rounds)\n`);
+    console.log(
+      `\n## Flood: 95% of checks on 1 000 keys already over their limit, 5% on fresh keys (limit 10 / 5 min, c=64, ${ROUNDS} rounds)\n`,
+    );
     await flood(servers);
   }
   if (runs('cluster')) {

@@ -5,4 +5,3 @@
  * The type rules out decimals and other units; {@link parseWindow} still rejects zero and signs at run time.
  */
 export type Duration = `${bigint}ms` | `${bigint}s` | `${bigint}m`;
-

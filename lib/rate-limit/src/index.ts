@@ -5,10 +5,6 @@ export type { Duration } from './duration.ts';
 export type { Store } from './store.ts';
 export { MemoryStore, type MemoryStoreOptions } from './memory-store.ts';
 export { ResilientStore, type ResilientStoreOptions } from './resilient-store.ts';
-export {
-  createSlidingWindowLimiter,
-  type SlidingWindowLimiter,
-  type SlidingWindowLimiterOptions,
-} from './limiter.ts';
+export { createSlidingWindowLimiter, type SlidingWindowLimiter, type SlidingWindowLimiterOptions } from './limiter.ts';
 export { parseWindow } from './parse-window.ts';
 export { RateLimiterUnavailableError, StoreTimeoutError } from './errors.ts';

@@ -141,7 +141,6 @@ export class RedisStore implements Store {
       windowMs,
     });
   }
-
 }
 
 function parseReply(reply: unknown, windowMs: number): HitResult {

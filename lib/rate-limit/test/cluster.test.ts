@@ -58,7 +58,10 @@ test('each limiter key lives in one Redis key on one master, and keys spread ove
 
 test('on a cluster, RedisStore gives the reference model answers (random checks, costs, peeks, resets, clock steps)', async (t) => {
   const stores = { 'RedisStore on a cluster': (clock: () => number) => new RedisStore(env.cluster, { ...opts, clock }) };
-  const report = await fc.check(fc.asyncProperty(scenario, async (s) => (await firstDisagreement(s, stores)) === undefined), { numRuns: 60 });
+  const report = await fc.check(
+    fc.asyncProperty(scenario, async (s) => (await firstDisagreement(s, stores)) === undefined),
+    { numRuns: 60 },
+  );
   const counterexample = report.counterexample?.[0];
   t.is(counterexample === undefined ? undefined : await firstDisagreement(counterexample, stores), undefined);
   t.false(report.failed, `seed ${report.seed}`);

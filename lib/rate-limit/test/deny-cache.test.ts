@@ -75,7 +75,10 @@ test('under a flood of one key, Redis receives no call for that key until its ol
   t.deepEqual(watch.commands, ['evalsha', 'evalsha', 'evalsha'], 'only the three allowed checks reached Redis');
   t.true(flooded >= 200 && store.denyCacheHits === flooded, `${store.denyCacheHits} of ${flooded}`);
   const waitBound = firstBy + 1_200 - lastBurstAt + 1;
-  t.true(lastDenial !== undefined && lastDenial.retryAfterMs > 0 && lastDenial.retryAfterMs <= waitBound, `${lastDenial?.retryAfterMs} <= ${waitBound}`);
+  t.true(
+    lastDenial !== undefined && lastDenial.retryAfterMs > 0 && lastDenial.retryAfterMs <= waitBound,
+    `${lastDenial?.retryAfterMs} <= ${waitBound}`,
+  );
 
   await sleep(Math.max(0, firstBy + 1_200 - Date.now()) + 10);
   t.true((await limiter.check(key)).allowed, 'after T the check goes to Redis, and the first entry has left');
@@ -98,8 +101,10 @@ test('a cached denial gives the same wait and headers as Redis, never a longer o
   t.like(fromCache, { allowed: false, remaining: 0, limit: 2 });
   t.like(fromRedis, { allowed: false, remaining: 0, limit: 2 });
   // Asked one after the other: the cache's wait is at most Redis's (it errs early) and off by the round trip only.
-  t.true(fromCache.retryAfterMs <= fromRedis.retryAfterMs && fromRedis.retryAfterMs - fromCache.retryAfterMs < 250,
-    `cache ${fromCache.retryAfterMs} ms, Redis ${fromRedis.retryAfterMs} ms`);
+  t.true(
+    fromCache.retryAfterMs <= fromRedis.retryAfterMs && fromRedis.retryAfterMs - fromCache.retryAfterMs < 250,
+    `cache ${fromCache.retryAfterMs} ms, Redis ${fromRedis.retryAfterMs} ms`,
+  );
   t.is(Math.ceil(fromCache.retryAfterMs / 1000), Math.ceil(fromRedis.retryAfterMs / 1000), 'same Retry-After header');
 });
 

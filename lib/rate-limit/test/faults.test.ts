@@ -119,8 +119,8 @@ test('fallback-memory logs the outage once, and counts in Redis again after it r
   const before = await entries();
   await store.hit(key, 60_000, 100, Date.now());
   t.is(await entries(), before + 1, 'checks go to Redis again');
-  t.deepEqual(logger.lines.map((l) => `${l.level}: ${l.message}`), [
-    'warn: rate-limit store unavailable; applying failure policy',
-    'info: rate-limit store recovered',
-  ]);
+  t.deepEqual(
+    logger.lines.map((l) => `${l.level}: ${l.message}`),
+    ['warn: rate-limit store unavailable; applying failure policy', 'info: rate-limit store recovered'],
+  );
 });

@@ -161,7 +161,11 @@ test('an identifier function overrides the default resolution', async (t) => {
 });
 
 test('errorBody overrides the 429 body and receives the wait', async (t) => {
-  const { agent } = appWith({ windowMs: '5s', limit: 1, errorBody: ({ retryAfterSeconds, limit }) => ({ wait: retryAfterSeconds, limit }) });
+  const { agent } = appWith({
+    windowMs: '5s',
+    limit: 1,
+    errorBody: ({ retryAfterSeconds, limit }) => ({ wait: retryAfterSeconds, limit }),
+  });
   await agent.get('/x').expect(200);
   t.deepEqual((await agent.get('/x').expect(429)).body, { wait: 5, limit: 1 });
 });

@@ -55,7 +55,9 @@ test('a window given in milliseconds and as a declaration string mean the same',
 test('invalid limits and windows throw at creation, naming the value', (t) => {
   const store = new MemoryStore({ sweepIntervalMs: 0 });
   for (const limit of [0, -1, 1.5, Number.NaN, '5' as unknown as number]) {
-    t.throws(() => createSlidingWindowLimiter({ store, limit, windowMs: 1_000 }), { message: (m) => m.includes('limit') && m.includes(String(limit)) });
+    t.throws(() => createSlidingWindowLimiter({ store, limit, windowMs: 1_000 }), {
+      message: (m) => m.includes('limit') && m.includes(String(limit)),
+    });
   }
   for (const windowMs of [0, -1, 2.5, '1h' as Duration]) {
     t.throws(() => createSlidingWindowLimiter({ store, limit: 1, windowMs }), { message: (m) => m.includes(String(windowMs)) });
@@ -85,7 +87,15 @@ test('over a MemoryStore, checkSync answers at once and shares the log with chec
   t.like(limiter.checkSync?.('k'), { allowed: true, remaining: 1 });
   t.like(await limiter.check('k'), { allowed: true, remaining: 0 });
   clock.advance(400);
-  t.deepEqual(limiter.checkSync?.('k'), { allowed: false, limit: 2, remaining: 0, retryAfterMs: 600, resetAt: 1_000, resetAfterMs: 600, degraded: false });
+  t.deepEqual(limiter.checkSync?.('k'), {
+    allowed: false,
+    limit: 2,
+    remaining: 0,
+    retryAfterMs: 600,
+    resetAt: 1_000,
+    resetAfterMs: 600,
+    degraded: false,
+  });
 });
 
 test('checkSync with a scope keeps one log per scope and key', (t) => {

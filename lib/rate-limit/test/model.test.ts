@@ -23,7 +23,8 @@ test('MemoryStore and RedisStore (deny cache on and off) give the reference mode
   const stores = {
     MemoryStore: () => new MemoryStore({ sweepIntervalMs: 0 }),
     RedisStore: (clock: () => number) => new RedisStore(redis, { prefix: `${prefix}on:`, clock, timeoutMs: 5_000 }),
-    'RedisStore without deny cache': (clock: () => number) => new RedisStore(redis, { prefix: `${prefix}off:`, clock, timeoutMs: 5_000, denyCache: false }),
+    'RedisStore without deny cache': (clock: () => number) =>
+      new RedisStore(redis, { prefix: `${prefix}off:`, clock, timeoutMs: 5_000, denyCache: false }),
   };
   const report = await fc.check(
     fc.asyncProperty(scenario, async (s) => (await firstDisagreement(s, stores)) === undefined),

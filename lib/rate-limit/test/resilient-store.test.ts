@@ -31,7 +31,10 @@ test('fallback-memory counts in memory while the primary fails', async (t) => {
   primary.mode = 'error';
   const results = [];
   for (let i = 0; i < 3; i++) results.push(await store.hit('k', 60_000, 2, 0));
-  t.deepEqual(results.map((r) => r.allowed), [true, true, false]);
+  t.deepEqual(
+    results.map((r) => r.allowed),
+    [true, true, false],
+  );
   t.true(store.isDown);
 });
 

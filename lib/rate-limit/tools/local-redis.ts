@@ -25,7 +25,8 @@ export interface LocalRedis {
 export function parseNodes(list: string): RedisNode[] {
   return list.split(',').map((item) => {
     const [host, port] = item.trim().split(':');
-    if (host === undefined || port === undefined || !/^\d+$/.test(port)) throw new TypeError(`bad Redis node ${JSON.stringify(item)}: expected host:port`);
+    if (host === undefined || port === undefined || !/^\d+$/.test(port))
+      throw new TypeError(`bad Redis node ${JSON.stringify(item)}: expected host:port`);
     return { host, port: Number(port) };
   });
 }
@@ -35,7 +36,14 @@ async function freePort(withBus: boolean): Promise<number> {
   for (;;) {
     const port = await listenOnce(0);
     if (!withBus) return port;
-    if (port + 10_000 < 65_536 && (await listenOnce(port + 10_000).then(() => true, () => false))) return port;
+    if (
+      port + 10_000 < 65_536 &&
+      (await listenOnce(port + 10_000).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return port;
   }
 }
 
@@ -53,8 +61,23 @@ function listenOnce(port: number): Promise<number> {
 
 async function startServer(dir: string, port: number, extra: string[]): Promise<void> {
   await run('redis-server', [
-    '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes',
-    '--dir', dir, '--logfile', join(dir, `redis-${port}.log`), '--pidfile', join(dir, `redis-${port}.pid`), ...extra,
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'yes',
+    '--dir',
+    dir,
+    '--logfile',
+    join(dir, `redis-${port}.log`),
+    '--pidfile',
+    join(dir, `redis-${port}.pid`),
+    ...extra,
   ]);
   await until(async () => (await ask({ host: '127.0.0.1', port }, (r) => r.ping())) === 'PONG', `redis-server on ${port}`);
 }

@@ -15,16 +15,7 @@ const HALF_LN_TWO_PI = 0.5 * Math.log(2 * Math.PI);
 const STIRLING_THRESHOLD = 10;
 
 // B_{2k} / (2k (2k − 1)), k = 1..8 (A&S 6.1.40 with Bernoulli numbers from A&S Table 23.2).
-const STIRLING_COEFFICIENTS = [
-  1 / 12,
-  -1 / 360,
-  1 / 1260,
-  -1 / 1680,
-  1 / 1188,
-  -691 / 360360,
-  1 / 156,
-  -3617 / 122400,
-];
+const STIRLING_COEFFICIENTS = [1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400];
 
 /** Stirling remainder δ(x) = lnΓ(x) − [(x − ½)·ln x − x + ½·ln 2π], valid for x ≥ 10. */
 function stirlingRemainder(x: number): number {

@@ -3,13 +3,7 @@ import type { Duration } from '../duration.ts';
 import { defaultErrorBody, UNAVAILABLE_BODY, type DenialInfo } from '../error-body.ts';
 import { RateLimiterUnavailableError } from '../errors.ts';
 import { ceilSeconds, formatPolicy, formatRateLimit, quotePolicyName } from '../headers.ts';
-import {
-  assertIdentifierType,
-  defaultIdentifier,
-  type IdentifierType,
-  type ResolveIdentifier,
-  type ResolveUser,
-} from '../identifier.ts';
+import { assertIdentifierType, defaultIdentifier, type IdentifierType, type ResolveIdentifier, type ResolveUser } from '../identifier.ts';
 import { createSlidingWindowLimiter } from '../limiter.ts';
 import { MemoryStore } from '../memory-store.ts';
 import { windowToMs } from '../parse-window.ts';
@@ -78,7 +72,8 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   const routeScope = routeScopeOf(keyPrefix, options.endpoint, '');
   // The default `ip` identifier is `ip:<ctx.ip>`: over an in-process store the tag joins the route's scope
   // and `ctx.ip` is the id, so no key string is built per request (see MemoryStore.hitSync).
-  const ipScope = options.identifier === undefined && identifierType === 'ip' ? routeScopeOf(keyPrefix, options.endpoint, 'ip:') : undefined;
+  const ipScope =
+    options.identifier === undefined && identifierType === 'ip' ? routeScopeOf(keyPrefix, options.endpoint, 'ip:') : undefined;
 
   /** Sets the headers of `result`, then calls `next()` (allowed) or answers 429 (denied). */
   const apply = (ctx: Context, next: Next, result: CheckResult): Promise<void> | undefined => {

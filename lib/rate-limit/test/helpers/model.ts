@@ -22,13 +22,32 @@ export const scenario = fc
       windowMs: fc.constant(windowMs),
       operations: fc.array(
         fc.oneof(
-          { weight: 6, arbitrary: fc.record({ op: fc.constant('check' as const), key: fc.integer({ min: 0, max: 2 }), cost: fc.integer({ min: 1, max: limit }) }) },
+          {
+            weight: 6,
+            arbitrary: fc.record({
+              op: fc.constant('check' as const),
+              key: fc.integer({ min: 0, max: 2 }),
+              cost: fc.integer({ min: 1, max: limit }),
+            }),
+          },
           // Checks issued together (RedisStore sends them as one batch): answered as if in issue order.
-          { weight: 2, arbitrary: fc.record({ op: fc.constant('burst' as const), keys: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 12 }) }) },
+          {
+            weight: 2,
+            arbitrary: fc.record({
+              op: fc.constant('burst' as const),
+              keys: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 2, maxLength: 12 }),
+            }),
+          },
           { weight: 2, arbitrary: fc.record({ op: fc.constant('peek' as const), key: fc.integer({ min: 0, max: 2 }) }) },
           { weight: 1, arbitrary: fc.record({ op: fc.constant('reset' as const), key: fc.integer({ min: 0, max: 2 }) }) },
           // Steps of 0 and exactly the window are the boundary cases; the clock only moves forward.
-          { weight: 4, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.oneof(fc.constant(0), fc.constant(windowMs), fc.integer({ min: 1, max: windowMs * 2 })) }) },
+          {
+            weight: 4,
+            arbitrary: fc.record({
+              op: fc.constant('advance' as const),
+              ms: fc.oneof(fc.constant(0), fc.constant(windowMs), fc.integer({ min: 1, max: windowMs * 2 })),
+            }),
+          },
         ),
         { minLength: 1, maxLength: 40 },
       ),

@@ -33,8 +33,14 @@ export function runStoreContract(name: string, makeHarness: () => Promise<StoreH
     const k = key();
     const results = [];
     for (let i = 0; i < 4; i++) results.push(await store.hit(k, 500, 3, now()));
-    t.deepEqual(results.map((r) => r.allowed), [true, true, true, false]);
-    t.deepEqual(results.map((r) => r.count), [1, 2, 3, 3]);
+    t.deepEqual(
+      results.map((r) => r.allowed),
+      [true, true, true, false],
+    );
+    t.deepEqual(
+      results.map((r) => r.count),
+      [1, 2, 3, 3],
+    );
   });
 
   withHarness('reports the oldest entry in the window, in the clock it counts with', async ({ store, now }, t) => {
@@ -100,7 +106,10 @@ export function runStoreContract(name: string, makeHarness: () => Promise<StoreH
     const k = key();
     const results = await Promise.all(Array.from({ length: 200 }, () => store.hit(k, 5_000, 10, now())));
     t.is(results.filter((r) => r.allowed).length, 10);
-    const allowedCounts = results.filter((r) => r.allowed).map((r) => r.count).sort((a, b) => a - b);
+    const allowedCounts = results
+      .filter((r) => r.allowed)
+      .map((r) => r.count)
+      .sort((a, b) => a - b);
     t.deepEqual(allowedCounts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
@@ -114,20 +123,23 @@ export function runStoreContract(name: string, makeHarness: () => Promise<StoreH
     t.like(await store.hit(k, 5_000, 5, now(), 1), { allowed: false, count: 5 });
   });
 
-  withHarness('a denied cost waits until enough entries have left, not just the oldest', async ({ store, now, advance, toleranceMs }, t) => {
-    const limiter = createSlidingWindowLimiter({ store, limit: 3, windowMs: 1_000, now });
-    const k = key();
-    await limiter.check(k);
-    await advance(300);
-    await limiter.check(k, { cost: 2 });
-    const denied = await limiter.check(k, { cost: 2 });
-    t.false(denied.allowed);
-    // The first entry leaves at +1000 ms, but 2 units fit only when the two at +300 ms leave, at +1300 ms.
-    t.true(denied.retryAfterMs >= 1_000 - toleranceMs * 50 && denied.retryAfterMs <= 1_000, `${denied.retryAfterMs}`);
-    t.true(denied.resetAfterMs <= 700, `${denied.resetAfterMs}: the oldest entry still leaves first`);
-    await t.throwsAsync(limiter.check(k, { cost: 4 }), { instanceOf: RangeError });
-    await t.throwsAsync(limiter.check(k, { cost: 1.5 }), { instanceOf: RangeError });
-  });
+  withHarness(
+    'a denied cost waits until enough entries have left, not just the oldest',
+    async ({ store, now, advance, toleranceMs }, t) => {
+      const limiter = createSlidingWindowLimiter({ store, limit: 3, windowMs: 1_000, now });
+      const k = key();
+      await limiter.check(k);
+      await advance(300);
+      await limiter.check(k, { cost: 2 });
+      const denied = await limiter.check(k, { cost: 2 });
+      t.false(denied.allowed);
+      // The first entry leaves at +1000 ms, but 2 units fit only when the two at +300 ms leave, at +1300 ms.
+      t.true(denied.retryAfterMs >= 1_000 - toleranceMs * 50 && denied.retryAfterMs <= 1_000, `${denied.retryAfterMs}`);
+      t.true(denied.resetAfterMs <= 700, `${denied.resetAfterMs}: the oldest entry still leaves first`);
+      await t.throwsAsync(limiter.check(k, { cost: 4 }), { instanceOf: RangeError });
+      await t.throwsAsync(limiter.check(k, { cost: 1.5 }), { instanceOf: RangeError });
+    },
+  );
 
   withHarness('peek reports without recording', async ({ store, now }, t) => {
     const limiter = createSlidingWindowLimiter({ store, limit: 2, windowMs: 5_000, now });

@@ -1,0 +1,85 @@
+import type { Keyring } from './crypto/credentials.ts';
+
+/** Validated runtime configuration (read and checked by `loadConfig` in app/config.ts). Every field comes from one environment variable. */
+export type Config = {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  /** Absent: the embedded PGlite database under `dataDir`. */
+  databaseUrl: string | undefined;
+  /** Absent: the rate limiter keeps its windows in memory. */
+  redisUrl: string | undefined;
+  jwtSecret: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  dataDir: string;
+  /** Seed the demo fixtures at start (always on the embedded default, never in production). */
+  seedDemo: boolean;
+  /** Largest accepted JSON body, in bytes. */
+  bodyLimitBytes: number;
+  /** Origin the service is reached at from outside (`PUBLIC_BASE_URL`); OAuth redirect URIs are built on it. */
+  publicBaseUrl: string;
+  /** Google sign-in; absent unless GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are both set. */
+  google: GoogleOAuthConfig | undefined;
+  /** Keys that encrypt MCP server credentials at rest (`CREDENTIALS_KEY`; see docs/mcp.md). */
+  credentialsKeyring: Keyring;
+  /** MCP OAuth (docs/mcp-oauth.md): `MCP_OAUTH_CLIENTS`, `OUTBOUND_*`. */
+  mcpOAuth: McpOAuthConfig;
+  /** This service's MCP client (tool discovery, docs/mcp.md): `MCP_CLIENT_*`. */
+  mcpClient: McpClientConfig;
+  /** Email and SMS delivery (docs/identity.md): `SMTP_URL`, `MAIL_FROM`, `SMS_PROVIDER_*`, `OUTBOX_WORKER`. */
+  notifications: NotificationsConfig;
+  /** Origins allowed to call the API from a browser (`CORS_ORIGINS`); empty: no cross-origin access. */
+  corsOrigins: string[];
+  /**
+   * Where browsers land after an OAuth redirect (`FRONTEND_URL`, default `PUBLIC_BASE_URL`): the
+   * Google and MCP OAuth callbacks redirect there with a result indicator.
+   */
+  frontendUrl: string;
+  /**
+   * `TRUST_PROXY_HOPS`: how many reverse proxies stand in front of the service, each appending
+   * the address it received the request from to `X-Forwarded-For`. Default 0: the socket address
+   * is the client and the header is ignored; 1: the last entry; n: the n-th entry from the right.
+   * Entries further left are written by the client and never believed.
+   */
+  trustProxyHops: number;
+};
+
+export type NotificationsConfig = {
+  /** `smtp://[user:password@]host:port`; absent: email is logged in development, left queued elsewhere. */
+  smtpUrl: string | undefined;
+  /** From address of every email. Default `no-reply@localhost`. */
+  mailFrom: string;
+  /** The HTTP SMS provider's endpoint and key (both or neither). */
+  smsProviderUrl: string | undefined;
+  smsProviderKey: string | undefined;
+  /** Run the outbox worker inside the server process. Default true; `OUTBOX_WORKER=false` when a separate worker runs. */
+  outboxWorker: boolean;
+};
+
+export type McpClientConfig = {
+  /** One deadline for a whole MCP session (connect, initialize, every tools/list page), in ms. Default 10000. */
+  timeoutMs: number;
+  /** Largest body of one MCP response, in bytes. Default 4 MiB. */
+  maxResponseBytes: number;
+  /** How long a server's listed tools are reused, in ms (`?refresh=true` bypasses). Default 60000. */
+  toolsCacheTtlMs: number;
+};
+
+/** A pre-registered OAuth client of one authorization server (issuer). */
+export type ConfiguredOAuthClient = { clientId: string; clientSecret?: string };
+
+export type McpOAuthConfig = {
+  /** Pre-registered clients by issuer; issuers not listed use dynamic client registration. */
+  clients: Record<string, ConfiguredOAuthClient>;
+  /** Bounds of every outbound request (discovery, registration, token). */
+  outboundTimeoutMs: number;
+  outboundMaxResponseBytes: number;
+  outboundMaxRedirects: number;
+};
+
+export type GoogleOAuthConfig = {
+  clientId: string;
+  clientSecret: string;
+  authorizationUrl: string;
+  tokenUrl: string;
+  userinfoUrl: string;
+};

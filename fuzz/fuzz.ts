@@ -144,11 +144,15 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     let limitedIndex = options.requests;
     for (const operation of operations.filter((op) => op.responses.has(429))) {
       const caller = operation.secured ? callers.get('owner@demo.test')! : callers.get('anonymous')!;
-      for (let attempt = 0; attempt < 15; attempt++) {
+      // Until the limit the route announces (`RateLimit-Policy: "name";q=<limit>;w=<s>`) is spent, and one more.
+      let budget = 15;
+      for (let attempt = 0; attempt <= budget; attempt++) {
         const index = limitedIndex++;
         const outcome = await exchange(limitedContext, drawRequest(limitedContext, operation, caller, index), index);
         record(outcome);
         if (outcome.response.status === 429) break;
+        const announced = /;q=(\d+)/.exec(String(outcome.response.headers['ratelimit-policy'] ?? ''))?.[1];
+        if (announced !== undefined) budget = Math.min(Number(announced) + 1, 100);
       }
     }
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);

@@ -30,6 +30,7 @@ import { DEMO_PASSWORD } from '../../seeds/demo-fixtures.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { migrate } from '../../sql/migrate.ts';
 import { testConfig } from '../../test/helpers/app.ts';
+import { withAdmin } from '../../test/helpers/database.ts';
 import { runSchedule, type Fault } from './faults.ts';
 import { runWorker, type Sample } from './load.ts';
 import { startPrivateRedis } from './private-redis.ts';
@@ -47,23 +48,13 @@ const now = () => performance.now();
 const database = `bench_faults_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 const databaseUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString();
 
-async function withAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function main(): Promise<number> {
   log(`creating database ${database} and starting redis-server on 127.0.0.1:${REDIS_PORT}`);
-  await withAdmin((client) => client.query(`CREATE DATABASE ${database}`));
+  await withAdmin((client) => client.query(`CREATE DATABASE ${database}`), ADMIN_URL);
   const redisServer = await startPrivateRedis(REDIS_PORT);
   const control = new pg.Client({ connectionString: databaseUrl });
   const cleanups: (() => Promise<unknown>)[] = [
-    () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)),
+    () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`), ADMIN_URL),
     () => redisServer.stop(),
   ];
   try {
@@ -160,7 +151,8 @@ async function limiterBackOnRedis(baseUrl: string, dispatcher: Agent, redis: Red
     await response.arrayBuffer();
   }
   const keys = await redis.keys(`rate-limit:*ip:${ip}*`);
-  const members = keys[0] ? await redis.zcard(keys[0]) : 0;
+  // The sliding log is a list of timestamps, oldest first (lib/rate-limit ADR 0052).
+  const members = keys[0] ? await redis.llen(keys[0]) : 0;
   const ok = !store.isDown && statuses[3] === 429 && keys.length === 1 && members === 3;
   return {
     name: 'the limiter is back on Redis after the faults',

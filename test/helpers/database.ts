@@ -15,8 +15,9 @@ export const urlFor = (database: string) => {
   return url.toString();
 };
 
-async function withAdmin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
+/** Runs `run` on a fresh connection to the server's maintenance database (`adminUrl`), then closes it. */
+export async function withAdmin<T>(run: (client: pg.Client) => Promise<T>, adminUrl: string = ADMIN_URL): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     return await run(client);

@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { writeReadmeExamples } from './packages/readme-examples.ts';
+import { CONSUMER_COMPILER_OPTIONS, writeReadmeExamples } from './packages/readme-examples.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LIBRARIES = ['lib/rate-limit', 'lib/analytics'];
@@ -57,18 +57,7 @@ function project(dir: string, packages: string[]): void {
 
 /** Type-checks and emits `files` to `out/` with the strictest consumer settings (declarations included). */
 function compile(dir: string, files: string[]): void {
-  const compilerOptions = {
-    target: 'ES2023',
-    lib: ['ES2023'],
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    strict: true,
-    noUncheckedIndexedAccess: true,
-    exactOptionalPropertyTypes: true,
-    skipLibCheck: false,
-    types: ['node'],
-    outDir: 'out',
-  };
+  const compilerOptions = { ...CONSUMER_COMPILER_OPTIONS, exactOptionalPropertyTypes: true, skipLibCheck: false, outDir: 'out' };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }, null, 2));
   run(process.execPath, [TSC, '-p', dir, '--pretty', 'false'], dir);
 }

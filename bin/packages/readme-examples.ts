@@ -11,6 +11,17 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The READMEs whose examples must compile, by a short name used in the file names. */
+/** Compiler options of a strict consumer project (NodeNext ESM); both package checks start from these. */
+export const CONSUMER_COMPILER_OPTIONS = {
+  target: 'ES2023',
+  lib: ['ES2023'],
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  types: ['node'],
+};
+
 export const LIBRARY_READMES = [
   { name: 'rate-limit', path: join(ROOT, 'lib/rate-limit/README.md') },
   { name: 'analytics', path: join(ROOT, 'lib/analytics/README.md') },

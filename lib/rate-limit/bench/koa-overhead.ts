@@ -1,17 +1,21 @@
-// Requests/s of Koa apps with and without the limiter, over loopback with autocannon.
+// Requests/s of Koa apps with and without the limiter, over loopback.
 // Design (each point measured on a 2-vCPU VM, see BENCHMARKS.md):
 // - one server process serves every variant (the route variants are routes of one app), so they share heap,
 //   JIT state and core;
-// - the server runs on one CPU and this process (autocannon) on another when taskset exists, so the
-//   client's own work (it parses responses in JavaScript) never takes CPU from the server;
-// - paired rounds in alternating order (ABBA); a pair's cost is 1 - variant/baseline, and the table gives the
-//   median and interquartile range of the pairs, with an A/A pair of identical apps as the noise floor.
+// - the server runs on one CPU and this process (the load generator) on another when taskset exists, so the
+//   client's own work never takes CPU from the server;
+// - the two routes of a comparison take turns in slices of SLICE_MS on the same open connections, in ABBA order
+//   (this VM's speed moves by 2-3x within a second, far more than the cost measured, so only slices that close
+//   together share the machine's state); a pair's cost is 1 - variant/baseline, and the table gives the median
+//   and interquartile range of the pairs and the cost over all slices, with an A/A pair of identical routes as
+//   the noise floor.
 import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { SwitchingLoad } from './http-load.ts';
 import type { Target } from './koa-server.ts';
 
 const SERVER = fileURLToPath(new URL('./koa-server.ts', import.meta.url));
@@ -29,6 +33,8 @@ export interface ComparisonResult extends Comparison {
   readonly variantRps: number;
   /** Quartiles of the per-pair cost `1 - variant/baseline` (fractions). */
   readonly cost: { readonly q25: number; readonly median: number; readonly q75: number };
+  /** `1 - variant responses / baseline responses` over all slices (fraction). */
+  readonly pooledCost: number;
 }
 
 export interface KoaOverhead {
@@ -37,6 +43,8 @@ export interface KoaOverhead {
   /** CPU time per wall time during the measured rounds (1 = one core fully busy). */
   readonly serverBusy: number;
   readonly loadBusy: number;
+  /** Share of this VM's CPU time the hypervisor gave to others during the rounds (Linux `steal`), if known. */
+  readonly stolen: number | undefined;
   readonly rows: readonly ComparisonResult[];
 }
 
@@ -47,6 +55,17 @@ function quantile(values: readonly number[], q: number): number {
   const low = Math.floor(position);
   const high = Math.ceil(position);
   return (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (position - low);
+}
+
+/** The `steal` and total ticks of all CPUs from /proc/stat (Linux), or undefined elsewhere. */
+function cpuTicks(): { steal: number; total: number } | undefined {
+  try {
+    const fields = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    // user nice system idle iowait irq softirq steal ...; guest time is already counted in user.
+    return { steal: fields[7] ?? 0, total: fields.slice(0, 8).reduce((sum, ticks) => sum + ticks, 0) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** This process's CPU affinity mask (hex, as taskset prints it), where taskset exists; Linux only. */
@@ -97,40 +116,63 @@ async function startServer(targets: readonly Target[], core: number | undefined)
   };
 }
 
-/** Requests/s of `GET url` over 16 keep-alive connections for `seconds`; throws on any error or non-2xx. */
-async function load(url: string, seconds: number): Promise<number> {
-  const result = await autocannon({ url, connections: 16, pipelining: 1, duration: seconds });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.total / result.duration;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Responses/s of `url` while it alone is loaded for `ms`. */
+async function slice(load: SwitchingLoad, url: string, ms: number): Promise<number> {
+  load.target = url;
+  const before = load.completed(url);
+  const started = performance.now();
+  await sleep(ms);
+  return ((load.completed(url) - before) / (performance.now() - started)) * 1000;
 }
 
-async function compare(server: Server, comparison: Comparison, pairs: number, seconds: number): Promise<ComparisonResult> {
-  const base = server.urls[comparison.baseline] as string;
-  const variant = server.urls[comparison.variant] as string;
-  await load(base, 2); // warm-up: JIT and steady state, as a deployed instance
-  await load(variant, 2);
+async function compare(urls: Record<string, string>, comparison: Comparison, pairs: number, sliceMs: number): Promise<ComparisonResult> {
+  const base = urls[comparison.baseline] as string;
+  const variant = urls[comparison.variant] as string;
+  // Fresh connections per comparison: sockets idle for a minute would be closed by the server (408).
+  const load = await SwitchingLoad.open([base, variant]);
+  try {
+    return await paired(load, comparison, base, variant, pairs, sliceMs);
+  } finally {
+    load.close();
+  }
+}
+
+async function paired(
+  load: SwitchingLoad,
+  comparison: Comparison,
+  base: string,
+  variant: string,
+  pairs: number,
+  sliceMs: number,
+): Promise<ComparisonResult> {
+  await slice(load, base, 1_500); // warm-up: JIT and steady state, as a deployed instance
+  await slice(load, variant, 1_500);
   const baseRps: number[] = [];
   const variantRps: number[] = [];
   for (let pair = 0; pair < pairs; pair++) {
     if (pair % 2 === 0) {
-      baseRps.push(await load(base, seconds));
-      variantRps.push(await load(variant, seconds));
+      baseRps.push(await slice(load, base, sliceMs));
+      variantRps.push(await slice(load, variant, sliceMs));
     } else {
-      variantRps.push(await load(variant, seconds));
-      baseRps.push(await load(base, seconds));
+      variantRps.push(await slice(load, variant, sliceMs));
+      baseRps.push(await slice(load, base, sliceMs));
     }
   }
   const costs = baseRps.map((b, i) => 1 - (variantRps[i] as number) / b);
+  const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
   return {
     ...comparison,
     baselineRps: quantile(baseRps, 0.5),
     variantRps: quantile(variantRps, 0.5),
     cost: { q25: quantile(costs, 0.25), median: quantile(costs, 0.5), q75: quantile(costs, 0.75) },
+    pooledCost: 1 - sum(variantRps) / sum(baseRps),
   };
 }
 
 /** Runs each comparison in paired rounds against one server process holding every app. */
-export async function koaOverhead(comparisons: readonly Comparison[], pairs = 12, seconds = 1): Promise<KoaOverhead> {
+export async function koaOverhead(comparisons: readonly Comparison[], pairs = 300, sliceMs = 50): Promise<KoaOverhead> {
   // Two CPUs this process may use: the load generator keeps the first, the server gets the second.
   const mask = affinityMask();
   const [generatorCore, serverCore] = mask === undefined ? [] : cpusOf(mask);
@@ -142,14 +184,17 @@ export async function koaOverhead(comparisons: readonly Comparison[], pairs = 12
     const rows: ComparisonResult[] = [];
     const serverCpu0 = await server.cpuMicros();
     const generatorCpu0 = process.cpuUsage();
+    const ticks0 = cpuTicks();
     const wall0 = performance.now();
-    for (const comparison of comparisons) rows.push(await compare(server, comparison, pairs, seconds));
+    for (const comparison of comparisons) rows.push(await compare(server.urls, comparison, pairs, sliceMs));
     const wallMicros = (performance.now() - wall0) * 1_000;
     const generatorCpu = process.cpuUsage(generatorCpu0);
+    const ticks = cpuTicks();
     return {
       pinned,
       serverBusy: ((await server.cpuMicros()) - serverCpu0) / wallMicros,
       loadBusy: (generatorCpu.user + generatorCpu.system) / wallMicros,
+      stolen: ticks0 === undefined || ticks === undefined ? undefined : (ticks.steal - ticks0.steal) / (ticks.total - ticks0.total || 1),
       rows,
     };
   } finally {

@@ -85,6 +85,30 @@ test('RedisStore records every allowed hit as its own entry, even for concurrent
   t.is(await redis.llen(store.redisKey(key)), 200);
 });
 
+test('RedisStore sends one tick of checks as pipelined script calls of at most 16, in order, exact across calls', async (t) => {
+  const checksPerCall: number[] = [];
+  const counting: RedisScriptClient = {
+    evalsha: ((...args: Parameters<Redis['evalsha']>) => {
+      checksPerCall.push(Number(args[1]));
+      return redis.evalsha(...args);
+    }) as RedisScriptClient['evalsha'],
+    eval: ((...args: Parameters<Redis['eval']>) => redis.eval(...args)) as RedisScriptClient['eval'],
+  };
+  const limiter = createSlidingWindowLimiter({ store: new RedisStore(counting, { ...opts, denyCache: false }), limit: 20, windowMs: '5s' });
+  const key = randomUUID();
+  const results = await Promise.all(Array.from({ length: 40 }, () => limiter.check(key)));
+  t.deepEqual(checksPerCall, [16, 16, 8], 'one key count per check: 40 checks of one tick in three calls');
+  t.deepEqual(
+    results.map((r) => r.allowed),
+    Array.from({ length: 40 }, (_, i) => i < 20),
+    'the first 20 in issue order pass, the rest are denied, as if sent one by one',
+  );
+  t.deepEqual(
+    results.slice(0, 20).map((r) => r.remaining),
+    Array.from({ length: 20 }, (_, i) => 19 - i),
+  );
+});
+
 test('RedisStore falls back to EVAL when the server answers NOSCRIPT', async (t) => {
   const calls: string[] = [];
   const client: RedisScriptClient = {

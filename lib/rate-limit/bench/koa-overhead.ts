@@ -4,7 +4,7 @@
 //   JIT state and core;
 // - the server runs on one CPU and this process (the load generator) on another when taskset exists, so the
 //   client's own work never takes CPU from the server;
-// - the two routes of a comparison take turns in slices of SLICE_MS on the same open connections, in ABBA order
+// - the two routes of a comparison take turns in 50 ms slices on the same open connections, in ABBA order
 //   (this VM's speed moves by 2-3x within a second, far more than the cost measured, so only slices that close
 //   together share the machine's state); a pair's cost is 1 - variant/baseline, and the table gives the median
 //   and interquartile range of the pairs and the cost over all slices, with an A/A pair of identical routes as

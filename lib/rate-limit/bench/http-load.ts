@@ -8,6 +8,7 @@ import net from 'node:net';
 
 interface Connection {
   readonly socket: net.Socket;
+  readonly port: string;
   /** The target of the request in flight, or undefined when the socket is idle. */
   inFlight: string | undefined;
 }
@@ -65,7 +66,7 @@ export class SwitchingLoad {
   /** Sends the current target's request if it lives on this connection's port; otherwise the socket idles. */
   #send(connection: Connection): void {
     const request = this.#requests.get(this.#target) as { port: string; bytes: Buffer };
-    if (String(connection.socket.remotePort) !== request.port) {
+    if (connection.port !== request.port) {
       connection.inFlight = undefined;
       return;
     }
@@ -76,7 +77,7 @@ export class SwitchingLoad {
   #connect(port: string): Promise<void> {
     const socket = net.connect(Number(port), '127.0.0.1');
     socket.setNoDelay(true);
-    const connection: Connection = { socket, inFlight: undefined };
+    const connection: Connection = { socket, port, inFlight: undefined };
     (this.#connections.get(port) as Connection[]).push(connection);
     let buffered: Buffer = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {

@@ -23,13 +23,15 @@ import { createTestDatabase } from '../../test/helpers/database.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 200);
 const WARM_UP = 30;
+/** BENCH_WORKER=0 leaves the outbox worker off (the request path alone). */
+const WORKER = process.env.BENCH_WORKER !== '0';
 
 const db = await createTestDatabase();
 await seedDemo(db.pool);
 const logger = pino({ level: 'info' }, new Writable({ write: (_chunk, _encoding, done) => done() }));
 const config = testConfig({ nodeEnv: 'development' });
 const app = createApp({ db: db.pool, config, logger, rateLimitFor: () => undefined });
-const worker = startOutboxWorker(db.pool, config, logger);
+const worker = WORKER ? startOutboxWorker(db.pool, config, logger) : undefined;
 const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const { port } = server.address() as AddressInfo;
@@ -79,6 +81,9 @@ for (const kind of order) {
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
 const quantile = (values: number[], q: number) => sorted(values)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+const variance = (values: number[]) => values.reduce((a, v) => a + (v - mean(values)) ** 2, 0) / (values.length - 1);
+/** Standard error of the difference of the two means (Welch). */
+const standardError = Math.sqrt(variance(kinds.real) / kinds.real.length + variance(kinds.unknown) / kinds.unknown.length);
 const row = (name: string, values: number[]) =>
   `| ${name} | ${values.length} | ${quantile(values, 0.5).toFixed(2)} | ${mean(values).toFixed(2)} | ${quantile(values, 0.9).toFixed(2)} | ${quantile(values, 0.99).toFixed(2)} |`;
 const lines = [
@@ -87,11 +92,11 @@ const lines = [
   row('real account', kinds.real),
   row('unknown', kinds.unknown),
   '',
-  `real - unknown: p50 ${(quantile(kinds.real, 0.5) - quantile(kinds.unknown, 0.5)).toFixed(2)} ms, mean ${(mean(kinds.real) - mean(kinds.unknown)).toFixed(2)} ms; ratio of p50 ${(quantile(kinds.real, 0.5) / quantile(kinds.unknown, 0.5)).toFixed(3)}`,
+  `real - unknown: p50 ${(quantile(kinds.real, 0.5) - quantile(kinds.unknown, 0.5)).toFixed(2)} ms, mean ${(mean(kinds.real) - mean(kinds.unknown)).toFixed(2)} ± ${standardError.toFixed(2)} ms (standard error); ratio of p50 ${(quantile(kinds.real, 0.5) / quantile(kinds.unknown, 0.5)).toFixed(3)}`,
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 
-await worker.stop();
+await worker?.stop();
 server.close();
 agent.destroy();
 await db.drop();

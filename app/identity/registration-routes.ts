@@ -32,7 +32,8 @@ const verifyEmailRoute = (type: PrincipalType) =>
     responses: {
       200: { description: 'Email verified', schema: VerifyEmailResult },
       400: {
-        description: 'IDENTITY.VERIFICATION_CODE_INVALID (metadata.attemptsRemaining after a wrong guess), _EXPIRED or _EXHAUSTED',
+        description:
+          'IDENTITY.VERIFICATION_CODE_INVALID (a wrong code: the same answer for every account), or for the right code _EXPIRED or _EXHAUSTED',
         schema: CodedErrorBody,
       },
     },

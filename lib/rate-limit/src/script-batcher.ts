@@ -87,7 +87,8 @@ export class ScriptBatcher {
       }
       if (!this.#scheduled) {
         this.#scheduled = true;
-        process.nextTick(this.#flush);
+        if (this.#cluster === undefined || process.env['RL_TICK'] === '1') process.nextTick(this.#flush);
+        else setImmediate(this.#flush);
       }
     });
   }

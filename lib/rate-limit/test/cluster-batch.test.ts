@@ -55,7 +55,10 @@ test('checks batched on a cluster answer as if sent one by one: 40 checks of one
   const store = new RedisStore(env.cluster, { prefix, timeoutMs: 5_000, denyCache: false });
   const key = randomUUID();
   const others = keysFor(30);
-  const results = await Promise.all([...Array.from({ length: 40 }, () => store.hit(key, 60_000, 10, 0)), ...others.map((k) => store.hit(k, 60_000, 10, 0))]);
+  const results = await Promise.all([
+    ...Array.from({ length: 40 }, () => store.hit(key, 60_000, 10, 0)),
+    ...others.map((k) => store.hit(k, 60_000, 10, 0)),
+  ]);
   t.is(results.slice(0, 40).filter((r) => r.allowed).length, 10);
   t.deepEqual(
     results.slice(0, 40).map((r) => r.count),

@@ -109,9 +109,14 @@ test('a master killed mid-load: checks are answered from memory, then by the clu
   // Until the replica takes over, checks of the two healthy masters' keys succeed and those of the dead one's
   // fail, so the store may go down and up more than once; it ends up, and every outage was logged as one pair.
   const levels = logger.lines.map((l) => l.level);
-  t.deepEqual(levels, levels.map((_, i) => (i % 2 === 0 ? 'warn' : 'info')));
+  t.deepEqual(
+    levels,
+    levels.map((_, i) => (i % 2 === 0 ? 'warn' : 'info')),
+  );
   t.is(levels.at(-1), 'info');
-  t.log(`outage noticed after ${noticedMs} ms, cluster answering again ${recoveredMs} ms after the kill; ${levels.length / 2} outage(s) logged`);
+  t.log(
+    `outage noticed after ${noticedMs} ms, cluster answering again ${recoveredMs} ms after the kill; ${levels.length / 2} outage(s) logged`,
+  );
   // Every key's log, read from the cluster after failover: it holds every check the cluster acknowledged, and
   // beyond those at most the checks whose call failed in flight (they may have run before the master died).
   let storedTotal = 0;
@@ -120,10 +125,15 @@ test('a master killed mid-load: checks are answered from memory, then by the clu
     const acknowledged = tally.acknowledged.get(key) ?? 0;
     const failed = tally.failed.get(key) ?? 0;
     storedTotal += stored;
-    t.true(stored >= acknowledged && stored <= acknowledged + failed, `${key}: ${stored} stored, ${acknowledged} acknowledged, ${failed} failed`);
+    t.true(
+      stored >= acknowledged && stored <= acknowledged + failed,
+      `${key}: ${stored} stored, ${acknowledged} acknowledged, ${failed} failed`,
+    );
   }
   const sum = (map: Map<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
-  t.log(`${answered} checks answered; Redis holds ${storedTotal}: ${sum(tally.acknowledged)} acknowledged + ${storedTotal - sum(tally.acknowledged)} of the ${sum(tally.failed)} that failed in flight`);
+  t.log(
+    `${answered} checks answered; Redis holds ${storedTotal}: ${sum(tally.acknowledged)} acknowledged + ${storedTotal - sum(tally.acknowledged)} of the ${sum(tally.failed)} that failed in flight`,
+  );
 });
 
 async function ownerOf(cluster: Cluster, key: string): Promise<{ host: string; port: number }> {

@@ -123,7 +123,9 @@ export async function startCluster(ports?: readonly number[], options: ClusterOp
     for (const node of nodes) {
       await until(async () => /cluster_state:ok/.test(await ask(node, (r) => r.cluster('INFO'))), `cluster state ok on ${node.port}`);
       await until(
-        async () => !/role:slave/.test(await ask(node, (r) => r.info('replication'))) || /master_link_status:up/.test(await ask(node, (r) => r.info('replication'))),
+        async () =>
+          !/role:slave/.test(await ask(node, (r) => r.info('replication'))) ||
+          /master_link_status:up/.test(await ask(node, (r) => r.info('replication'))),
         `replica on ${node.port} in sync`,
       );
     }

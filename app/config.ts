@@ -155,7 +155,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const embedded = e.DATABASE_URL === undefined;
   if (embedded && e.DATABASE_REPLICA_URL) {
-    throw new ConfigError('Invalid environment variable DATABASE_REPLICA_URL: needs DATABASE_URL (a replica of the embedded database cannot exist)');
+    throw new ConfigError(
+      'Invalid environment variable DATABASE_REPLICA_URL: needs DATABASE_URL (a replica of the embedded database cannot exist)',
+    );
   }
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
     const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';

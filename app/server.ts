@@ -20,7 +20,9 @@ async function main() {
   });
   await prepareData(database.pool, config, logger);
   // Never migrated (a standby is read-only); a replica down at start only sends reads to the primary.
-  const replica = config.databaseReplicaUrl ? await createDatabasePool(config.databaseReplicaUrl, { connectionTimeoutMs: 1_000 }) : undefined;
+  const replica = config.databaseReplicaUrl
+    ? await createDatabasePool(config.databaseReplicaUrl, { connectionTimeoutMs: 1_000 })
+    : undefined;
 
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })

@@ -44,7 +44,8 @@ interface ClusterSlots {
  *
  * Invariants:
  * - a batch is flushed on `process.nextTick`, i.e. once the current job and its promise reactions are done,
- *   so a check waits for no timer and no I/O before it is sent;
+ *   so a check waits for no timer and no I/O before it is sent; on a cluster on `setImmediate`, once the
+ *   I/O callbacks of this loop iteration are done (a check waits for no timer, only for replies already read);
  * - the script runs a batch's checks in arrival order, atomically, so the result is the one of sending them
  *   one by one;
  * - on Redis Cluster the checks are queued per master (the owner of the key's slot in ioredis's slot map) and
@@ -87,7 +88,9 @@ export class ScriptBatcher {
       }
       if (!this.#scheduled) {
         this.#scheduled = true;
-        if (this.#cluster === undefined || process.env['RL_TICK'] === '1') process.nextTick(this.#flush);
+        // A lone server: at the end of this job (ADR 0054). A cluster: after the poll phase, so the checks that
+        // the replies of all masters set off, read in one phase, share calls (ADR 0150).
+        if (this.#cluster === undefined) process.nextTick(this.#flush);
         else setImmediate(this.#flush);
       }
     });

@@ -66,6 +66,11 @@ export class ReplicaReads {
     this.#now = options.now ?? (() => performance.now());
   }
 
+  /** Whether the last health reading sent reads to the replica. */
+  get onReplica(): boolean {
+    return this.#healthy;
+  }
+
   /** Runs a read-only `query` on the replica when it is fit to answer, else on the primary. */
   async read<T>(query: (db: CommonQueryMethods) => Promise<T>): Promise<T> {
     if (this.#now() - this.#checkedAt >= CHECK_INTERVAL_MS) await (this.#checking ??= this.#check());

@@ -4,8 +4,11 @@ import type { Redis } from 'ioredis';
 import type { Peer, PeerConfig } from './peers.ts';
 
 export interface KeyMemory {
-  /** `used_memory` growth per key, bytes: everything Redis allocated for the key. */
-  readonly bytesPerKey: number;
+  /**
+   * `used_memory` growth per key, bytes: everything Redis allocated for the key. `undefined` when the growth
+   * was under 1 MB in all: then client buffers and allocator noise weigh as much as the keys.
+   */
+  readonly bytesPerKey: number | undefined;
   /** Mean `MEMORY USAGE` (all samples) of the keys, bytes: the key and its value, without dictionary entries. */
   readonly memoryUsage: number;
 }
@@ -34,7 +37,11 @@ export async function keyMemory(admin: Redis, peer: Peer, config: PeerConfig): P
   const sample = names.slice(0, 200);
   const usages = await Promise.all(sample.map(async (name) => Number(await admin.memory('USAGE', name, 'SAMPLES', 0))));
   for (let i = 0; i < names.length; i += 500) await admin.del(...names.slice(i, i + 500)); // DEL frees now (UNLINK would free during the next row)
-  return { bytesPerKey: (after - before) / keys, memoryUsage: usages.reduce((a, b) => a + b, 0) / Math.max(1, usages.length) };
+  const grown = after - before;
+  return {
+    bytesPerKey: grown >= 1_000_000 ? grown / keys : undefined,
+    memoryUsage: usages.reduce((a, b) => a + b, 0) / Math.max(1, usages.length),
+  };
 }
 
 async function scan(redis: Redis, pattern: string): Promise<string[]> {

@@ -6,6 +6,10 @@ export type Config = {
   port: number;
   /** Absent: the embedded PGlite database under `dataDir`. */
   databaseUrl: string | undefined;
+  /** A streaming replica for reads that tolerate a second of staleness (analytics); absent: the primary. */
+  databaseReplicaUrl: string | undefined;
+  /** Reads leave the replica while it lags by more than this, ms. */
+  replicaMaxLagMs: number;
   /** Absent: the rate limiter keeps its windows in memory. */
   redisUrl: string | undefined;
   jwtSecret: string;

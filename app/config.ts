@@ -30,6 +30,8 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATABASE_REPLICA_URL: url(['postgres:', 'postgresql:']).optional(),
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).default(5_000),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -152,6 +154,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid environment variable CREDENTIALS_KEY: required when NODE_ENV=production');
   }
   const embedded = e.DATABASE_URL === undefined;
+  if (embedded && e.DATABASE_REPLICA_URL) {
+    throw new ConfigError(
+      'Invalid environment variable DATABASE_REPLICA_URL: needs DATABASE_URL (a replica of the embedded database cannot exist)',
+    );
+  }
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
     const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';
     throw new ConfigError(`Invalid environment variable ${missing}: required when the other Google credential is set`);
@@ -165,6 +172,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    databaseReplicaUrl: e.DATABASE_REPLICA_URL,
+    replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
     redisUrl: e.REDIS_URL,
     jwtSecret: e.JWT_SECRET ?? readOrCreateSecret(dataDir, 'jwt-secret'),
     logLevel: e.LOG_LEVEL,

@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { CommonQueryMethods } from 'slonik';
 import type { SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
 import { defineRoute, type Route } from '../core/route.ts';
+import { readStale } from '../db/replica.ts';
 import { ErrorBody } from '../core/schemas.ts';
 import { cached } from './cache.ts';
 import { requestedOrganization, usageWindow, windowKey } from './request.ts';
@@ -56,7 +57,8 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
       const window = usageWindow(organizationId, query, endpoint.filter?.(query) ?? {});
       const parameters = endpoint.parameters?.(query, window) ?? ({} as P);
       const key = { endpoint: endpoint.name, organizationId, params: { ...windowKey(window), ...parameters } };
-      return cached(deps, ctx, key, () => endpoint.compute(deps.db, window, parameters));
+      // Read from the replica when one is configured (a second of staleness is harmless under a 300 s cache).
+      return cached(deps, ctx, key, () => readStale(deps, (db) => endpoint.compute(db, window, parameters)));
     },
   });
 }

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../config.ts';
+import type { ReplicaReads } from '../db/replica.ts';
 
 /** What handlers may use. Built once per app; tests build their own. */
 export type AppDeps = {
@@ -11,4 +12,6 @@ export type AppDeps = {
   /** The current instant; injected so tests control time. */
   clock: () => Date;
   logger: Logger;
+  /** Set with DATABASE_REPLICA_URL: routes reads that tolerate a second of staleness (see `readStale`). */
+  replica?: ReplicaReads;
 };

@@ -19,6 +19,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     nodeEnv: 'test',
     port: 0,
     databaseUrl: undefined,
+    databaseReplicaUrl: undefined,
+    replicaMaxLagMs: 5_000,
     redisUrl: undefined,
     jwtSecret: TEST_JWT_SECRET,
     logLevel: 'info',

@@ -43,7 +43,9 @@ export async function ipv6Rotation(run: Run, seed: number): Promise<AttackCase[]
   const net = `2001:db8:${(seed & 0xffff).toString(16)}:${((seed >>> 16) & 0xff).toString(16)}`;
   const rotating: number[] = [];
   for (let i = 0; i < 14; i++) {
-    rotating.push(await send(run, wrongLoginFrom(`${net}:${(i * 40_503 + 1) % 0xffff}:${i.toString(16)}::${i + 1}`, 'ipv6 rotation')));
+    rotating.push(
+      await send(run, wrongLoginFrom(`${net}:${((i * 40_503 + 1) % 0xffff).toString(16)}:${i.toString(16)}::${i + 1}`, 'ipv6 rotation')),
+    );
   }
   const ipv4 = `198.18.${seed & 0xff}.${((seed >>> 8) & 0xfe) + 1}`;
   const mapped: number[] = [];

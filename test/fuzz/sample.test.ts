@@ -2,8 +2,9 @@ import test from 'ava';
 import { runFuzz } from '../../fuzz/fuzz.ts';
 
 test('a fixed-seed sample of 2,000 fuzzed requests over every operation finds no 5xx, no slow answer, no envelope outside the contract and no leaked secret', async (t) => {
-  // The review's attacks (issue 22) add about 850 requests to the 2,000.
-  t.timeout(240_000);
+  // A guard against a hang, not a speed target: about 45 s on a quiet machine, over 4 minutes on
+  // the shared 2-core VM at load 30 (the review's attacks of issue 22 add about 830 requests).
+  t.timeout(600_000);
   const lines: string[] = [];
   const result = await runFuzz({ seed: 20261123, requests: 2_000, concurrency: 4, write: (line) => lines.push(line) });
   t.true(result.total >= 2_000);

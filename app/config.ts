@@ -98,6 +98,8 @@ const envSchema = z.object({
     .min(0)
     .max(24 * 3600_000)
     .default(60_000),
+  RATE_LIMIT_IPV6_PREFIX: z.coerce.number().int().min(32).max(128).default(56),
+  ANALYTICS_CACHE_MAX_MB: z.coerce.number().int().min(1).max(4096).default(64),
 });
 
 /** `https://app.example.com` yes; `https://app.example.com/`, `*` or a path, no. */
@@ -213,6 +215,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxResponseBytes: e.MCP_CLIENT_MAX_RESPONSE_BYTES,
       toolsCacheTtlMs: e.MCP_TOOLS_CACHE_TTL_MS,
     },
+    rateLimitIpv6Prefix: e.RATE_LIMIT_IPV6_PREFIX,
+    analyticsCacheMaxBytes: e.ANALYTICS_CACHE_MAX_MB * 1024 * 1024,
   };
 }
 

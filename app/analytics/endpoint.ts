@@ -7,6 +7,12 @@ import { ErrorBody } from '../core/schemas.ts';
 import { cached } from './cache.ts';
 import { requestedOrganization, usageWindow, windowKey } from './request.ts';
 
+/**
+ * Requests per minute and user on each analytics route: far above what the console or a
+ * scripted report sends, low enough that one account cannot fill the cache at full speed.
+ */
+export const ANALYTICS_REQUESTS_PER_MINUTE = 600;
+
 /** The query fields every analytics endpoint has (after validation and defaults). */
 type WindowFields = { from: string; to: string; source: SourceFilter };
 
@@ -46,6 +52,7 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
     tags: ['usage analytics'],
     auth: 'jwt',
     policy: { subject: 'ai.agent', action: 'read' },
+    rateLimit: { limit: ANALYTICS_REQUESTS_PER_MINUTE, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { query: endpoint.query as TSchema },
     responses: {
       200: endpoint.response,

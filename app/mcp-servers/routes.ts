@@ -93,7 +93,8 @@ export const agentMcpServerRoutes = [
     summary: 'Change the name, URL or credentials of an MCP server; its tool permissions stay',
     description:
       'URL and credentials follow the rules of creation (docs/mcp.md). `credentials` replace the stored ones whole. ' +
-      'A new URL of an OAuth server drops its tokens (authorize again).',
+      'A new URL of an OAuth server drops its tokens (authorize again); a URL on another origin drops the stored ' +
+      'credentials unless `credentials` are given in the same request.',
     tags,
     auth: 'jwt',
     principal: 'user',

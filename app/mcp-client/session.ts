@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -24,6 +25,8 @@ export type McpSessionLimits = {
 export type McpServerEndpoint = { url: string; transportType: 'http' | 'sse' };
 
 const CLIENT_INFO = { name: 'agents-backend', version: '0.1.0' };
+/** More requests than any session makes (a listing's 100 pages, the handshake), for the listener warning. */
+const REQUESTS_PER_SESSION = 128;
 const SESSION_ENDED = new DOMException('The MCP session ended', 'AbortError');
 
 /**
@@ -51,6 +54,8 @@ export async function withMcpSession<T>(
   // `expiry` is the deadline; `stop` ends every pending request (deadline, cut, caller, end).
   const expiry = new AbortController();
   const stop = new AbortController();
+  // The SDK adds an abort listener per request and keeps it: a listing of 100 pages adds 100+.
+  setMaxListeners(REQUESTS_PER_SESSION, stop.signal);
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -106,6 +111,8 @@ export async function withMcpSession<T>(
     await client.connect(transport, options);
     return await work(client, options);
   } catch (error) {
+    if (limits.signal?.aborted && !timedOut && failures.length === 0)
+      throw new McpSessionFailure('aborted', 'the caller ended the session');
     throw classify(error, failures, statuses, timedOut);
   } finally {
     clearTimeout(timer);

@@ -93,6 +93,7 @@ function codedFailure(failure: McpSessionFailure, status: ServerStatus, deps: Ap
       return serverToolsTooLarge({ limit: failure.detail.limit!, maxBytes: failure.detail.maxBytes!, tool: failure.detail.tool! });
     case 'protocol':
     case 'rejected':
+    case 'aborted':
       return serverProtocolError(failure.message);
     default:
       return serverUnreachable(failure.message);

@@ -7,7 +7,7 @@ import anyTest from 'ava';
 import { withTestApp } from '../helpers/app.ts';
 import { oauthTestConfig } from '../mcp-oauth/context.ts';
 import { pagedListing, schemaBombPage, startHostilePeer, type HostilePeer } from './hostile-peers.ts';
-import { addServer, owner, serversPath, type T } from './routes.ts';
+import { addServer, detailOf, owner, serversPath, toolsOf, type T } from './routes.ts';
 
 // Development mode: the service may call peers on 127.0.0.1. Default MCP client limits
 // (4 MiB per response, 10 s deadline).
@@ -127,3 +127,34 @@ test.serial(
     t.true(kept < 8 * MB, `${(kept / MB).toFixed(1)} MB stayed on the heap`);
   },
 );
+
+test.serial('a listing past 4 MiB over all its pages is refused with limit listing, however small each page and tool', async (t) => {
+  const auth = await owner(t);
+  // 100 pages of 20 tools with 20,000-character descriptions: 400 KB a page, 40 MB in all.
+  const mcp = await hostile(t, startHostilePeer({ listPage: pagedListing({ pages: 100, perPage: 20, descriptionChars: 20_000 }) }));
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const response = await toolsOf(t, auth, serverId).expect(502);
+  t.like(response.body, { errorCode: 'MCP.SERVER_TOOLS_TOO_LARGE', metadata: { limit: 'listing', maxBytes: 4 * MB } });
+  t.false('tool' in response.body.metadata);
+  t.true(mcp.listCalls.length <= 11, `${mcp.listCalls.length} pages were asked for`);
+  t.true(mcp.listCalls.length >= 10);
+  t.is((await detailOf(t, auth, serverId)).status, 'unreachable');
+});
+
+test.serial('a tool whose inputSchema passes 256 KiB is refused with the field and the tool named', async (t) => {
+  const auth = await owner(t);
+  const wide = {
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: 12_000 }, (_, i) => [`field_${i}`, { type: 'string' }])),
+  };
+  const page = JSON.stringify({
+    tools: [
+      { name: 'fine', inputSchema: { type: 'object' } },
+      { name: 'wide', inputSchema: wide },
+    ],
+  });
+  const mcp = await hostile(t, startHostilePeer({ listPage: () => page }));
+  const serverId = await addServer(t, auth, { url: mcp.url });
+  const response = await toolsOf(t, auth, serverId).expect(502);
+  t.deepEqual(response.body.metadata, { limit: 'inputSchema', maxBytes: 256 * 1024, tool: 'wide' });
+});

@@ -12,7 +12,9 @@ import { addServer, detailOf, owner, serversPath, toolsOf, type T } from './rout
 // Development mode: the service may call peers on 127.0.0.1. Default MCP client limits
 // (4 MiB per response, 10 s deadline).
 const base = oauthTestConfig();
-const test = withTestApp(anyTest, { app: { config: { ...base, mcpClient: { ...base.mcpClient, maxResponseBytes: 4 * 1024 * 1024 } } } });
+const test = withTestApp(anyTest, {
+  app: { config: { ...base, mcpClient: { ...base.mcpClient, timeoutMs: 10_000, maxResponseBytes: 4 * 1024 * 1024 } } },
+});
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -2,9 +2,11 @@ import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
+import { binaryBody } from './binary-body.ts';
 import { databaseFaults } from './database-faults.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
+import { NotModified } from './not-modified.ts';
 import { Redirect } from './redirect.ts';
 import { jsonBody } from './json-body.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
@@ -46,7 +48,7 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLi
     const chain: Middleware[] = [];
     const limiter = rateLimitFor(route.method, fullPath(route));
     if (limiter) chain.push(limiter);
-    chain.push(parseBody);
+    chain.push(route.binaryBody ? binaryBody(route.binaryBody) : parseBody);
     const guarded: Middleware[] = [];
     if (route.auth === 'jwt') guarded.push(requireToken);
     if (route.principal) guarded.push(requirePrincipal(route.principal));
@@ -99,6 +101,10 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
     if (result instanceof Redirect) {
       ctx.redirect(result.location);
       ctx.status = result.status;
+      return;
+    }
+    if (result instanceof NotModified) {
+      ctx.status = 304;
       return;
     }
     checkResponse?.(result);

@@ -110,6 +110,11 @@ export function buildOpenApiDocument(routes: Route[], info: { title: string; ver
     if (route.schemas?.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
     }
+    if (route.binaryBody) {
+      const { mediaTypes, maxBytes, description } = route.binaryBody;
+      const binary = { schema: { type: 'string', format: 'binary', maxLength: maxBytes } };
+      operation.requestBody = { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, binary])) };
+    }
     if (route.auth === 'jwt') operation.security = [{ bearerAuth: [] }];
     const extras: string[] = [];
     if (route.principal) extras.push(`Principal type: ${route.principal}.`);

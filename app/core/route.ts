@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import type { BinaryBody } from './binary-body.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteRateLimit } from './route-rate-limit.ts';
 import type { Redirect } from './redirect.ts';
@@ -63,6 +64,8 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
   rateLimit?: RouteRateLimit;
   schemas?: S;
+  /** A non-JSON body (an image), read whole into a Buffer at `ctx.request.body` instead of parsed as JSON. */
+  binaryBody?: BinaryBody;
   /** Status of a successful answer. Default 200; 204 sends no body. */
   status?: St;
   /**

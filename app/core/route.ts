@@ -81,6 +81,11 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
    * GET that writes (an OAuth callback) sets `false`.
    */
   readOnly?: boolean;
+  /**
+   * A POST that creates something: an `Idempotency-Key` request header makes a retry replay the
+   * first answer instead of creating again (app/core/idempotency.ts, docs/architecture.md).
+   */
+  idempotent?: boolean;
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
   handler: (input: RouteInput<S, A>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;

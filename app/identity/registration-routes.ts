@@ -88,6 +88,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterUserBody },
     status: 201,
+    idempotent: true,
     responses: conflictResponses,
     handler: ({ deps, body }) => registerUser(deps, body),
   }),
@@ -104,6 +105,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterBusinessBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'Business and owner created; the owner must verify the email', schema: Registered },
       403: { description: 'IDENTITY.BUSINESS_REGISTRATION_DISABLED', schema: CodedErrorBody },
@@ -123,6 +125,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterClientBody },
     status: 201,
+    idempotent: true,
     responses: {
       ...conflictResponses,
       404: { description: 'ORGANIZATION.NOT_FOUND', schema: CodedErrorBody },

@@ -62,6 +62,7 @@ export const availableMcpRoutes = [
     policy: { subject: SUBJECT, action: 'create' },
     schemas: { body: CreateAvailableMcpBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'The new entry', schema: AvailableMcpDto },
       409: { description: 'Name taken', schema: ErrorBody },

@@ -12,7 +12,7 @@ const AnswerRow = z.strictObject({ fingerprint: z.instanceof(Buffer), status: z.
  */
 export function tryLockIdempotencyKey(db: CommonQueryMethods, lockKey: bigint) {
   return db.oneFirst(
-    sql.type(z.object({ locked: z.boolean() }))`SELECT pg_try_advisory_xact_lock(${lockKey.toString()}::bigint) AS locked`,
+    sql.type(z.strictObject({ locked: z.boolean() }))`SELECT pg_try_advisory_xact_lock(${lockKey.toString()}::bigint) AS locked`,
   );
 }
 

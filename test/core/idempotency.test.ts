@@ -102,24 +102,27 @@ test.serial('a request with a key still in flight makes a second one a 409; once
   t.is(await agentsNamed(t, 'In Flight'), 1);
 });
 
-test.serial('a create whose database connection is lost answers 503, stores no key, and its retry with the key creates exactly once', async (t) => {
-  const auth = await owner(t);
-  const control = await controller(t);
-  await control.query('BEGIN');
-  await control.query('LOCK TABLE agents IN EXCLUSIVE MODE');
-  const first = createAgent(t, auth, 'key-lost', { name: 'Lost Connection' }).then((response) => response);
-  await control.terminate(await control.createInFlight());
-  const lost = await first;
-  await control.query('COMMIT');
-  t.is(lost.status, 503);
-  t.is(lost.body.errorCode, 'CORE.SERVICE_UNAVAILABLE');
-  const retry = await createAgent(t, auth, 'key-lost', { name: 'Lost Connection' });
-  t.is(retry.status, 201);
-  t.is(retry.headers['idempotent-replayed'], undefined);
-  const again = await createAgent(t, auth, 'key-lost', { name: 'Lost Connection' });
-  t.is(again.headers['idempotent-replayed'], 'true');
-  t.is(await agentsNamed(t, 'Lost Connection'), 1);
-});
+test.serial(
+  'a create whose database connection is lost answers 503, stores no key, and its retry with the key creates exactly once',
+  async (t) => {
+    const auth = await owner(t);
+    const control = await controller(t);
+    await control.query('BEGIN');
+    await control.query('LOCK TABLE agents IN EXCLUSIVE MODE');
+    const first = createAgent(t, auth, 'key-lost', { name: 'Lost Connection' }).then((response) => response);
+    await control.terminate(await control.createInFlight());
+    const lost = await first;
+    await control.query('COMMIT');
+    t.is(lost.status, 503);
+    t.is(lost.body.errorCode, 'CORE.SERVICE_UNAVAILABLE');
+    const retry = await createAgent(t, auth, 'key-lost', { name: 'Lost Connection' });
+    t.is(retry.status, 201);
+    t.is(retry.headers['idempotent-replayed'], undefined);
+    const again = await createAgent(t, auth, 'key-lost', { name: 'Lost Connection' });
+    t.is(again.headers['idempotent-replayed'], 'true');
+    t.is(await agentsNamed(t, 'Lost Connection'), 1);
+  },
+);
 
 test('an error answer stores nothing: the key stays free for a corrected request', async (t) => {
   const admin = `Bearer ${await t.context.t.login('admin@platform.test')}`;

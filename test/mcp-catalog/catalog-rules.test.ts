@@ -292,7 +292,7 @@ test('PATCH and DELETE of an unknown id are 404, and a non-UUID id is 400', asyn
   });
   await http().delete(`/api/available-mcps/${missing}`).set('authorization', auth).expect(404);
   const bad = await http().delete('/api/available-mcps/not-a-uuid').set('authorization', auth).expect(400);
-  t.deepEqual(bad.body.errors, [{ path: ['params', 'id'], message: 'must be a UUID' }]);
+  t.deepEqual(bad.body.errors, [{ path: ['params', 'id'], message: 'must be a UUID v7' }]);
 });
 
 test('DELETE soft-deletes: 200 with isActive false, gone from the list, and a repeat is 200 again', async (t) => {

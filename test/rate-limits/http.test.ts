@@ -116,11 +116,13 @@ test('with Redis configured, instances share one window kept in Redis under a ha
     first.disconnect();
     second.disconnect();
   });
-  // Each instance counts in Redis through a store with no memory fallback: under a loaded
-  // machine a slow answer then waits instead of being counted in a per-instance window.
+  // Each instance counts in Redis through a store with no memory fallback and no timeout: under a
+  // loaded machine a slow answer then waits instead of being counted in a per-instance window.
   const instance = (redis: Redis) => {
     const app = t.context.t.rebuild({ redis });
-    return t.context.t.rebuild({ redis, rateLimitFor: rateLimitLookup(app.deps, new RedisStore(redis, { prefix })) }).callback();
+    return t.context.t
+      .rebuild({ redis, rateLimitFor: rateLimitLookup(app.deps, new RedisStore(redis, { prefix, timeoutMs: 0 })) })
+      .callback();
   };
   const instanceA = instance(first);
   const instanceB = instance(second);

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { fullPath, type Route } from './route.ts';
-import { ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
+import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
 import { REQUIRED_BY_HANDLER } from './validation.ts';
 
 type Json = Record<string, unknown>;
@@ -79,6 +80,39 @@ function merged(chain: Json, declared: Json): Json {
   return { description: declared.description, content: { 'application/json': { schema: { anyOf: unique } } } };
 }
 
+const IDEMPOTENCY_STATUSES: Record<string, string> = {
+  '409': 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT: a request with this Idempotency-Key is still in flight',
+  '422': 'CORE.IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another request in the last 24 hours',
+};
+
+/** The `Idempotency-Key` header of a creating POST (app/core/idempotency.ts), its statuses and its replay header. */
+function documentIdempotency(operation: Json, responses: Record<string, Json>, successStatus: number): void {
+  (operation.parameters as Json[]).push({
+    name: IDEMPOTENCY_KEY_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: the same key and request from the same principal within 24 hours replays the first ' +
+      `answer (with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of creating again.`,
+    schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN, minLength: 1, maxLength: 255 },
+  });
+  for (const [status, description] of Object.entries(IDEMPOTENCY_STATUSES)) {
+    const own = envelope(description, CodedErrorBody);
+    responses[status] = responses[status]
+      ? { ...merged(responses[status], own), description: `${String(responses[status].description)}; or ${description}` }
+      : own;
+  }
+  const success = responses[String(successStatus)];
+  if (success) {
+    success.headers = {
+      [IDEMPOTENT_REPLAYED_HEADER]: {
+        description: '`true` when the answer is a replay of an earlier request with the same key',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
+}
+
 export type OpenApiOptions = {
   /** Whether a route has a rate limit (its 429 is documented). Default: none has. */
   isLimited?: (route: Route) => boolean;
@@ -107,8 +141,14 @@ export function buildOpenApiDocument(routes: Route[], info: { title: string; ver
       responses,
     };
     if (route.description) operation.description = route.description;
+    if (route.idempotent) documentIdempotency(operation, responses, route.status ?? 200);
     if (route.schemas?.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
+    }
+    if (route.binaryBody) {
+      const { mediaTypes, maxBytes, description } = route.binaryBody;
+      const binary = { schema: { type: 'string', format: 'binary', maxLength: maxBytes } };
+      operation.requestBody = { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, binary])) };
     }
     if (route.auth === 'jwt') operation.security = [{ bearerAuth: [] }];
     const extras: string[] = [];

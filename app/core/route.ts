@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import type { BinaryBody } from './binary-body.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteRateLimit } from './route-rate-limit.ts';
 import type { Redirect } from './redirect.ts';
@@ -63,6 +64,8 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
   rateLimit?: RouteRateLimit;
   schemas?: S;
+  /** A non-JSON body (an image), read whole into a Buffer at `ctx.request.body` instead of parsed as JSON. */
+  binaryBody?: BinaryBody;
   /** Status of a successful answer. Default 200; 204 sends no body. */
   status?: St;
   /**
@@ -78,6 +81,11 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
    * GET that writes (an OAuth callback) sets `false`.
    */
   readOnly?: boolean;
+  /**
+   * A POST that creates something: an `Idempotency-Key` request header makes a retry replay the
+   * first answer instead of creating again (app/core/idempotency.ts, docs/architecture.md).
+   */
+  idempotent?: boolean;
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
   handler: (input: RouteInput<S, A>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;

@@ -89,6 +89,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterUserBody },
     status: 201,
+    idempotent: true,
     responses: conflictResponses,
     handler: ({ deps, body }) => registerUser(deps, body),
   }),
@@ -105,6 +106,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterBusinessBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'Business and owner created; the owner must verify the email', schema: Registered },
       403: { description: 'IDENTITY.BUSINESS_REGISTRATION_DISABLED', schema: CodedErrorBody },
@@ -124,6 +126,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterClientBody },
     status: 201,
+    idempotent: true,
     responses: {
       ...conflictResponses,
       404: { description: 'ORGANIZATION.NOT_FOUND', schema: CodedErrorBody },

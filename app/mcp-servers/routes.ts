@@ -42,6 +42,7 @@ export const agentMcpServerRoutes = [
     policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: AgentParams, body: AddMcpServerBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'The saved server', schema: AgentMcpServerDto },
       ...common,

@@ -240,7 +240,7 @@ async function main() {
       for (let i = 0; i < Math.min(5, RUNS); i++) raw.push(await time(() => db.any(naive[endpoint]!(from, to))));
       const onReplica: number[] = [];
       for (let i = 0; replicaApp !== undefined && i < RUNS; i++) {
-        replicaApp.cache.flushAll();
+        replicaApp.cache.clear();
         onReplica.push(await time(() => call(replicaApp.base, replicaAgent)));
       }
       if (replicaApp !== undefined && replicaApp.app.deps.replica?.onReplica !== true)

@@ -4,7 +4,7 @@ import type { DatabasePool } from 'slonik';
 import { findIdempotentAnswer, recordIdempotentAnswer, tryLockIdempotencyKey, type IdempotencyScope } from '../../sql/idempotency-keys.ts';
 import { deriveKey } from './derived-keys.ts';
 import type { AppDeps } from './deps.ts';
-import { CodedError, ValidationError } from './errors.ts';
+import { idempotencyKeyInFlight, idempotencyKeyReused, ValidationError } from './errors.ts';
 import { fullPath, type AccessClaims, type Route } from './route.ts';
 
 /** How long a key's answer is replayed. */
@@ -14,18 +14,6 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 /** 1 to 255 visible ASCII characters (a repeated header arrives joined by ", " and is refused). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x21-\\x7e]{1,255}$';
 const validKey = new RegExp(IDEMPOTENCY_KEY_PATTERN);
-
-export const idempotencyKeyInFlight = () =>
-  new CodedError(409, 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT', {
-    en: 'A request with this Idempotency-Key is still being processed. Try again shortly.',
-    es: 'Todavía se está procesando una solicitud con esta Idempotency-Key. Inténtalo de nuevo en breve.',
-  });
-
-export const idempotencyKeyReused = () =>
-  new CodedError(422, 'CORE.IDEMPOTENCY_KEY_REUSED', {
-    en: 'This Idempotency-Key was used with another request in the last 24 hours.',
-    es: 'Esta Idempotency-Key se usó con otra solicitud en las últimas 24 horas.',
-  });
 
 /** The request's key, undefined without the header; a malformed one is a 400. */
 export function idempotencyKeyOf(ctx: Context): string | undefined {

@@ -17,13 +17,48 @@ function parametersOf(location: 'path' | 'query', schema: TSchema | undefined): 
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
   const required = new Set<string>((schema.required as string[] | undefined) ?? []);
   // A parameter with a default may be left out: AJV fills it in, so it is not `required`.
-  return Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: location,
-    required: location === 'path' || (required.has(name) && property.default === undefined),
-    schema: plain(property),
-    ...(property.description ? { description: property.description } : {}),
-  }));
+  return Object.entries(properties).flatMap(([name, property]) =>
+    location === 'query' && isArrayOfObjects(property)
+      ? bracketParameters(name, property)
+      : [
+          {
+            name,
+            in: location,
+            required: location === 'path' || (required.has(name) && property.default === undefined),
+            schema: plain(property),
+            ...(property.description ? { description: property.description } : {}),
+          },
+        ],
+  );
+}
+
+const isArrayOfObjects = (schema: TSchema) =>
+  schema.type === 'array' && (schema.items as TSchema | undefined)?.type === 'object' && typeof schema.maxItems === 'number';
+
+/**
+ * A query array of objects (`sort`) as the server reads it, `sort[0][field]=name&sort[0][direction]=desc`:
+ * one optional parameter per index and property, since OpenAPI defines no wire form for an
+ * array of objects and generic clients would otherwise send something else.
+ */
+function bracketParameters(name: string, schema: TSchema): Json[] {
+  const items = schema.items as TSchema;
+  const properties = (items.properties ?? {}) as Record<string, TSchema>;
+  const required = new Set<string>((items.required as string[] | undefined) ?? []);
+  const parameters: Json[] = [];
+  for (let index = 0; index < (schema.maxItems as number); index++) {
+    for (const [property, propertySchema] of Object.entries(properties)) {
+      parameters.push({
+        name: `${name}[${index}][${property}]`,
+        in: 'query',
+        required: false,
+        schema: plain(propertySchema),
+        description:
+          `Item ${index} of \`${name}\`, property \`${property}\` (bracket form, read with indices from 0).` +
+          (required.has(property) ? ` Required when any \`${name}[${index}][…]\` is given.` : ''),
+      });
+    }
+  }
+  return parameters;
 }
 
 /**

@@ -115,3 +115,19 @@ test('ids are documented as format uuid with a version-7 pattern, and a v4 UUID 
   t.is(v4.status, 400);
   t.deepEqual(v4.body.errors, [{ path: ['organizationId'], message: 'must be a UUID v7' }]);
 });
+
+test('sort on the catalog list is documented in the bracket form the server reads, one parameter per index and property', async (t) => {
+  const response = await t.context.t.http().get('/api/openapi.json').expect(200);
+  const operation = response.body.paths['/api/available-mcps'].get as {
+    parameters: { name: string; required: boolean; schema: { enum?: string[] } }[];
+  };
+  const names = operation.parameters.map((parameter) => parameter.name);
+  t.false(names.includes('sort'));
+  t.deepEqual(
+    names.filter((name) => name.startsWith('sort')),
+    ['sort[0][field]', 'sort[0][direction]', 'sort[1][field]', 'sort[1][direction]', 'sort[2][field]', 'sort[2][direction]'],
+  );
+  const field = operation.parameters.find((parameter) => parameter.name === 'sort[0][field]')!;
+  t.false(field.required);
+  t.deepEqual(field.schema.enum, ['createdAt', 'updatedAt', 'name']);
+});

@@ -7,11 +7,27 @@ export class TurnNotSaved extends Error {
   override name = 'TurnNotSaved';
 }
 
+/** A tool call that failed; its message is the tool part's `errorText` (the model sees it too). */
+export class ToolFailure extends Error {
+  override name = 'ToolFailure';
+}
+
+/** Runs a tool, turning whatever it throws into a ToolFailure with a bounded message. */
+export async function asToolFailure<R>(run: () => Promise<R>): Promise<R> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ToolFailure(message.slice(0, 2000));
+  }
+}
+
 /**
  * The text of the stream's `error` chunk: it names the cause in the service's own words. The
  * provider's text is never quoted (a provider may echo the request, key included).
  */
 export function describeFailure(error: unknown, failures: readonly ProviderFailure[]): string {
+  if (error instanceof ToolFailure) return error.message;
   if (error instanceof TurnNotSaved) return 'The conversation could not be saved; this answer was not kept. Try again.';
   if (failures.includes('timeout')) return 'The model provider did not answer in time.';
   if (failures.includes('too_large')) return 'The model provider sent more data than allowed.';

@@ -7,6 +7,7 @@ import { findCatalogTool, MCP_PROVIDER_PREFIX } from '../tools/catalog.ts';
 import type { OfferedTool } from '../tools/resolution.ts';
 import { BUILTIN_SCHEMAS, noExecutorMessage, type BuiltinExecutors } from './builtin-tools.ts';
 import type { McpToolExecutor } from './mcp-executor.ts';
+import { asToolFailure } from './stream-errors.ts';
 
 export type ToolRunners = { builtins: BuiltinExecutors; mcp: McpToolExecutor };
 type Scope = { agencyId: string; agentId: string; signal: AbortSignal };
@@ -36,7 +37,9 @@ export async function buildToolSet(
         inputSchema: jsonSchema(found.inputSchema as JSONSchema7),
         needsApproval: entry.requiresApproval,
         execute: (input: unknown, { abortSignal }) =>
-          runners.mcp(deps, { agencyId: scope.agencyId, serverId, toolName: entry.toolName, input, signal: abortSignal ?? scope.signal }),
+          asToolFailure(() =>
+            runners.mcp(deps, { agencyId: scope.agencyId, serverId, toolName: entry.toolName, input, signal: abortSignal ?? scope.signal }),
+          ),
       });
       continue;
     }
@@ -48,10 +51,11 @@ export async function buildToolSet(
       description: catalog.description,
       inputSchema: jsonSchema<Record<string, unknown>>(schema),
       needsApproval: entry.requiresApproval,
-      execute: (input: Record<string, unknown>, { abortSignal }) => {
-        if (!run) return Promise.reject(new Error(noExecutorMessage(entry.toolName)));
-        return run({ deps, input, signal: abortSignal ?? scope.signal });
-      },
+      execute: (input: Record<string, unknown>, { abortSignal }) =>
+        asToolFailure(() => {
+          if (!run) throw new Error(noExecutorMessage(entry.toolName));
+          return run({ deps, input, signal: abortSignal ?? scope.signal });
+        }),
     });
   }
   return tools;

@@ -14,7 +14,7 @@ import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
-import { describeFailure, TurnNotSaved } from './stream-errors.ts';
+import { describeFailure, ToolFailure, TurnNotSaved } from './stream-errors.ts';
 
 export type Turn = {
   deps: AppDeps;
@@ -45,6 +45,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
   const startedAt = deps.clock();
   const describe = (error: unknown) => {
     const text = describeFailure(error, model.failures);
+    if (error instanceof ToolFailure) return text;
     deps.logger.warn({ agentId: turn.agent.id, conversationId: turn.conversationId, cause: text }, 'chat turn failed');
     return text;
   };

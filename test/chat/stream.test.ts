@@ -20,7 +20,11 @@ const UsageRow = z.strictObject({
 });
 
 test.serial('a turn streams the provider text as a UI message stream, stores both messages and records one usage event', async (t) => {
-  const peer = await provider(t, () => ({ kind: 'text', text: 'Hello from the scripted provider', usage: { prompt: 120, completion: 7, cached: 20 } }));
+  const peer = await provider(t, () => ({
+    kind: 'text',
+    text: 'Hello from the scripted provider',
+    usage: { prompt: 120, completion: 7, cached: 20 },
+  }));
   const base = await serve(t, chatConfig({ gatewayUrl: peer.url, defaultModel: 'test/priced-model' }));
   const auth = await bearer(t);
   await t.context.t.db.pool.query(sql.unsafe`
@@ -70,5 +74,8 @@ test.serial('a turn streams the provider text as a UI message stream, stores bot
   );
   t.is(stored.body.messages[1].id, message!.id);
   const list = await t.context.t.http().get(`/api/ai/agents/${agentId}/conversations`).set('authorization', auth).expect(200);
-  t.like(list.body.conversations.find((c: { id: string }) => c.id === 'chat-one'), { title: 'Say hello' });
+  t.like(
+    list.body.conversations.find((c: { id: string }) => c.id === 'chat-one'),
+    { title: 'Say hello' },
+  );
 });

@@ -64,6 +64,8 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
           stopWhen: stepCountIs(deps.config.ai.maxSteps),
           maxRetries: 0,
           abortSignal: turn.signal,
+          // Errors reach the client as `error` chunks (describeFailure); the default would print them.
+          onError: () => {},
           _internal: { generateId: uuidv7 },
         });
         const chunks = result.toUIMessageStream({

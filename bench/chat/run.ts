@@ -82,7 +82,7 @@ async function main() {
   const config = testConfig({ nodeEnv: 'development', logLevel: 'silent' });
   const app = createApp({
     db: db.pool,
-    config: { ...config, ai: { ...config.ai, gatewayUrl: provider.url, gatewayApiKey: 'sk-bench' } },
+    config: { ...config, ai: { ...config.ai, gatewayUrl: provider.url, gatewayApiKey: 'sk-bench', providerTimeoutMs: 120_000 } },
     logger: pino({ level: 'silent' }),
     rateLimitFor: () => undefined,
   });

@@ -1,6 +1,8 @@
 import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
+import { chatRoutes } from './chat/routes.ts';
+import { providerKeyRoutes } from './chat/provider-key-routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
@@ -36,4 +38,6 @@ export const areaRoutes: Route[] = [
   ...mcpOAuthRoutes,
   ...clientMetadataRoutes,
   ...analyticsRoutes,
+  ...chatRoutes,
+  ...providerKeyRoutes,
 ];

@@ -50,6 +50,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 },
     rateLimitIpv6Prefix: 56,
     analyticsCacheMaxBytes: 64 * 1024 * 1024,
+    ai: {
+      gatewayUrl: 'http://127.0.0.1:9/v1',
+      gatewayApiKey: undefined,
+      defaultModel: 'openai/gpt-4o-mini',
+      maxSteps: 8,
+      providerTimeoutMs: 5_000,
+    },
     ...overrides,
   };
 }

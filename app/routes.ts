@@ -5,6 +5,7 @@ import { budgetRoutes } from './analytics/budget/routes.ts';
 import { usageEventRoutes } from './analytics/ingest/routes.ts';
 import { modelPricingRoutes } from './analytics/pricing-routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
+import { otlpRoutes } from './otlp/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
@@ -44,4 +45,5 @@ export const areaRoutes: Route[] = [
   ...usageEventRoutes,
   ...modelPricingRoutes,
   ...budgetRoutes,
+  ...otlpRoutes,
 ];

@@ -3,6 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticateIngestion } from './api-key-auth.ts';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
+import { BinaryAnswer } from './binary-answer.ts';
 import { databaseFaults } from './database-faults.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
@@ -102,6 +103,12 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
       deps,
       ctx,
     } as Parameters<Route['handler']>[0]);
+    if (result instanceof BinaryAnswer) {
+      ctx.status = successStatus;
+      ctx.type = result.contentType;
+      ctx.body = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
+      return;
+    }
     if (result instanceof Redirect) {
       ctx.redirect(result.location);
       ctx.status = result.status;

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { ApiKeyScope } from '../../sql/api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteRateLimit } from './route-rate-limit.ts';
+import type { BinaryAnswer } from './binary-answer.ts';
 import type { Redirect } from './redirect.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -51,7 +52,7 @@ type Answer<T> = T extends readonly (infer E)[] ? readonly Answer<E>[] : T exten
 
 export type SuccessBody<R, St> = St extends keyof R
   ? R[St] extends { schema: infer T extends TSchema }
-    ? Answer<Static<T>> | Redirect
+    ? Answer<Static<T>> | Redirect | BinaryAnswer
     : unknown
   : unknown;
 

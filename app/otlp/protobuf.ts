@@ -16,7 +16,8 @@ function loadTraceService() {
 }
 
 let messages: ReturnType<typeof loadTraceService> | undefined;
-const traceService = () => (messages ??= loadTraceService());
+/** The request and response message types (also used by the ingestion benchmark to encode requests). */
+export const traceService = () => (messages ??= loadTraceService());
 
 /** Thrown for bytes that are not an ExportTraceServiceRequest. */
 export class UndecodableRequest extends Error {

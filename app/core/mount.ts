@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
+import { authenticateIngestion } from './api-key-auth.ts';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
 import { binaryBody } from './binary-body.ts';
+import { BinaryAnswer } from './binary-answer.ts';
 import { databaseFaults } from './database-faults.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
@@ -51,11 +53,17 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLi
     const chain: Middleware[] = [];
     const limiter = rateLimitFor(route.method, fullPath(route));
     if (limiter) chain.push(limiter);
-    chain.push(route.binaryBody ? binaryBody(route.binaryBody) : parseBody);
+    if (route.binaryBody) chain.push(binaryBody(route.binaryBody));
+    else if (route.body === undefined) chain.push(parseBody);
+    else if (!route.body.raw) chain.push(jsonBody(route.body.limitBytes));
     const guarded: Middleware[] = [];
-    if (route.auth === 'jwt') guarded.push(requireToken);
-    if (route.principal) guarded.push(requirePrincipal(route.principal));
-    if (route.policy) guarded.push(requirePolicy(deps, route.policy));
+    if (route.apiKey) {
+      guarded.push(authenticateIngestion(deps, route.apiKey, requireToken, route.policy));
+    } else {
+      if (route.auth === 'jwt') guarded.push(requireToken);
+      if (route.principal) guarded.push(requirePrincipal(route.principal));
+      if (route.policy) guarded.push(requirePolicy(deps, route.policy));
+    }
     // The handler needs its own layer (for raw path captures), which exists once registered.
     const registered: { layer?: RouteLayer } = {};
     guarded.push(handle(route, deps, () => registered.layer!));
@@ -116,6 +124,12 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
       return;
     }
     const result = await invoke(deps);
+    if (result instanceof BinaryAnswer) {
+      ctx.status = successStatus;
+      ctx.type = result.contentType;
+      ctx.body = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
+      return;
+    }
     if (result instanceof Redirect) {
       ctx.redirect(result.location);
       ctx.status = result.status;

@@ -93,6 +93,8 @@ function chainResponses(route: Route, limited: boolean): Record<string, Json> {
   if (route.schemas?.body) {
     responses['413'] = envelope('Payload too large', ErrorBody);
     responses['415'] = envelope('Content-Type must be application/json', ErrorBody);
+  } else if (route.body) {
+    responses['413'] = envelope(`Payload too large (over ${route.body.limitBytes} bytes)`, ErrorBody);
   }
   if (limited) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
   return responses;

@@ -33,6 +33,7 @@ function identifiersOf(declaration: RateLimitDeclaration, identifier: string, ip
   if (value === '') throw new CliError('--identifier must not be empty');
   if (isIP(value) !== 0) return [`ip:${ipKey(value, ipv6Prefix)}`];
   if (declaration.identifierType === 'userId') return [`user:${value}`];
+  if (declaration.identifierType === 'apiKey') return [`key:${value}`, `user:${value}`];
   throw new CliError(`--identifier: ${declaration.endpoint} is limited by IP address, and ${JSON.stringify(value)} is not one`);
 }
 

@@ -11,4 +11,6 @@ export type AppDeps = {
   /** The current instant; injected so tests control time. */
   clock: () => Date;
   logger: Logger;
+  /** Lifetime of new access tokens in seconds: 15 minutes, shorter only in tests of token expiry. */
+  accessTokenTtlSeconds: number;
 };

@@ -18,7 +18,7 @@ const CHOICES: [PermissionStatus, string][] = [
   ['blocked', 'Blocked'],
 ];
 
-type Row = { toolName: string; providerKey: string; description: string; element: HTMLElement; error: HTMLElement };
+type Row = { toolName: string; providerKey: string; description: string; element: HTMLElement; error: HTMLElement; absent: HTMLElement };
 
 const STATUS_TEXT: Record<string, string> = {
   connected: 'connected',
@@ -28,6 +28,11 @@ const STATUS_TEXT: Record<string, string> = {
   unknown: 'not checked yet',
 };
 
+function showStatus(line: HTMLElement, status: string): void {
+  line.dataset.status = status;
+  line.textContent = `Status: ${STATUS_TEXT[status] ?? status}`;
+}
+
 function toolRow(
   tool: { toolName: string; providerKey: string; description: string },
   current: PermissionStatus | undefined,
@@ -36,6 +41,8 @@ function toolRow(
   const id = `tool-${index}`;
   const error = el('p', { id: `${id}-error`, class: 'error row-error', role: 'alert' });
   error.hidden = true;
+  const absent = el('p', { class: 'note' }, 'Not in the set: the agent does not offer it.');
+  absent.hidden = current !== undefined;
   const options = CHOICES.map(([value, label]) => {
     const radio = el('input', { type: 'radio', name: id, value, id: `${id}-${value}` });
     radio.checked = current === value;
@@ -46,11 +53,11 @@ function toolRow(
     { class: 'tool-row', 'data-tool': tool.toolName, 'data-provider': tool.providerKey, 'aria-describedby': `${id}-error` },
     el('legend', {}, el('code', {}, tool.toolName)),
     tool.description ? el('p', { class: 'note' }, tool.description) : '',
-    current ? '' : el('p', { class: 'note' }, 'Not in the set: the agent does not offer it.'),
+    absent,
     el('div', { class: 'choices' }, ...options),
     error,
   );
-  return { ...tool, element, error };
+  return { ...tool, element, error, absent };
 }
 
 export async function render({ root, params, signal }: PageContext): Promise<void> {
@@ -109,6 +116,10 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       } catch (error) {
         state.append(`. Its tools could not be listed: ${describeError(error)}`);
       }
+      // Listing talked to the server: show the status that left.
+      await api<McpServer>(`${base}/mcp-servers/${server.id}`, { signal })
+        .then((checked) => showStatus(state, checked.status))
+        .catch(() => undefined);
       // Entries of the set for this server that it no longer lists stay editable.
       for (const tool of set.tools) {
         if (tool.providerKey === `mcp:${server.id}` && !seen.has(`${tool.providerKey} ${tool.toolName}`))
@@ -151,6 +162,7 @@ async function saveSet(base: string, form: HTMLFormElement, rows: Row[], status:
   say(status, 'Saving…', 'ok');
   try {
     await api(`${base}/tools`, { method: 'PUT', body: { tools } });
+    for (const row of rows) row.absent.hidden = sent.includes(row);
     say(status, `Saved: ${tools.length} tools in the set.`, 'ok');
   } catch (error) {
     const issues = error instanceof ApiError ? error.issues : [];

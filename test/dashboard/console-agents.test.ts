@@ -144,3 +144,51 @@ test.serial(
     await page.context().close();
   },
 );
+
+test.serial('the caller’s approve-always overrides are listed and one is removed from the page', async (t) => {
+  const auth = await bearer(t);
+  for (const toolName of ['send_email', 'create_event']) {
+    await t.context.t.http().post(`/api/ai/agents/${agent}/tool-overrides`).set('authorization', auth).send({ toolName }).expect(200);
+  }
+  const { page } = await open(t, `#/agents/${agent}/tools`);
+  const items = page.locator('#overrides li');
+  await items.first().waitFor();
+  t.deepEqual(await items.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-tool'))), ['send_email', 'create_event']);
+  await page.getByRole('button', { name: 'Remove the override of send_email' }).click();
+  await page.locator('#overrides li[data-tool="send_email"]').waitFor({ state: 'detached' });
+  const left = await t.context.t.http().get(`/api/ai/agents/${agent}/tool-overrides`).set('authorization', auth).expect(200);
+  t.deepEqual(
+    (left.body as { overrides: { toolName: string }[] }).overrides.map((override) => override.toolName),
+    ['create_event'],
+  );
+  await page.context().close();
+});
+
+test.serial('a server is renamed and removed from its card, and its status and last check are shown', async (t) => {
+  const peer = await startMcpPeer();
+  t.teardown(() => peer.close());
+  const auth = await bearer(t);
+  const added = await t.context.t
+    .http()
+    .post(`/api/ai/agents/${agent}/mcp-servers`)
+    .set('authorization', auth)
+    .send({ name: 'Scratch peer', url: peer.url, transportType: 'http' })
+    .expect(201);
+  const serverId = (added.body as { id: string }).id;
+  const { page } = await open(t, `#/agents/${agent}/mcp-servers`);
+  const card = page.locator(`#server-${serverId}`);
+  await card.waitFor();
+  t.is(await card.getAttribute('data-status'), 'unknown');
+  t.regex((await card.locator('dl').textContent()) ?? '', /Not checked yet.*Last check\s*never/s);
+
+  await card.getByRole('textbox', { name: 'Name', exact: true }).fill('Renamed peer');
+  await card.getByRole('button', { name: 'Rename' }).click();
+  await card.getByRole('heading', { name: 'Renamed peer' }).waitFor();
+  const detail = await t.context.t.http().get(`/api/ai/agents/${agent}/mcp-servers/${serverId}`).set('authorization', auth).expect(200);
+  t.is((detail.body as { name: string }).name, 'Renamed peer');
+
+  await card.getByRole('button', { name: 'Remove Renamed peer' }).click();
+  await card.waitFor({ state: 'detached' });
+  await t.context.t.http().get(`/api/ai/agents/${agent}/mcp-servers/${serverId}`).set('authorization', auth).expect(404);
+  await page.context().close();
+});

@@ -1,7 +1,8 @@
 import { MemoryStore, ResilientStore, type Store } from '@agents/rate-limit';
-import { rateLimit } from '@agents/rate-limit/koa';
+import { rateLimit, type ResolveIdentifier } from '@agents/rate-limit/koa';
 import { RedisStore } from '@agents/rate-limit/redis';
 import type { Middleware } from 'koa';
+import { presentedApiKey } from './core/api-key-auth.ts';
 import { verifyAccessToken } from './core/auth.ts';
 import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
@@ -40,6 +41,21 @@ export const isRateLimited = (route: Pick<Route, 'rateLimit'>) => route.rateLimi
 export const rateLimitOf = (endpoint: string): RateLimitDeclaration | undefined => ALL_RATE_LIMITS.find((row) => row.endpoint === endpoint);
 
 /**
+ * `key:<keyId>` for a request that presents a stored API key (the lookup is the one
+ * authentication reuses), else `user:<sub>` of a verified access token, else `ip:<address>`.
+ * An unknown or malformed key counts against the address, so made-up keys buy no buckets.
+ */
+function apiKeyIdentifier(deps: AppDeps): ResolveIdentifier {
+  return async (ctx) => {
+    const key = await presentedApiKey(ctx, deps);
+    if (key) return `key:${key.id}`;
+    const header = ctx.get('authorization');
+    const claims = header.startsWith('Bearer ') ? verifyAccessToken(header.slice('Bearer '.length), deps.config.jwtSecret) : undefined;
+    return claims ? `user:${claims.sub}` : `ip:${ctx.ip}`;
+  };
+}
+
+/**
  * One store for every limited route of an app: Redis when configured (falling back to memory
  * during an outage, logged once), else memory. Counts run on Redis's clock when Redis is
  * used, on the app clock otherwise.
@@ -70,7 +86,8 @@ export function rateLimitLookup(
       rateLimit({
         windowMs: declaration.windowMs,
         limit: declaration.limit,
-        identifierType: declaration.identifierType,
+        identifierType: declaration.identifierType === 'apiKey' ? 'userId' : declaration.identifierType,
+        ...(declaration.identifierType === 'apiKey' ? { identifier: apiKeyIdentifier(deps) } : {}),
         endpoint: declaration.endpoint,
         keyPrefix: RATE_LIMIT_KEY_PREFIX,
         policyName: policyNameOf(declaration),

@@ -1,6 +1,10 @@
 import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
+import { budgetRoutes } from './analytics/budget/routes.ts';
+import { usageEventRoutes } from './analytics/ingest/routes.ts';
+import { modelPricingRoutes } from './analytics/pricing-routes.ts';
+import { apiKeyRoutes } from './api-keys/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
@@ -36,4 +40,8 @@ export const areaRoutes: Route[] = [
   ...mcpOAuthRoutes,
   ...clientMetadataRoutes,
   ...analyticsRoutes,
+  ...apiKeyRoutes,
+  ...usageEventRoutes,
+  ...modelPricingRoutes,
+  ...budgetRoutes,
 ];

@@ -25,11 +25,12 @@ export const ROLES = {
   platformAdmin: {
     id: id(0x102),
     name: 'platform-admin',
-    description: 'Curates the catalog of available MCP servers',
+    description: 'Curates the catalog of available MCP servers and the model price list',
     grants: [
       ['platform.ai.available-mcp', 'create'],
       ['platform.ai.available-mcp', 'update'],
       ['platform.ai.available-mcp', 'delete'],
+      ['platform.ai.model-pricing', 'update'],
     ],
   },
 } as const;

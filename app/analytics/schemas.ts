@@ -3,7 +3,7 @@ import { ACTION_TYPES } from '../../sql/usage-window.ts';
 import { DateTime, StrictObject } from '../core/schemas.ts';
 
 /** A string limited to `values` (AJV's `enum`, answered "must be one of: ..."). */
-const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
 const from = DateTime({ description: 'Window start (inclusive), ISO-8601 with offset' });

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
+import { authenticateIngestion } from './api-key-auth.ts';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
 import { databaseFaults } from './database-faults.ts';
 import type { AppDeps } from './deps.ts';
@@ -46,11 +47,16 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLi
     const chain: Middleware[] = [];
     const limiter = rateLimitFor(route.method, fullPath(route));
     if (limiter) chain.push(limiter);
-    chain.push(parseBody);
+    if (route.body === undefined) chain.push(parseBody);
+    else if (!route.body.raw) chain.push(jsonBody(route.body.limitBytes));
     const guarded: Middleware[] = [];
-    if (route.auth === 'jwt') guarded.push(requireToken);
-    if (route.principal) guarded.push(requirePrincipal(route.principal));
-    if (route.policy) guarded.push(requirePolicy(deps, route.policy));
+    if (route.apiKey) {
+      guarded.push(authenticateIngestion(deps, route.apiKey, requireToken, route.policy));
+    } else {
+      if (route.auth === 'jwt') guarded.push(requireToken);
+      if (route.principal) guarded.push(requirePrincipal(route.principal));
+      if (route.policy) guarded.push(requirePolicy(deps, route.policy));
+    }
     // The handler needs its own layer (for raw path captures), which exists once registered.
     const registered: { layer?: RouteLayer } = {};
     guarded.push(handle(route, deps, () => registered.layer!));

@@ -11,8 +11,11 @@ export type RouteRateLimit = {
   limit: number;
   /** Window length: milliseconds or a duration string such as `'15m'`. */
   windowMs: Duration;
-  /** What a window counts: the client address (`ip`) or the verified token's user (`userId`). */
-  identifierType: IdentifierType;
+  /**
+   * What a window counts: the client address (`ip`), the verified token's user (`userId`), or
+   * the API key presented (`apiKey`: a stored key, else the verified user, else the address).
+   */
+  identifierType: IdentifierType | 'apiKey';
   /**
    * `interface`: a row of the interface document's "Limits per endpoint" table (13 rows);
    * `project`: one of the project's own limits (ADR 0067).

@@ -1,11 +1,13 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import type { ApiKeyScope } from '../../sql/api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteRateLimit } from './route-rate-limit.ts';
 import type { Redirect } from './redirect.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type PrincipalType = 'user' | 'client';
+export { API_KEY_SCOPES, type ApiKeyScope } from '../../sql/api-keys.ts';
 
 /** Claims of a verified access token (contract §2). */
 export type AccessClaims = {
@@ -18,6 +20,12 @@ export type AccessClaims = {
 };
 
 export type Policy = { subject: string; action: string };
+
+/**
+ * An ingestion route also accepts an API key (`Authorization: Bearer agk_...`) that carries
+ * `scope`; `keyOnly`: only a key. Every other route answers 401 to a key.
+ */
+export type ApiKeyAccess = { scope: ApiKeyScope; keyOnly?: boolean };
 
 type Schemas = { params?: TSchema; query?: TSchema; body?: TSchema };
 type Infer<S> = S extends TSchema ? Static<S> : Record<string, never>;
@@ -60,9 +68,16 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
   principal?: PrincipalType;
   /** A `{ subject, action }` grant read from the database at request time (403 otherwise). */
   policy?: Policy;
+  /** Also authenticated by an API key (app/core/api-key-auth.ts); `policy` then applies to user tokens only. */
+  apiKey?: ApiKeyAccess;
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
   rateLimit?: RouteRateLimit;
   schemas?: S;
+  /**
+   * The request body: `limitBytes` replaces `BODY_LIMIT_BYTES` for this route (larger bodies get
+   * 413); `raw`: the body is not parsed as JSON, the handler reads it (a binary protocol).
+   */
+  body?: { limitBytes: number; raw?: boolean };
   /** Status of a successful answer. Default 200; 204 sends no body. */
   status?: St;
   /**

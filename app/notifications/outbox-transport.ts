@@ -9,7 +9,7 @@ import type { NotificationTransport } from './message.ts';
  * Records each message in `notification_outbox` (body sealed, see sealing.ts) and logs one
  * line naming the message, never its body: the body may carry a verification code.
  */
-export function outboxTransport(deps: AppDeps): NotificationTransport {
+export function outboxTransport(deps: Pick<AppDeps, 'config' | 'logger'>): NotificationTransport {
   return {
     async send(db, message) {
       const messageId = uuidv7();

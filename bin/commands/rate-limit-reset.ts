@@ -32,6 +32,7 @@ function identifiersOf(declaration: RateLimitDeclaration, identifier: string): s
   if (isIP(value) === 4) return [`ip:${value}`, `ip:::ffff:${value}`];
   if (isIP(value) === 6) return [`ip:${value}`];
   if (declaration.identifierType === 'userId') return [`user:${value}`];
+  if (declaration.identifierType === 'apiKey') return [`key:${value}`, `user:${value}`];
   throw new CliError(`--identifier: ${declaration.endpoint} is limited by IP address, and ${JSON.stringify(value)} is not one`);
 }
 

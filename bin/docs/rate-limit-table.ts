@@ -34,7 +34,7 @@ export function renderRateLimitTable(rows: readonly RateLimitDeclaration[]): str
     )
       continue;
     const endpoint = hasTwin ? row.endpoint.replace('/auth/user/', '/auth/{user,client}/') : row.endpoint;
-    const per = row.identifierType === 'ip' ? 'IP' : row.identifierType;
+    const per = row.identifierType === 'ip' ? 'IP' : row.identifierType === 'apiKey' ? 'API key' : row.identifierType;
     lines.set(endpoint, `| \`${endpoint}\` | ${row.limit} | ${spelledWindow(row.windowMs)} | ${per} | ${row.source} |`);
   }
   return ['| endpoint | limit | window | per | source |', '|---|---:|---|---|---|', ...lines.values()].join('\n');

@@ -1,0 +1,71 @@
+import type { Context, Middleware, Next } from 'koa';
+import { findApiKeyByHash, touchApiKey, type KeyHolder } from '../../sql/api-keys.ts';
+import { userHasPermission } from '../../sql/policies.ts';
+import { apiKeyHash, API_KEY_PREFIX, isApiKeyShaped } from '../api-keys/secret.ts';
+import type { AppDeps } from './deps.ts';
+import { forbidden, HttpError } from './errors.ts';
+import type { AccessClaims, ApiKeyAccess } from './route.ts';
+
+/** `lastUsedAt` moves at most this often per key, so a busy key writes its row once a minute. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Who called an ingestion route: a key of the organization, or a user of it. */
+export type UsageCaller = { organizationId: string; userId: string | null; apiKeyId: string | null };
+
+export const usageCallerOf = (ctx: Context) => ctx.state.caller as UsageCaller;
+
+const bearerOf = (ctx: Context) => {
+  const header = ctx.get('authorization');
+  return header.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
+};
+
+/**
+ * The stored key the request presents, looked up once per request (the rate limiter asks
+ * first, authentication reuses the answer). Read from the database every time: a deleted key
+ * is refused on the very next request. Undefined for no key, a malformed or an unknown one.
+ */
+export function presentedApiKey(ctx: Context, deps: AppDeps): Promise<KeyHolder | undefined> {
+  const state = ctx.state as { apiKeyLookup?: Promise<KeyHolder | undefined> };
+  state.apiKeyLookup ??= (async () => {
+    const token = bearerOf(ctx);
+    if (token === undefined || !isApiKeyShaped(token)) return undefined;
+    return (await findApiKeyByHash(deps.db, apiKeyHash(deps.config.jwtSecret, token))) ?? undefined;
+  })();
+  return state.apiKeyLookup;
+}
+
+const invalidKey = () => new HttpError(401, 'Invalid or missing API key');
+
+/**
+ * Authentication of an ingestion route (ADR 0140): a bearer `agk_` key with the route's scope,
+ * or (unless `keyOnly`) a user access token whose roles grant the route's policy. Sets
+ * `ctx.state.caller`. `requireToken` is the access-token check every other route uses.
+ */
+export function authenticateIngestion(
+  deps: AppDeps,
+  access: ApiKeyAccess,
+  requireToken: Middleware,
+  policy?: { subject: string; action: string },
+): Middleware {
+  return async function requireKeyOrToken(ctx: Context, next: Next) {
+    const token = bearerOf(ctx);
+    if (token?.startsWith(API_KEY_PREFIX) || access.keyOnly) {
+      const key = await presentedApiKey(ctx, deps);
+      if (key === undefined) throw invalidKey();
+      if (!key.scopes.includes(access.scope)) throw forbidden();
+      const now = deps.clock();
+      if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
+        await touchApiKey(deps.db, key.id, now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS));
+      }
+      ctx.state.caller = { organizationId: key.organizationId, userId: null, apiKeyId: key.id } satisfies UsageCaller;
+      return next();
+    }
+    return requireToken(ctx, async () => {
+      const claims = ctx.state.auth as AccessClaims;
+      if (claims.type !== 'user') throw forbidden();
+      if (policy && !(await userHasPermission(deps.db, claims.sub, policy.subject, policy.action))) throw forbidden();
+      ctx.state.caller = { organizationId: claims.agencyId, userId: claims.sub, apiKeyId: null } satisfies UsageCaller;
+      await next();
+    });
+  };
+}

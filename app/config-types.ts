@@ -25,6 +25,8 @@ export type Config = {
   mcpOAuth: McpOAuthConfig;
   /** This service's MCP client (tool discovery, docs/mcp.md): `MCP_CLIENT_*`. */
   mcpClient: McpClientConfig;
+  /** The chat stream's model provider (docs/chat.md): `AI_*`. */
+  ai: AiConfig;
   /** Email and SMS delivery (docs/identity.md): `SMTP_URL`, `MAIL_FROM`, `SMS_PROVIDER_*`, `OUTBOX_WORKER`. */
   notifications: NotificationsConfig;
   /** Origins allowed to call the API from a browser (`CORS_ORIGINS`); empty: no cross-origin access. */
@@ -62,6 +64,19 @@ export type McpClientConfig = {
   maxResponseBytes: number;
   /** How long a server's listed tools are reused, in ms (`?refresh=true` bypasses). Default 60000. */
   toolsCacheTtlMs: number;
+};
+
+export type AiConfig = {
+  /** OpenAI-compatible base URL of the platform's provider (`AI_GATEWAY_URL`), trusted like DATABASE_URL. */
+  gatewayUrl: string;
+  /** The platform's key (`AI_GATEWAY_API_KEY`); absent: the demo model outside production, 503 in production. */
+  gatewayApiKey: string | undefined;
+  /** The model of an agent without its own `modelId` (`AI_DEFAULT_MODEL`). */
+  defaultModel: string;
+  /** Model calls per chat request (`AI_MAX_STEPS`). Default 8. */
+  maxSteps: number;
+  /** Longest wait for the provider's next chunk (first one included), in ms (`AI_PROVIDER_TIMEOUT_MS`). Default 30000. */
+  providerTimeoutMs: number;
 };
 
 /** A pre-registered OAuth client of one authorization server (issuer). */

@@ -8,6 +8,7 @@ export type {
   Config,
   ConfiguredOAuthClient,
   GoogleOAuthConfig,
+  AiConfig,
   McpClientConfig,
   McpOAuthConfig,
   NotificationsConfig,
@@ -96,6 +97,14 @@ const envSchema = z.object({
     .min(0)
     .max(24 * 3600_000)
     .default(60_000),
+  AI_GATEWAY_URL: url(['https:', 'http:']).default('https://ai-gateway.vercel.sh/v1'),
+  AI_GATEWAY_API_KEY: z.string().min(1).optional(),
+  AI_DEFAULT_MODEL: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,200}$/, 'must be 1 to 200 printable characters without spaces')
+    .default('openai/gpt-4o-mini'),
+  AI_MAX_STEPS: z.coerce.number().int().min(1).max(100).default(8),
+  AI_PROVIDER_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
 });
 
 /** `https://app.example.com` yes; `https://app.example.com/`, `*` or a path, no. */
@@ -203,6 +212,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.MCP_CLIENT_TIMEOUT_MS,
       maxResponseBytes: e.MCP_CLIENT_MAX_RESPONSE_BYTES,
       toolsCacheTtlMs: e.MCP_TOOLS_CACHE_TTL_MS,
+    },
+    ai: {
+      gatewayUrl: e.AI_GATEWAY_URL.replace(/\/+$/, ''),
+      gatewayApiKey: e.AI_GATEWAY_API_KEY,
+      defaultModel: e.AI_DEFAULT_MODEL,
+      maxSteps: e.AI_MAX_STEPS,
+      providerTimeoutMs: e.AI_PROVIDER_TIMEOUT_MS,
     },
   };
 }

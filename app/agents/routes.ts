@@ -1,9 +1,9 @@
 import { uuidv7 } from 'uuidv7';
-import { findAgentInAgency, insertAgent, listAgentsOfAgency } from '../../sql/agents.ts';
+import { findAgentInAgency, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { agentNotFound } from './errors.ts';
-import { AgentIdParams, AgentListSchema, AgentSchema, agentNotFoundResponse, CreateAgentBody } from './schemas.ts';
+import { AgentIdParams, AgentListSchema, AgentSchema, agentNotFoundResponse, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
 
@@ -23,7 +23,13 @@ export const agentRoutes = [
       400: { description: 'Invalid body', schema: ValidationErrorBody },
     },
     handler: ({ deps, auth, body }) =>
-      insertAgent(deps.db, { id: uuidv7(), agencyId: auth.agencyId, name: body.name, description: body.description ?? '' }),
+      insertAgent(deps.db, {
+        id: uuidv7(),
+        agencyId: auth.agencyId,
+        name: body.name,
+        description: body.description ?? '',
+        modelId: body.modelId ?? null,
+      }),
   }),
   defineRoute({
     method: 'GET',
@@ -50,5 +56,22 @@ export const agentRoutes = [
     },
     handler: async ({ deps, auth, params }) =>
       (await findAgentInAgency(deps.db, auth.agencyId, params.agentId)) ?? Promise.reject(agentNotFound()),
+  }),
+
+  defineRoute({
+    method: 'PATCH',
+    path: '/ai/agents/:agentId',
+    summary: "Change an agent of the caller's agency (name, description, modelId)",
+    tags: ['agents'],
+    auth: 'jwt',
+    policy: { subject: AGENT, action: 'update' },
+    schemas: { params: AgentIdParams, body: UpdateAgentBody },
+    responses: {
+      200: { description: 'The agent as changed', schema: AgentSchema },
+      400: { description: 'Invalid id or body', schema: ValidationErrorBody },
+      404: agentNotFoundResponse,
+    },
+    handler: async ({ deps, auth, params, body }) =>
+      (await updateAgent(deps.db, auth.agencyId, params.agentId, body)) ?? Promise.reject(agentNotFound()),
   }),
 ];

@@ -6,20 +6,44 @@ export const LINE_CHAR = '[^\\u0000-\\u001f\\u007f]';
 
 export const AgentIdParams = UuidParam('agentId');
 
-export const CreateAgentBody = StrictObject({
-  name: Type.String({
-    minLength: 1,
-    maxLength: 200,
-    pattern: `^${LINE_CHAR}*\\S${LINE_CHAR}*$`,
-    errorMessage: 'must be 1 to 200 characters on one line, not only spaces',
-  }),
-  description: Type.Optional(Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$', errorMessage: 'must be at most 2000 characters' })),
+/** A provider's model id (`openai/gpt-4o-mini`): printable ASCII without spaces. */
+export const ModelId = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^[\\x21-\\x7e]+$',
+  errorMessage: 'must be 1 to 200 printable characters without spaces',
 });
+
+const AgentName = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: `^${LINE_CHAR}*\\S${LINE_CHAR}*$`,
+  errorMessage: 'must be 1 to 200 characters on one line, not only spaces',
+});
+const AgentDescription = Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$', errorMessage: 'must be at most 2000 characters' });
+
+export const CreateAgentBody = StrictObject({
+  name: AgentName,
+  description: Type.Optional(AgentDescription),
+  modelId: Type.Optional(ModelId),
+});
+
+/** PATCH: any of the fields; `modelId: null` returns the agent to the default model. */
+export const UpdateAgentBody = StrictObject(
+  {
+    name: Type.Optional(AgentName),
+    description: Type.Optional(AgentDescription),
+    modelId: Type.Optional(Type.Union([ModelId, Type.Null()])),
+  },
+  { minProperties: 1 },
+);
 
 export const AgentSchema = Type.Object({
   id: Uuid(),
   name: Type.String(),
   description: Type.String(),
+  /** The model this agent talks to; null: the deployment's default (`AI_DEFAULT_MODEL`). */
+  modelId: Type.Union([Type.String(), Type.Null()]),
   createdAt: DateTime(),
   updatedAt: DateTime(),
 });

@@ -1,0 +1,87 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+const Conversation = z.strictObject({
+  id: z.string(),
+  clientId: z.string(),
+  title: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Conversation = z.infer<typeof Conversation>;
+
+const StoredMessage = z.strictObject({
+  id: z.string(),
+  role: z.enum(['user', 'assistant']),
+  parts: z.array(z.record(z.unknown())),
+});
+export type StoredMessage = z.infer<typeof StoredMessage>;
+
+export type ConversationScope = { organizationId: string; agentId: string; userId: string };
+
+const conversationColumns = sql.fragment`
+  id, client_id AS "clientId", title, created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** The caller's conversation with this client id, or null (another user's is absent). */
+export function findConversation(db: CommonQueryMethods, scope: ConversationScope, clientId: string) {
+  return db.maybeOne(sql.type(Conversation)`
+    SELECT ${conversationColumns} FROM chat_conversations
+    WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId}
+      AND user_id = ${scope.userId} AND client_id = ${clientId}`);
+}
+
+/**
+ * The caller's conversation with this client id, created with `title` when absent. Concurrent
+ * first requests of one conversation meet on the unique key and both get the same row.
+ */
+export function ensureConversation(
+  db: CommonQueryMethods,
+  scope: ConversationScope,
+  conversation: { id: string; clientId: string; title: string; now: Date },
+) {
+  return db.one(sql.type(Conversation)`
+    INSERT INTO chat_conversations (id, organization_id, agent_id, user_id, client_id, title, created_at, updated_at)
+    VALUES (${conversation.id}, ${scope.organizationId}, ${scope.agentId}, ${scope.userId}, ${conversation.clientId},
+            ${conversation.title}, ${conversation.now.toISOString()}, ${conversation.now.toISOString()})
+    ON CONFLICT (organization_id, agent_id, user_id, client_id) DO UPDATE SET updated_at = chat_conversations.updated_at
+    RETURNING ${conversationColumns}`);
+}
+
+/** The caller's conversations with this agent, most recently active first. */
+export function listConversations(db: CommonQueryMethods, scope: ConversationScope) {
+  return db.any(sql.type(Conversation)`
+    SELECT ${conversationColumns} FROM chat_conversations
+    WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId} AND user_id = ${scope.userId}
+    ORDER BY updated_at DESC, id DESC
+    LIMIT 500`);
+}
+
+/** Deletes the caller's conversation (its messages go with it); false when there was none. */
+export async function deleteConversation(db: CommonQueryMethods, scope: ConversationScope, clientId: string): Promise<boolean> {
+  const deleted = await db.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
+    DELETE FROM chat_conversations
+    WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId}
+      AND user_id = ${scope.userId} AND client_id = ${clientId}
+    RETURNING id`);
+  return deleted !== null;
+}
+
+/** The messages of a conversation in the order they were written. */
+export function listMessages(db: CommonQueryMethods, conversationId: string) {
+  return db.any(sql.type(StoredMessage)`
+    SELECT id, role, parts FROM chat_messages WHERE conversation_id = ${conversationId} ORDER BY id`);
+}
+
+/** Writes a message, replacing the parts of one already stored with this id (an assistant message continued after an approval). */
+export async function saveMessage(db: CommonQueryMethods, conversationId: string, message: StoredMessage, now: Date): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
+    VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
+    ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at`);
+  await db.query(sql.unsafe`UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}`);
+}
+
+/** Removes one message (the assistant answer a `regenerate-message` replaces). */
+export async function deleteMessage(db: CommonQueryMethods, conversationId: string, messageId: string): Promise<void> {
+  await db.query(sql.unsafe`DELETE FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
+}

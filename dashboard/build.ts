@@ -14,12 +14,22 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 /** Where `npm run build:dashboard` writes and where the server looks by default. */
 export const DEFAULT_DASHBOARD_DIR = join(here, 'dist');
 
+export type DashboardAsset = {
+  name: string;
+  bytes: number;
+  /** The source module this output is the entry of (`main.ts`, or a page loaded by `import()`). */
+  entryPoint: string | undefined;
+  /** npm packages bundled into this output. */
+  packages: string[];
+  imports: { name: string; dynamic: boolean }[];
+};
+
 export type DashboardBuild = {
   outDir: string;
   script: string;
   stylesheet: string;
   /** Every output under `assets/` with the assets each one imports (statically or with `import()`). */
-  assets: { name: string; bytes: number; imports: { name: string; dynamic: boolean }[] }[];
+  assets: DashboardAsset[];
 };
 
 /** Bundles `dashboard/src` into `outDir` (emptied first). Minified unless `minify` is false. */
@@ -60,6 +70,14 @@ export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { 
   const assetList = entries.map(([file, output]) => ({
     name: basename(file),
     bytes: output.bytes,
+    entryPoint: output.entryPoint,
+    packages: [
+      ...new Set(
+        Object.entries(output.inputs).flatMap(([input, { bytesInOutput }]) =>
+          bytesInOutput > 0 ? (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? []) : [],
+        ),
+      ),
+    ],
     imports: output.imports
       .filter((imported) => !imported.external)
       .map((imported) => ({ name: basename(imported.path), dynamic: imported.kind === 'dynamic-import' })),

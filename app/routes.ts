@@ -5,6 +5,8 @@ import { budgetRoutes } from './analytics/budget/routes.ts';
 import { usageEventRoutes } from './analytics/ingest/routes.ts';
 import { modelPricingRoutes } from './analytics/pricing-routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
+import { chatRoutes } from './chat/routes.ts';
+import { providerKeyRoutes } from './chat/provider-key-routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
@@ -44,4 +46,6 @@ export const areaRoutes: Route[] = [
   ...usageEventRoutes,
   ...modelPricingRoutes,
   ...budgetRoutes,
+  ...chatRoutes,
+  ...providerKeyRoutes,
 ];

@@ -13,7 +13,7 @@ export type Conversation = z.infer<typeof Conversation>;
 const StoredMessage = z.strictObject({
   id: z.string(),
   role: z.enum(['user', 'assistant']),
-  parts: z.array(z.record(z.unknown())),
+  parts: z.array(z.strictObject({ type: z.string() }).catchall(z.unknown())),
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 

@@ -14,9 +14,17 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12
  */
 export async function requestToolApproval(
   db: CommonQueryMethods,
-  pending: { userId: string; agentId: string; conversationId?: string; toolName: string; toolCallId?: string; input?: unknown },
+  pending: {
+    id?: string;
+    userId: string;
+    agentId: string;
+    conversationId?: string;
+    toolName: string;
+    toolCallId?: string;
+    input?: unknown;
+  },
 ): Promise<string> {
-  const id = uuidv7();
+  const id = pending.id ?? uuidv7();
   await insertPendingToolApproval(db, {
     id,
     userId: pending.userId,

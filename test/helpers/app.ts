@@ -46,7 +46,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Tests name their client with X-Forwarded-For, as if behind one proxy; the default 0 is tested in test/core/trust-proxy.test.ts.
     trustProxyHops: 1,
     mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 },
-    ai: { gatewayUrl: 'http://127.0.0.1:9/v1', gatewayApiKey: undefined, defaultModel: 'openai/gpt-4o-mini', maxSteps: 8, providerTimeoutMs: 5_000 },
+    ai: {
+      gatewayUrl: 'http://127.0.0.1:9/v1',
+      gatewayApiKey: undefined,
+      defaultModel: 'openai/gpt-4o-mini',
+      maxSteps: 8,
+      providerTimeoutMs: 5_000,
+    },
     ...overrides,
   };
 }

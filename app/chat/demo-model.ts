@@ -1,0 +1,92 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
+
+/** The model id usage events carry for the demo model. */
+export const DEMO_MODEL_ID = 'demo/built-in';
+
+const NOTICE = 'I am the built-in demo model (no AI_GATEWAY_API_KEY is configured), so this answer is canned and offline.';
+
+/**
+ * The model that answers outside production when the deployment has no provider key: offline
+ * and deterministic (the same prompt gives the same answer). It says in every answer that it
+ * is the demo model. Asked to "use", "call" or "run" one of the offered tools by name, it calls
+ * that tool (input built from the request, see `inputFor`); given a tool's result, it reports it.
+ */
+export function demoModel(): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'demo',
+    modelId: DEMO_MODEL_ID,
+    supportedUrls: {},
+    doGenerate: () => Promise.reject(new Error('the demo model only streams')),
+    doStream: (options) => Promise.resolve({ stream: streamOf(answer(options), options) }),
+  };
+}
+
+type Answer = { text: string } | { toolName: string; input: Record<string, unknown> };
+
+function answer(options: LanguageModelV3CallOptions): Answer {
+  const last = options.prompt.at(-1);
+  if (last?.role === 'tool') {
+    const results = last.content.flatMap((part) => (part.type === 'tool-result' ? [part] : []));
+    const reports = results.map((part) => `The tool ${part.toolName} answered: ${JSON.stringify(part.output).slice(0, 500)}`);
+    return { text: `${NOTICE} ${reports.join(' ')}` };
+  }
+  const said =
+    last?.role === 'user'
+      ? last.content
+          .flatMap((part) => (part.type === 'text' ? [part.text] : []))
+          .join(' ')
+          .trim()
+      : '';
+  const tools = (options.tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function');
+  const wanted = /\b(use|call|run)\b/i.test(said) ? tools.find((tool) => said.includes(tool.name)) : undefined;
+  if (wanted) return { toolName: wanted.name, input: inputFor(wanted, said) };
+  const offer = tools.length > 0 ? ` Ask me to "use ${tools[0]!.name}" to see a tool call.` : '';
+  return { text: `${NOTICE} You said: "${said.slice(0, 500)}".${offer}` };
+}
+
+/** A string property gets the request (a URL when the property is `url` and the request has one); other properties are left out. */
+function inputFor(tool: LanguageModelV3FunctionTool, said: string): Record<string, unknown> {
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
+  const url = /https?:\/\/\S+/.exec(said)?.[0];
+  const input: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    if (schema.type !== 'string') continue;
+    input[name] = name === 'url' && url ? url : said;
+  }
+  return input;
+}
+
+const tokens = (text: string) => Math.ceil(text.length / 4);
+
+function streamOf(reply: Answer, options: LanguageModelV3CallOptions): ReadableStream<LanguageModelV3StreamPart> {
+  const promptTokens = tokens(JSON.stringify(options.prompt));
+  const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+  let outputText: string;
+  if ('text' in reply) {
+    outputText = reply.text;
+    parts.push({ type: 'text-start', id: 't0' });
+    for (const word of reply.text.split(/(?<= )/)) parts.push({ type: 'text-delta', id: 't0', delta: word });
+    parts.push({ type: 'text-end', id: 't0' });
+  } else {
+    outputText = JSON.stringify(reply.input);
+    parts.push({ type: 'tool-call', toolCallId: `demo-call-${promptTokens}`, toolName: reply.toolName, input: outputText });
+  }
+  const usage: LanguageModelV3Usage = {
+    inputTokens: { total: promptTokens, noCache: promptTokens, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: tokens(outputText), text: tokens(outputText), reasoning: 0 },
+  };
+  parts.push({ type: 'finish', usage, finishReason: { unified: 'text' in reply ? 'stop' : 'tool-calls', raw: undefined } });
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}

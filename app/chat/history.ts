@@ -1,0 +1,144 @@
+import type { CommonQueryMethods } from 'slonik';
+import { uuidv7 } from 'uuidv7';
+import {
+  deleteMessage,
+  ensureConversation,
+  findConversation,
+  listMessages,
+  saveMessage,
+  type ConversationScope,
+  type StoredMessage,
+} from '../../sql/chat-conversations.ts';
+import { answerPendingToolApproval } from '../../sql/tool-approvals.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { ValidationError } from '../core/errors.ts';
+import { answerToolApproval } from '../tools/approvals.ts';
+import { approvalUnknownId } from '../tools/errors.ts';
+import { conversationNotFound } from './errors.ts';
+import type { Incoming } from './incoming.ts';
+
+/** The reason recorded for an approval the user left unanswered and moved on from. */
+export const UNANSWERED_REASON = 'The user sent a new message without answering this approval.';
+
+const TITLE_CHARS = 80;
+
+export type PreparedTurn = { conversationId: string; history: StoredMessage[] };
+type Part = StoredMessage['parts'][number];
+
+/**
+ * Applies what the request contributes to the stored conversation, in one transaction, before
+ * any stream starts:
+ * - a user message: the conversation is created when new (its title from this first message),
+ *   approvals still pending in the last answer are closed as denied, the message is stored;
+ * - approval answers: each is consumed through `answerToolApproval` (unknown, answered, another
+ *   user's or another conversation's id: 400, nothing changed) and written into the stored tool
+ *   part as `approval-responded`; the stored call (input included) is what will run;
+ * - regenerate: the last assistant answer is dropped.
+ * Returns the stored history the model will be given.
+ */
+export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clientId: string, incoming: Incoming): Promise<PreparedTurn> {
+  const now = deps.clock();
+  if (incoming.kind === 'user') {
+    return deps.db.transaction(async (tx) => {
+      const conversation = await ensureConversation(tx, scope, { id: uuidv7(), clientId, title: titleOf(incoming.text), now });
+      const history = [...(await listMessages(tx, conversation.id))];
+      await closePending(tx, scope, conversation.id, history, now);
+      const message: StoredMessage = { id: uuidv7(), role: 'user', parts: [{ type: 'text', text: incoming.text }] };
+      await saveMessage(tx, conversation.id, message, now);
+      return { conversationId: conversation.id, history: [...history, message] };
+    });
+  }
+  const conversation = await findConversation(deps.db, scope, clientId);
+  if (incoming.kind === 'answers') {
+    if (!conversation) throw approvalUnknownId();
+    return deps.db.transaction(async (tx) => {
+      const answered = new Map<string, { approved: boolean; reason: string | null }>();
+      for (const answer of incoming.answers) {
+        const row = await answerToolApproval(
+          tx,
+          { userId: scope.userId, agentId: scope.agentId, conversationId: conversation.id, ...answer },
+          now,
+        );
+        answered.set(row.id, { approved: row.approved, reason: row.reason });
+      }
+      const history = [...(await listMessages(tx, conversation.id))];
+      const last = history.at(-1);
+      if (last?.role === 'assistant') {
+        last.parts = last.parts.map((part) => {
+          const answer = pendingApprovalId(part) === undefined ? undefined : answered.get(pendingApprovalId(part)!);
+          if (!answer) return part;
+          const approval = {
+            id: pendingApprovalId(part)!,
+            approved: answer.approved,
+            ...(answer.reason === null ? {} : { reason: answer.reason }),
+          };
+          return { ...part, state: 'approval-responded', approval };
+        });
+      }
+      await closePending(tx, scope, conversation.id, history, now);
+      return { conversationId: conversation.id, history };
+    });
+  }
+  if (!conversation) throw conversationNotFound();
+  return deps.db.transaction(async (tx) => {
+    const history = [...(await listMessages(tx, conversation.id))];
+    const last = history.at(-1);
+    if (last?.role === 'assistant') {
+      await deleteMessage(tx, conversation.id, last.id);
+      await closePending(tx, scope, conversation.id, [last], now);
+      history.pop();
+    }
+    if (history.at(-1)?.role !== 'user')
+      throw new ValidationError([{ path: ['trigger'], message: 'there is no user message to answer again' }]);
+    return { conversationId: conversation.id, history };
+  });
+}
+
+/**
+ * Approvals still `approval-requested` in the last stored message are answered as denied
+ * (single use: the stored row is consumed) and their parts end `output-denied`, so the model
+ * never sees a tool call without a result. The message is saved when it changed.
+ */
+async function closePending(db: CommonQueryMethods, scope: ConversationScope, conversationId: string, history: StoredMessage[], now: Date) {
+  const last = history.at(-1);
+  if (last?.role !== 'assistant') {
+    return;
+  }
+  let changed = last.parts.some((part) => part.state === 'approval-responded');
+  const parts: Part[] = [];
+  for (const part of last.parts) {
+    const approvalId = pendingApprovalId(part);
+    if (approvalId === undefined) {
+      parts.push(part);
+      continue;
+    }
+    changed = true;
+    await answerPendingToolApproval(
+      db,
+      { userId: scope.userId, agentId: scope.agentId, conversationId },
+      {
+        approvalId,
+        approved: false,
+        reason: UNANSWERED_REASON,
+        answeredAt: now,
+      },
+    );
+    parts.push({ ...part, state: 'output-denied', approval: { id: approvalId, approved: false, reason: UNANSWERED_REASON } });
+  }
+  last.parts = parts;
+  if (changed) await saveMessage(db, conversationId, last, now);
+}
+
+/** The approval id of a tool part waiting in `approval-requested`. */
+function pendingApprovalId(part: Part): string | undefined {
+  if (part.state !== 'approval-requested') return undefined;
+  const approval = part.approval as { id?: unknown } | undefined;
+  return typeof approval?.id === 'string' ? approval.id : undefined;
+}
+
+/** The first line of the first message, cut at 80 characters (no model call). */
+export function titleOf(text: string): string {
+  const line = text.trim().split('\n', 1)[0]!.trim();
+  const chars = [...line];
+  return chars.length > TITLE_CHARS ? `${chars.slice(0, TITLE_CHARS - 1).join('')}…` : line;
+}

@@ -1,0 +1,76 @@
+import { deleteProviderKey, findProviderKey, upsertProviderKey } from '../../sql/provider-keys.ts';
+import { ValidationError } from '../core/errors.ts';
+import { defineRoute } from '../core/route.ts';
+import { ValidationErrorBody } from '../core/schemas.ts';
+import { sealJson } from '../crypto/credentials.ts';
+import { checkUrlToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
+import { providerKeyContext } from './provider.ts';
+import { ProviderKeyBody, ProviderKeyStatus } from './schemas.ts';
+
+const tags = ['chat'];
+const policy = { subject: 'organization', action: 'update' };
+
+/** BYOK: the organization's own model-provider key (docs/chat.md, "Bring your own key"). The key is never answered or logged. */
+export const providerKeyRoutes = [
+  defineRoute({
+    method: 'PUT',
+    path: '/ai/provider-key',
+    summary: "Set the organization's own model-provider key (sealed at rest)",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    schemas: { body: ProviderKeyBody },
+    status: 204,
+    responses: {
+      204: { description: 'Stored' },
+      400: { description: 'Invalid body or a baseUrl the outbound URL policy refuses', schema: ValidationErrorBody },
+    },
+    handler: async ({ deps, auth, body }) => {
+      let baseUrl: string | null = null;
+      if (body.baseUrl !== undefined) {
+        try {
+          baseUrl = (await checkUrlToSave(body.baseUrl, urlPolicyFor(deps.config))).href.replace(/\/+$/, '');
+        } catch (error) {
+          if (error instanceof UrlRefusedError) throw new ValidationError([{ path: ['baseUrl'], message: error.message }]);
+          throw error;
+        }
+      }
+      await upsertProviderKey(deps.db, {
+        organizationId: auth.agencyId,
+        sealed: sealJson(deps.config.credentialsKeyring, body.apiKey, providerKeyContext(auth.agencyId)),
+        baseUrl,
+        keyLastFour: body.apiKey.slice(-4),
+        now: deps.clock(),
+      });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/provider-key',
+    summary: 'Whether the organization has its own model-provider key (never the key)',
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    responses: { 200: { description: 'The key status', schema: ProviderKeyStatus } },
+    handler: async ({ deps, auth }) => {
+      const stored = await findProviderKey(deps.db, auth.agencyId);
+      return { configured: stored !== null, baseUrl: stored?.baseUrl ?? null, keyLastFour: stored?.keyLastFour ?? null };
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/ai/provider-key',
+    summary: "Remove the organization's own model-provider key",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    status: 204,
+    responses: { 204: { description: 'Removed (also when there was none)' } },
+    handler: async ({ deps, auth }) => {
+      await deleteProviderKey(deps.db, auth.agencyId);
+    },
+  }),
+];

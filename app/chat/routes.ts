@@ -1,0 +1,140 @@
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
+import { deleteConversation, findConversation, listConversations, listMessages } from '../../sql/chat-conversations.ts';
+import { findAgentInAgency } from '../../sql/agents.ts';
+import { agentNotFound } from '../agents/errors.ts';
+import { agentNotFoundResponse } from '../agents/schemas.ts';
+import type { AccessClaims } from '../core/route.ts';
+import { defineRoute } from '../core/route.ts';
+import { CodedErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { resolveAgentTools } from '../tools/resolution.ts';
+import { DEFAULT_BUILTIN_EXECUTORS } from './builtin-tools.ts';
+import { conversationNotFound } from './errors.ts';
+import { prepareTurn } from './history.ts';
+import { readIncoming } from './incoming.ts';
+import { callMcpTool } from './mcp-executor.ts';
+import { chatModelFor } from './provider.ts';
+import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationParams } from './schemas.ts';
+import { buildToolSet, type ToolRunners } from './tool-map.ts';
+import { streamTurn } from './turn.ts';
+
+const tags = ['chat'];
+const policy = { subject: 'ai.agent', action: 'read' };
+
+/** Who runs tools: the built-in executors of this deployment and the MCP `tools/call`. */
+export const chatRunners: ToolRunners = { builtins: DEFAULT_BUILTIN_EXECUTORS, mcp: callMcpTool };
+
+const scopeOf = (auth: AccessClaims, agentId: string) => ({ organizationId: auth.agencyId, agentId, userId: auth.userId });
+
+async function requireAgent(deps: AppDeps, agencyId: string, agentId: string) {
+  return (await findAgentInAgency(deps.db, agencyId, agentId)) ?? Promise.reject(agentNotFound());
+}
+
+/** The chat stream and the caller's conversations (docs/chat.md). */
+export const chatRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/ai/agents/:agentId/chat',
+    summary: 'Talk to an agent: one turn as an AI SDK UI message stream',
+    description:
+      'Body as `DefaultChatTransport` sends it. Only the last message is read: a new user message, or approval answers. ' +
+      'Answers `text/event-stream` with `x-vercel-ai-ui-message-stream: v1`; a failure after the stream started is an `error` chunk.',
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    schemas: { params: ChatParams, body: ChatBody },
+    responses: {
+      200: { description: 'The UI message stream (server-sent events)' },
+      400: { description: 'Invalid body, `TOOL_APPROVAL_UNKNOWN_ID` or `TOOL_APPROVAL_REASON_TOO_LONG`', schema: ValidationErrorBody },
+      404: agentNotFoundResponse,
+      503: { description: '`AI.PROVIDER_NOT_CONFIGURED`: production without a provider key', schema: CodedErrorBody },
+    },
+    handler: async ({ deps, auth, params, body, ctx }) => {
+      const agent = await requireAgent(deps, auth.agencyId, params.agentId);
+      const incoming = readIncoming(body);
+      const abort = new AbortController();
+      ctx.res.once('close', () => {
+        if (!ctx.res.writableFinished) abort.abort();
+      });
+      const model = await chatModelFor(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, abort.signal);
+      const scope = scopeOf(auth, agent.id);
+      const prepared = await prepareTurn(deps, scope, body.id, incoming);
+      const offered = (await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: agent.id, userId: auth.userId })) ?? new Map();
+      const tools = await buildToolSet(deps, { agencyId: auth.agencyId, agentId: agent.id, signal: abort.signal }, offered, chatRunners);
+      const stream = await streamTurn({
+        deps,
+        organizationId: auth.agencyId,
+        userId: auth.userId,
+        agent,
+        conversationId: prepared.conversationId,
+        history: prepared.history,
+        model,
+        tools,
+        signal: abort.signal,
+      });
+      ctx.set(UI_MESSAGE_STREAM_HEADERS);
+      return Readable.fromWeb(stream.pipeThrough(new JsonToSseTransformStream()) as NodeReadableStream<string>);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/conversations',
+    summary: "The caller's conversations with an agent, most recent first",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    schemas: { params: ChatParams },
+    responses: { 200: { description: 'Conversations', schema: ConversationList }, 404: agentNotFoundResponse },
+    handler: async ({ deps, auth, params }) => {
+      await requireAgent(deps, auth.agencyId, params.agentId);
+      const rows = await listConversations(deps.db, scopeOf(auth, params.agentId));
+      return {
+        conversations: rows.map((row) => ({ id: row.clientId, title: row.title, createdAt: row.createdAt, updatedAt: row.updatedAt })),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/conversations/:conversationId',
+    summary: 'One conversation as UI messages (enough for useChat to resume)',
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    schemas: { params: ConversationParams },
+    responses: {
+      200: { description: 'The conversation', schema: ConversationDetail },
+      404: { description: "`AI.AGENT_NOT_FOUND` or `AI.CONVERSATION_NOT_FOUND` (another user's conversation too)", schema: CodedErrorBody },
+    },
+    handler: async ({ deps, auth, params }) => {
+      await requireAgent(deps, auth.agencyId, params.agentId);
+      const conversation = await findConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId);
+      if (!conversation) throw conversationNotFound();
+      return { id: conversation.clientId, messages: await listMessages(deps.db, conversation.id) };
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/ai/agents/:agentId/conversations/:conversationId',
+    summary: "Delete one of the caller's conversations",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    schemas: { params: ConversationParams },
+    status: 204,
+    responses: {
+      204: { description: 'Deleted' },
+      404: { description: '`AI.AGENT_NOT_FOUND` or `AI.CONVERSATION_NOT_FOUND`', schema: CodedErrorBody },
+    },
+    handler: async ({ deps, auth, params }) => {
+      await requireAgent(deps, auth.agencyId, params.agentId);
+      if (!(await deleteConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId))) throw conversationNotFound();
+    },
+  }),
+];

@@ -1,0 +1,83 @@
+import { jsonSchema, tool, type ToolSet } from 'ai';
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { AppDeps } from '../core/deps.ts';
+import type { DiscoveredTool } from '../mcp-client/list-tools.ts';
+import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
+import { findCatalogTool, MCP_PROVIDER_PREFIX } from '../tools/catalog.ts';
+import type { OfferedTool } from '../tools/resolution.ts';
+import { BUILTIN_SCHEMAS, noExecutorMessage, type BuiltinExecutors } from './builtin-tools.ts';
+import type { McpToolExecutor } from './mcp-executor.ts';
+import { asToolFailure } from './stream-errors.ts';
+
+export type ToolRunners = { builtins: BuiltinExecutors; mcp: McpToolExecutor };
+type Scope = { agencyId: string; agentId: string; signal: AbortSignal };
+
+/**
+ * The tool map of one turn: exactly the offered tools (the agent's non-blocked ones, see
+ * resolveAgentTools), keyed by tool name. MCP tools carry the input schema their server lists
+ * now (through the discovery cache); a tool the server no longer lists, or a server that cannot
+ * be listed within the MCP client's timeout, is left out. `needsApproval` mirrors
+ * `requiresApproval` (needs_approval without this user's override).
+ */
+export async function buildToolSet(
+  deps: AppDeps,
+  scope: Scope,
+  offered: ReadonlyMap<string, OfferedTool>,
+  runners: ToolRunners,
+): Promise<ToolSet> {
+  const listed = await listServers(deps, scope, offered);
+  const tools: ToolSet = {};
+  for (const entry of offered.values()) {
+    if (entry.providerKey.startsWith(MCP_PROVIDER_PREFIX)) {
+      const serverId = entry.providerKey.slice(MCP_PROVIDER_PREFIX.length);
+      const found = listed.get(serverId)?.find((candidate) => candidate.name === entry.toolName);
+      if (!found) continue;
+      tools[entry.toolName] = tool({
+        description: found.description ?? found.title ?? entry.toolName,
+        inputSchema: jsonSchema(found.inputSchema as JSONSchema7),
+        needsApproval: entry.requiresApproval,
+        execute: (input: unknown, { abortSignal }) =>
+          asToolFailure(() =>
+            runners.mcp(deps, { agencyId: scope.agencyId, serverId, toolName: entry.toolName, input, signal: abortSignal ?? scope.signal }),
+          ),
+      });
+      continue;
+    }
+    const schema = BUILTIN_SCHEMAS[entry.toolName];
+    const catalog = findCatalogTool(entry.toolName);
+    if (!schema || !catalog) continue;
+    const run = runners.builtins.get(entry.toolName);
+    tools[entry.toolName] = tool({
+      description: catalog.description,
+      inputSchema: jsonSchema<Record<string, unknown>>(schema),
+      needsApproval: entry.requiresApproval,
+      execute: (input: Record<string, unknown>, { abortSignal }) =>
+        asToolFailure(() => {
+          if (!run) throw new Error(noExecutorMessage(entry.toolName));
+          return run({ deps, input, signal: abortSignal ?? scope.signal });
+        }),
+    });
+  }
+  return tools;
+}
+
+/** The tools each MCP server of the offered set lists, in parallel; a server that fails is logged and offers nothing. */
+async function listServers(deps: AppDeps, scope: Scope, offered: ReadonlyMap<string, OfferedTool>): Promise<Map<string, DiscoveredTool[]>> {
+  const serverIds = new Set(
+    [...offered.values()].flatMap((entry) =>
+      entry.providerKey.startsWith(MCP_PROVIDER_PREFIX) ? [entry.providerKey.slice(MCP_PROVIDER_PREFIX.length)] : [],
+    ),
+  );
+  const listed = await Promise.all(
+    [...serverIds].map(async (serverId) => {
+      try {
+        const answer = await toolsOfServer(deps, { agencyId: scope.agencyId, agentId: scope.agentId, serverId }, false);
+        return [serverId, answer.tools as DiscoveredTool[]] as [string, DiscoveredTool[]];
+      } catch (error) {
+        deps.logger.info({ serverId, err: error instanceof Error ? error.message : String(error) }, 'chat: MCP server tools unavailable');
+        return [serverId, []] as [string, DiscoveredTool[]];
+      }
+    }),
+  );
+  return new Map(listed);
+}

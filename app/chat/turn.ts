@@ -1,0 +1,146 @@
+import {
+  convertToModelMessages,
+  createUIMessageStream,
+  stepCountIs,
+  streamText,
+  type ToolSet,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
+import { uuidv7 } from 'uuidv7';
+import { insertChatUsage } from '../../sql/chat-usage.ts';
+import { saveMessage, type StoredMessage } from '../../sql/chat-conversations.ts';
+import type { Agent } from '../../sql/agents.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { requestToolApproval } from '../tools/approvals.ts';
+import type { ChatModel } from './provider.ts';
+import { describeFailure, ToolFailure, TurnNotSaved } from './stream-errors.ts';
+
+export type Turn = {
+  deps: AppDeps;
+  organizationId: string;
+  userId: string;
+  agent: Agent;
+  conversationId: string;
+  /** The stored history, ending with the new user message or the answered assistant message. */
+  history: StoredMessage[];
+  model: ChatModel;
+  tools: ToolSet;
+  /** Aborted when the client goes away: ends the provider request and the tool call in flight. */
+  signal: AbortSignal;
+};
+
+/**
+ * One turn as an AI SDK UI message stream: `streamText` over the stored history with the turn's
+ * tool map, at most `AI_MAX_STEPS` model calls. Approved answers in the history run their stored
+ * call first and denied ones tell the model (the SDK's approval flow). Each
+ * `tool-approval-request` is stored as a pending approval before the client sees it. The
+ * `finish` chunk is held back until the assistant message and the turn's usage events are
+ * written in one transaction; if that fails the stream ends with an `error` chunk instead.
+ */
+export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageChunk>> {
+  const { deps, model } = turn;
+  const history = turn.history as UIMessage[];
+  const messages = await convertToModelMessages(history, { tools: turn.tools, ignoreIncompleteToolCalls: true });
+  const startedAt = deps.clock();
+  const describe = (error: unknown) => {
+    const text = describeFailure(error, model.failures);
+    if (error instanceof ToolFailure) return text;
+    deps.logger.warn({ agentId: turn.agent.id, conversationId: turn.conversationId, cause: text }, 'chat turn failed');
+    return text;
+  };
+  return createUIMessageStream({
+    onError: describe,
+    execute: async ({ writer }) => {
+      let answer: UIMessage | undefined;
+      let finish: UIMessageChunk | undefined;
+      const inputs = new Map<string, { toolName: string; input: unknown }>();
+      try {
+        const result = streamText({
+          model: model.model,
+          system: systemPrompt(turn.agent),
+          messages,
+          tools: turn.tools,
+          stopWhen: stepCountIs(deps.config.ai.maxSteps),
+          maxRetries: 0,
+          abortSignal: turn.signal,
+          _internal: { generateId: uuidv7 },
+        });
+        const chunks = result.toUIMessageStream({
+          originalMessages: history,
+          generateMessageId: uuidv7,
+          sendReasoning: false,
+          onError: describe,
+          onFinish: ({ responseMessage }) => {
+            answer = responseMessage;
+          },
+        });
+        for await (const chunk of chunks) {
+          if (chunk.type === 'tool-input-available') inputs.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
+          if (chunk.type === 'tool-approval-request') {
+            const call = inputs.get(chunk.toolCallId);
+            await requestToolApproval(deps.db, {
+              id: chunk.approvalId,
+              userId: turn.userId,
+              agentId: turn.agent.id,
+              conversationId: turn.conversationId,
+              toolName: call?.toolName ?? 'unknown',
+              toolCallId: chunk.toolCallId,
+              input: call?.input ?? {},
+            });
+          }
+          if (chunk.type === 'finish') finish = chunk;
+          else writer.write(chunk);
+        }
+        await saveTurn(turn, answer, startedAt);
+        if (finish) writer.write(finish);
+      } finally {
+        await model.close();
+      }
+    },
+  });
+}
+
+/** The assistant message and one usage event per model call, together (the single write of chat usage). */
+async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Date): Promise<void> {
+  const { deps, model } = turn;
+  const now = deps.clock();
+  try {
+    await deps.db.transaction(async (tx) => {
+      if (answer && answer.parts.length > 0)
+        await saveMessage(
+          tx,
+          turn.conversationId,
+          { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] },
+          now,
+        );
+      await insertChatUsage(
+        tx,
+        model.calls.map((call) => ({
+          id: uuidv7(),
+          organizationId: turn.organizationId,
+          agentId: turn.agent.id,
+          userId: turn.userId,
+          modelId: model.modelId,
+          source: model.source,
+          inputTokens: call.inputTokens,
+          cacheReadTokens: call.cacheReadTokens,
+          outputTokens: call.outputTokens,
+          latencyMs: call.latencyMs,
+          createdAt: call.finishedAt.getTime() < startedAt.getTime() ? startedAt : call.finishedAt,
+        })),
+      );
+    });
+  } catch (error) {
+    deps.logger.error(
+      { conversationId: turn.conversationId, err: error instanceof Error ? error.message : String(error) },
+      'chat turn not saved',
+    );
+    throw new TurnNotSaved('the turn could not be saved');
+  }
+}
+
+function systemPrompt(agent: Agent): string {
+  const about = agent.description.trim() === '' ? '' : ` ${agent.description.trim()}`;
+  return `You are ${agent.name}, an assistant of this organization.${about} Use the tools you are offered when they help; a tool may need the user's approval before it runs.`;
+}

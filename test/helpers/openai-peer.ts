@@ -1,0 +1,149 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A scripted OpenAI-compatible Chat Completions server on 127.0.0.1 for the chat stream's tests
+ * and bench: it streams `chat.completion.chunk` events (text deltas, tool-call deltas, a final
+ * usage chunk with `prompt_tokens_details.cached_tokens`), and can misbehave on purpose (an HTTP
+ * status, a stream that hangs, malformed JSON, a connection cut mid-stream).
+ */
+export type Usage = { prompt: number; completion: number; cached?: number };
+
+export type Reply =
+  | { kind: 'text'; text: string; usage?: Usage; pieces?: number }
+  | { kind: 'tool-call'; toolName: string; input: unknown; usage?: Usage; id?: string }
+  | { kind: 'status'; status: number; body?: string }
+  | { kind: 'hang' }
+  | { kind: 'hang-after-first-chunk' }
+  | { kind: 'malformed' }
+  | { kind: 'disconnect' }
+  | { kind: 'endless' };
+
+export type ReceivedRequest = { body: ChatRequest; headers: IncomingMessage['headers'] };
+export type ChatRequest = {
+  model: string;
+  messages: { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string }[];
+  tools?: { type: string; function: { name: string; parameters: unknown } }[];
+  stream?: boolean;
+  stream_options?: unknown;
+};
+
+export type OpenAiPeer = {
+  /** Base URL, ending `/v1`. */
+  url: string;
+  requests: ReceivedRequest[];
+  /** Resolves with each request's socket closing: `finished` false when the client hung up first. */
+  closes: Promise<{ finished: boolean }>[];
+  close(): Promise<void>;
+};
+
+/** `script` answers the n-th request (0-based) given its body; it is called once per request. */
+export async function startOpenAiPeer(script: (request: ChatRequest, index: number) => Reply): Promise<OpenAiPeer> {
+  const peer: OpenAiPeer = { url: '', requests: [], closes: [], close: async () => {} };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
+      const index = peer.requests.length;
+      peer.requests.push({ body, headers: request.headers });
+      peer.closes.push(new Promise((resolve) => response.on('close', () => resolve({ finished: response.writableFinished }))));
+      answer(script(body, index), body, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  peer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  peer.close = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return peer;
+}
+
+const chunk = (model: string, delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: 'chatcmpl-test',
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model,
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+
+const usageChunk = (model: string, usage: Usage) => ({
+  id: 'chatcmpl-test',
+  object: 'chat.completion.chunk',
+  created: 1_700_000_000,
+  model,
+  choices: [],
+  usage: {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+    prompt_tokens_details: { cached_tokens: usage.cached ?? 0 },
+  },
+});
+
+/** The event lines of a well-formed reply. */
+export function eventsOf(reply: Extract<Reply, { kind: 'text' | 'tool-call' }>, model: string): unknown[] {
+  const usage = reply.usage ?? { prompt: 10, completion: 5 };
+  if (reply.kind === 'text') {
+    const pieces = Math.max(1, reply.pieces ?? 3);
+    const size = Math.ceil(reply.text.length / pieces);
+    const deltas = Array.from({ length: pieces }, (_, i) => reply.text.slice(i * size, (i + 1) * size)).filter(Boolean);
+    return [
+      chunk(model, { role: 'assistant', content: '' }),
+      ...deltas.map((content) => chunk(model, { content })),
+      chunk(model, {}, 'stop'),
+      usageChunk(model, usage),
+    ];
+  }
+  const args = JSON.stringify(reply.input);
+  const half = Math.ceil(args.length / 2);
+  const id = reply.id ?? 'call_1';
+  return [
+    chunk(model, {
+      role: 'assistant',
+      tool_calls: [{ index: 0, id, type: 'function', function: { name: reply.toolName, arguments: '' } }],
+    }),
+    chunk(model, { tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }),
+    chunk(model, { tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
+    chunk(model, {}, 'tool_calls'),
+    usageChunk(model, usage),
+  ];
+}
+
+function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
+  const sse = () => response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const send = (event: unknown) => response.write(`data: ${JSON.stringify(event)}\n\n`);
+  switch (reply.kind) {
+    case 'status':
+      response
+        .writeHead(reply.status, { 'content-type': 'application/json' })
+        .end(reply.body ?? JSON.stringify({ error: { message: 'refused' } }));
+      return;
+    case 'hang':
+      return;
+    case 'hang-after-first-chunk':
+      sse();
+      send(chunk(body.model, { role: 'assistant', content: 'Hel' }));
+      return;
+    case 'malformed':
+      sse();
+      response.end('data: {"id": this is not json\n\n');
+      return;
+    case 'disconnect':
+      sse();
+      send(chunk(body.model, { role: 'assistant', content: 'Partial' }));
+      response.socket?.destroy();
+      return;
+    case 'endless': {
+      sse();
+      const timer = setInterval(() => send(chunk(body.model, { content: 'x'.repeat(60_000) })), 1);
+      response.on('close', () => clearInterval(timer));
+      return;
+    }
+    default:
+      sse();
+      for (const event of eventsOf(reply, body.model)) send(event);
+      response.end('data: [DONE]\n\n');
+  }
+}

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { BudgetWatcher } from './analytics/budget/watcher.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
@@ -26,6 +27,8 @@ async function main() {
 
   const app = createApp({ db: database.pool, redis, config, logger });
   const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
+  const budgetWatcher = new BudgetWatcher(app.deps);
+  budgetWatcher.start();
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, docs: `http://localhost:${config.port}/api/docs` }, 'listening');
   });
@@ -42,6 +45,7 @@ async function main() {
     });
     clearTimeout(force);
     await outboxWorker?.stop();
+    await budgetWatcher.stop();
     await redis?.quit().catch(() => undefined);
     await database.close();
     logger.info('stopped');

@@ -76,4 +76,4 @@ export async function tryBudgetSweepLock(db: CommonQueryMethods): Promise<boolea
 }
 
 /** Advisory lock key of the budget sweep (the migration lock and the test template use their own). */
-const BUDGET_SWEEP_LOCK_KEY = 7_204_193_070;
+export const BUDGET_SWEEP_LOCK_KEY = 7_204_193_070;

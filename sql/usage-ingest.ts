@@ -39,8 +39,10 @@ export async function insertIngestedUsageEvents(db: CommonQueryMethods, rows: re
       SELECT e.id, e.organization_id, e.agent_id, e.user_id, e.model_id, e.action_type, e.source, e.input_tokens,
              e.output_tokens, e.cache_read_tokens,
              -- Capped at the column's largest value: absurd token counts times absurd prices are no 500.
-             coalesce(e.cost_usd, least((e.input_tokens * p.input_usd_per_mtok + e.output_tokens * p.output_usd_per_mtok
-                                         + e.cache_read_tokens * p.cache_read_usd_per_mtok) / 1000000, 9999999999), 0),
+             CASE WHEN e.cost_usd IS NOT NULL THEN e.cost_usd
+                  WHEN p.model_id IS NULL THEN 0
+                  ELSE least((e.input_tokens * p.input_usd_per_mtok + e.output_tokens * p.output_usd_per_mtok
+                              + e.cache_read_tokens * p.cache_read_usd_per_mtok) / 1000000, 9999999999) END,
              e.latency_ms, e.created_at, e.ingest_key
       FROM ${sql.unnest(
         rows.map((row) => [

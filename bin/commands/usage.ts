@@ -1,8 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { pino } from 'pino';
 import { SingleBar, Presets } from 'cli-progress';
 import { parsePricingFile } from '../../app/analytics/ingest/pricing-file.ts';
 import { UsageLineError } from '../../app/analytics/ingest/usage-event-parser.ts';
+import { sweepBudgets } from '../../app/analytics/budget/checker.ts';
 import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
 import { generateUsage } from '../../seeds/usage-generator.ts';
 import { findExistingOrganizationIds, insertUsageEvents, upsertModelPricing } from '../../sql/usage-import.ts';
@@ -22,12 +24,15 @@ export function registerUsage(program: Command) {
     .description('import usage events from an NDJSON file (one event a line); all or nothing')
     .argument('<file>', 'NDJSON file')
     .action(async (file: string) => {
-      await withDatabase(async ({ pool }) => {
+      await withDatabase(async ({ pool }, config) => {
         const started = Date.now();
         try {
           const rows = await importUsageFile(pool, file, (count) => say(`imported ${count} rows...`));
           const seconds = (Date.now() - started) / 1000;
           say(`imported ${rows} usage rows in ${seconds.toFixed(1)} s`);
+          // Budgets the import pushed over a threshold alert now, not at the server's next sweep.
+          const queued = await sweepBudgets({ db: pool, config, clock: () => new Date(), logger: pino({ level: 'warn' }) });
+          if (queued) say(`queued ${queued} budget alert emails`);
         } catch (error) {
           if (error instanceof UsageLineError) throw new CliError(`${error.message} (nothing was imported)`);
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file: ${file}`);

@@ -6,6 +6,7 @@ import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
 import { corsFor } from './core/cors.ts';
 import type { AppDeps } from './core/deps.ts';
+import { ReplicaReads } from './db/replica.ts';
 import { answerClientErrors, ignoreBodyOfBodilessMethods } from './core/client-errors.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
 import { hardenLogger } from './core/log-safety.ts';
@@ -23,6 +24,8 @@ import { areaRoutes } from './routes.ts';
 
 export type CreateAppOptions = {
   db: DatabasePool;
+  /** A pool on a streaming replica of `db` (DATABASE_REPLICA_URL), for reads that tolerate staleness. */
+  replica?: DatabasePool;
   redis?: Redis;
   config: Config;
   clock?: () => Date;
@@ -47,6 +50,9 @@ export function createApp(options: CreateAppOptions): App {
     clock: options.clock ?? (() => new Date()),
     logger,
     accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
+    replica:
+      options.replica &&
+      new ReplicaReads({ primary: options.db, replica: options.replica, maxLagMs: options.config.replicaMaxLagMs, logger }),
   };
 
   // ctx.ip: the socket address, or with TRUST_PROXY_HOPS = n the n-th X-Forwarded-For entry from the right.

@@ -6,6 +6,10 @@ export type Config = {
   port: number;
   /** Absent: the embedded PGlite database under `dataDir`. */
   databaseUrl: string | undefined;
+  /** A streaming replica for reads that tolerate a second of staleness (analytics); absent: the primary. */
+  databaseReplicaUrl: string | undefined;
+  /** Reads leave the replica while it lags by more than this, ms. */
+  replicaMaxLagMs: number;
   /** Absent: the rate limiter keeps its windows in memory. */
   redisUrl: string | undefined;
   jwtSecret: string;
@@ -43,6 +47,14 @@ export type Config = {
    * Entries further left are written by the client and never believed.
    */
   trustProxyHops: number;
+  /**
+   * `RATE_LIMIT_IPV6_PREFIX` (32-128, default 56): the prefix length an IPv6 client is counted by
+   * in every per-address limit (and in a `userId` limit without a user); an IPv4-mapped IPv6
+   * address counts as its IPv4 address. One host holds a whole /64, so the full address limits nothing.
+   */
+  rateLimitIpv6Prefix: number;
+  /** `ANALYTICS_CACHE_MAX_MB` (1-4096, default 64), in bytes: the analytics cache's budget (docs/analytics.md). */
+  analyticsCacheMaxBytes: number;
 };
 
 export type NotificationsConfig = {

@@ -31,6 +31,8 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  DATABASE_REPLICA_URL: url(['postgres:', 'postgresql:']).optional(),
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).default(5_000),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -97,6 +99,8 @@ const envSchema = z.object({
     .min(0)
     .max(24 * 3600_000)
     .default(60_000),
+  RATE_LIMIT_IPV6_PREFIX: z.coerce.number().int().min(32).max(128).default(56),
+  ANALYTICS_CACHE_MAX_MB: z.coerce.number().int().min(1).max(4096).default(64),
   AI_GATEWAY_URL: url(['https:', 'http:']).default('https://ai-gateway.vercel.sh/v1'),
   AI_GATEWAY_API_KEY: z.string().min(1).optional(),
   AI_DEFAULT_MODEL: z
@@ -161,6 +165,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid environment variable CREDENTIALS_KEY: required when NODE_ENV=production');
   }
   const embedded = e.DATABASE_URL === undefined;
+  if (embedded && e.DATABASE_REPLICA_URL) {
+    throw new ConfigError(
+      'Invalid environment variable DATABASE_REPLICA_URL: needs DATABASE_URL (a replica of the embedded database cannot exist)',
+    );
+  }
   if (Boolean(e.GOOGLE_CLIENT_ID) !== Boolean(e.GOOGLE_CLIENT_SECRET)) {
     const missing = e.GOOGLE_CLIENT_ID ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID';
     throw new ConfigError(`Invalid environment variable ${missing}: required when the other Google credential is set`);
@@ -174,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
+    databaseReplicaUrl: e.DATABASE_REPLICA_URL,
+    replicaMaxLagMs: e.REPLICA_MAX_LAG_MS,
     redisUrl: e.REDIS_URL,
     jwtSecret: e.JWT_SECRET ?? readOrCreateSecret(dataDir, 'jwt-secret'),
     logLevel: e.LOG_LEVEL,
@@ -213,6 +224,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxResponseBytes: e.MCP_CLIENT_MAX_RESPONSE_BYTES,
       toolsCacheTtlMs: e.MCP_TOOLS_CACHE_TTL_MS,
     },
+    rateLimitIpv6Prefix: e.RATE_LIMIT_IPV6_PREFIX,
+    analyticsCacheMaxBytes: e.ANALYTICS_CACHE_MAX_MB * 1024 * 1024,
     ai: {
       gatewayUrl: e.AI_GATEWAY_URL.replace(/\/+$/, ''),
       gatewayApiKey: e.AI_GATEWAY_API_KEY,

@@ -26,7 +26,10 @@ export const RATE_LIMITS: readonly RateLimitDeclaration[] = ALL_RATE_LIMITS.filt
 /** The project's own limits, listed in the README next to the 13 and served by the same middleware and store. */
 export const PROJECT_RATE_LIMITS: readonly RateLimitDeclaration[] = ALL_RATE_LIMITS.filter((row) => row.source === 'project');
 
-/** First segment of every limiter key: `rl:<endpoint>:<ip:… | user:…>` (the CLI's `rate-limit reset` builds the same). */
+/**
+ * First segment of every limiter key: `rl:<endpoint>:<ip:… | user:…>`, the address as the library's
+ * `ipKey` writes it (`ip:203.0.113.7`, `ip:2001:db8:1:200::/56`); the CLI's `rate-limit reset` builds the same.
+ */
 export const RATE_LIMIT_KEY_PREFIX = 'rl';
 
 /**
@@ -88,6 +91,8 @@ export function rateLimitLookup(
         limit: declaration.limit,
         identifierType: declaration.identifierType === 'apiKey' ? 'userId' : declaration.identifierType,
         ...(declaration.identifierType === 'apiKey' ? { identifier: apiKeyIdentifier(deps) } : {}),
+        // An IPv6 client counts by its prefix (RATE_LIMIT_IPV6_PREFIX), in `ip` limits and in `userId` ones without a user.
+        ipv6Subnet: deps.config.rateLimitIpv6Prefix,
         endpoint: declaration.endpoint,
         keyPrefix: RATE_LIMIT_KEY_PREFIX,
         policyName: policyNameOf(declaration),

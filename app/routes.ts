@@ -1,12 +1,13 @@
 import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
+import { chatRoutes } from './chat/routes.ts';
+import { providerKeyRoutes } from './chat/provider-key-routes.ts';
 import { budgetRoutes } from './analytics/budget/routes.ts';
 import { usageEventRoutes } from './analytics/ingest/routes.ts';
 import { modelPricingRoutes } from './analytics/pricing-routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
-import { chatRoutes } from './chat/routes.ts';
-import { providerKeyRoutes } from './chat/provider-key-routes.ts';
+import { otlpRoutes } from './otlp/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
@@ -42,10 +43,11 @@ export const areaRoutes: Route[] = [
   ...mcpOAuthRoutes,
   ...clientMetadataRoutes,
   ...analyticsRoutes,
+  ...chatRoutes,
+  ...providerKeyRoutes,
   ...apiKeyRoutes,
   ...usageEventRoutes,
   ...modelPricingRoutes,
   ...budgetRoutes,
-  ...chatRoutes,
-  ...providerKeyRoutes,
+  ...otlpRoutes,
 ];

@@ -5,6 +5,7 @@ import { BudgetWatcher } from './analytics/budget/watcher.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
+import { createDatabasePool } from './db/pool.ts';
 import { startOutboxWorker } from './notifications/delivery/start.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
 
@@ -19,13 +20,17 @@ async function main() {
     onMigration: (name) => logger.info({ migration: name }, 'migration applied'),
   });
   await prepareData(database.pool, config, logger);
+  // Never migrated (a standby is read-only); a replica down at start only sends reads to the primary.
+  const replica = config.databaseReplicaUrl
+    ? await createDatabasePool(config.databaseReplicaUrl, { connectionTimeoutMs: 1_000 })
+    : undefined;
 
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false })
     : undefined;
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
 
-  const app = createApp({ db: database.pool, redis, config, logger });
+  const app = createApp({ db: database.pool, replica, redis, config, logger });
   const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
   const budgetWatcher = new BudgetWatcher(app.deps);
   budgetWatcher.start();
@@ -47,6 +52,7 @@ async function main() {
     await outboxWorker?.stop();
     await budgetWatcher.stop();
     await redis?.quit().catch(() => undefined);
+    await replica?.end();
     await database.close();
     logger.info('stopped');
   };

@@ -2,7 +2,7 @@
 
 export type JsonSchema = Record<string, unknown>;
 
-export type Parameter = { name: string; in: 'path' | 'query'; required: boolean; schema: JsonSchema };
+export type Parameter = { name: string; in: 'path' | 'query' | 'header'; required: boolean; schema: JsonSchema };
 
 export type Operation = {
   /** `GET /api/ai/agents/{agentId}` */

@@ -1,5 +1,6 @@
 import { ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
 import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
+import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
 import { drawRequest, exchange, runPhase, type EngineContext, type Outcome } from './engine.ts';
 import { startHarness } from './harness.ts';
@@ -31,6 +32,8 @@ export type FuzzResult = {
   seconds: number;
   tally: Tally;
   operations: Operation[];
+  /** The review's attacks replayed (issue 22), each held or not. */
+  attacks: AttackCase[];
 };
 
 const PRINCIPALS = ['owner@demo.test', 'member@demo.test', 'admin@platform.test', 'owner@other.test'];
@@ -139,9 +142,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       }),
       record,
     );
-    // Phase 3: the documented 429s, on the same app with its rate limits on.
+    // Phase 3: the documented 429s, on the same app with its rate limits on. First the analytics
+    // route limit, whose 600 would otherwise be partly spent by the loop below.
     const limitedContext = { ...context, send: limitedSender.send, hostileShare: 0 };
     let limitedIndex = options.requests;
+    const limitedRun = { context: limitedContext, record, nextIndex: () => limitedIndex++ };
+    const attacks: AttackCase[] = [await analyticsRouteLimit(limitedRun, callers.get('owner@demo.test')!, concurrency)];
     for (const operation of operations.filter((op) => op.responses.has(429))) {
       const caller = operation.secured ? callers.get('owner@demo.test')! : callers.get('anonymous')!;
       // Until the limit the route announces (`RateLimit-Policy: "name";q=<limit>;w=<s>`) is spent, and one more.
@@ -152,9 +158,18 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         record(outcome);
         if (outcome.response.status === 429) break;
         const announced = /;q=(\d+)/.exec(String(outcome.response.headers['ratelimit-policy'] ?? ''))?.[1];
-        if (announced !== undefined) budget = Math.min(Number(announced) + 1, 100);
+        // A limit beyond 100 (the analytics routes' 600) is not spent here: the attack cases spend one.
+        if (announced !== undefined && Number(announced) >= 100) break;
+        if (announced !== undefined) budget = Number(announced) + 1;
       }
     }
+    // Phase 4: the security review's attacks (issue 22): IPv6 rotation through the trusted proxy
+    // header against the login limit, and distinct analytics queries against the cache's budget.
+    attacks.push(...(await ipv6Rotation(limitedRun, options.seed)));
+    const fill = Math.max(200, Math.min(2_000, Math.floor(options.requests / 10)));
+    const openRun = { context, record, nextIndex: () => limitedIndex++ };
+    attacks.push(await analyticsCacheFill(openRun, harness.deps, callers.get('owner@demo.test')!, fill, concurrency));
+    for (const attack of attacks) if (!attack.held) problems.push(`attack got in: ${attack.name}: ${attack.detail}`);
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     const changed = changedTables(before, after);
     if (changed.length) problems.push(`rows of Other Agency changed while other principals fuzzed: ${changed.join(', ')}`);
@@ -183,6 +198,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       operations,
       [
         '',
+        'attack cases (issue 22):',
+        ...attacks.map((attack) => `  ${attack.held ? 'held' : 'GOT IN'}  ${attack.name}: ${attack.detail}`),
+        '',
         ...problems.map((problem) => `PROBLEM: ${problem}`),
         `seed ${options.seed}: ${tally.total} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; ` +
           `${tally.failures.length} failing answers; ${problems.length} post-run problems; ${unseen} documented statuses unseen; ` +
@@ -199,6 +217,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       seconds,
       tally,
       operations,
+      attacks,
     };
   } finally {
     close();

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createApp } from '../app/app.ts';
+import type { AppDeps } from '../app/core/deps.ts';
 import { seedDemo } from '../seeds/demo.ts';
 import { testConfig } from '../test/helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../test/helpers/database.ts';
@@ -27,8 +28,13 @@ export type Harness = {
   port: number;
   /** The same app with the documented rate limits on (memory store), for the 429 phase. */
   limitedPort: number;
+  /** The deps of the app under fuzz (its analytics cache counters are read through them). */
+  deps: AppDeps;
   close(): Promise<void>;
 };
+
+/** Bytes of the fuzzed app's analytics cache (the service's default is 64 MiB). */
+const ANALYTICS_CACHE_BUDGET = 256 * 1024;
 
 async function listen(server: Server): Promise<number> {
   if (!server.listening) await once(server, 'listening');
@@ -44,7 +50,8 @@ export async function startHarness(): Promise<Harness> {
   await seedDemo(db.pool);
   const logs = new LogCapture();
   const logger = pino({ level: 'info' }, logs.stream);
-  const config = testConfig({ nodeEnv: 'development' });
+  // A small analytics cache budget, so that the cache-fill case sees evictions within a short run.
+  const config = testConfig({ nodeEnv: 'development', analyticsCacheMaxBytes: ANALYTICS_CACHE_BUDGET });
   const app = createApp({ db: db.pool, config, logger, rateLimitFor: () => undefined });
   const limited = createApp({ db: db.pool, config, logger });
   const server = app.listen(0, '127.0.0.1');
@@ -57,6 +64,7 @@ export async function startHarness(): Promise<Harness> {
     base: `http://127.0.0.1:${port}`,
     port,
     limitedPort,
+    deps: app.deps,
     async close() {
       server.closeAllConnections();
       limitedServer.closeAllConnections();

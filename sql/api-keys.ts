@@ -27,7 +27,7 @@ export function insertApiKey(
     scopes: readonly string[];
     prefix: string;
     keyHash: Buffer;
-    createdBy: string;
+    createdBy: string | null;
     createdAt: Date;
   },
 ) {

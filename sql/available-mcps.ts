@@ -139,3 +139,11 @@ export async function insertSeedEntryIfAbsent(db: CommonQueryMethods, entry: See
     RETURNING id`);
   return inserted !== null;
 }
+
+/** Points an entry's `logo` at an uploaded image; null for an unknown id (active or not). */
+export function setAvailableMcpLogo(db: CommonQueryMethods, id: string, logo: string) {
+  return db.maybeOne(sql.type(AvailableMcpRow)`
+    UPDATE available_mcps SET logo = ${logo}, updated_at = now()
+    WHERE id = ${id}
+    RETURNING ${columns}`);
+}

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import pg from 'pg';
+import { MIGRATION_RENAMES } from './migration-renames.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 
@@ -24,7 +25,9 @@ export async function readMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 /**
  * Applies the pending migrations in file-name order, each in its own transaction, under a
  * PostgreSQL advisory lock so that instances starting together apply each file exactly once.
- * An applied file whose contents changed is an error: migrations are append-only.
+ * An applied file whose contents changed is an error: migrations are append-only. So is a
+ * pending file that sorts below the newest applied one: a fresh database would apply it
+ * earlier than an upgraded one, and the two schemas could differ (renumber it instead).
  *
  * Migration files are multi-statement scripts, which Slonik refuses by design; they run
  * through node-postgres (Slonik's own driver) on one dedicated connection, as simple-protocol
@@ -42,14 +45,24 @@ export async function migrate(databaseUrl: string, options: { dir?: string; onAp
         checksum text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`);
+    for (const [from, to] of MIGRATION_RENAMES) {
+      await client.query('UPDATE schema_migrations SET name = $2 WHERE name = $1', [from, to]);
+    }
     const { rows } = await client.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_migrations');
     const applied = new Map(rows.map((row) => [row.name, row.checksum]));
+    const newest = rows
+      .map((row) => row.name)
+      .sort()
+      .at(-1);
     const done: string[] = [];
     for (const migration of migrations) {
       const checksum = applied.get(migration.name);
       if (checksum !== undefined) {
         if (checksum !== migration.checksum) throw new Error(`migration ${migration.name} was changed after it was applied`);
         continue;
+      }
+      if (newest !== undefined && migration.name < newest) {
+        throw new Error(`migration ${migration.name} is numbered below ${newest}, which is already applied; renumber it above ${newest}`);
       }
       try {
         await client.query('BEGIN');

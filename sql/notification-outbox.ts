@@ -83,6 +83,11 @@ export function scheduleMessageRetry(db: CommonQueryMethods, id: string, nextAtt
     WHERE id = ${id} AND status = 'pending'`);
 }
 
+/** A queued job that ran (ADR 0114): its row goes, in the job's transaction. */
+export function deleteOutboxMessage(db: CommonQueryMethods, id: string) {
+  return db.query(sql.unsafe`DELETE FROM notification_outbox WHERE id = ${id}`);
+}
+
 /** The dead-letter state: kept for an operator, never claimed again. */
 export function markMessageDead(db: CommonQueryMethods, id: string, now: Date, error: string) {
   return db.query(sql.unsafe`

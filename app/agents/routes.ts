@@ -18,6 +18,7 @@ export const agentRoutes = [
     policy: { subject: AGENT, action: 'create' },
     schemas: { body: CreateAgentBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'The new agent', schema: AgentSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },

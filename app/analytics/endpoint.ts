@@ -2,9 +2,16 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { CommonQueryMethods } from 'slonik';
 import type { SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
 import { defineRoute, type Route } from '../core/route.ts';
+import { readStale } from '../db/replica.ts';
 import { ErrorBody } from '../core/schemas.ts';
 import { cached } from './cache.ts';
 import { requestedOrganization, usageWindow, windowKey } from './request.ts';
+
+/**
+ * Requests per minute and user on each analytics route: far above what the console or a
+ * scripted report sends, low enough that one account cannot fill the cache at full speed.
+ */
+export const ANALYTICS_REQUESTS_PER_MINUTE = 600;
 
 /** The query fields every analytics endpoint has (after validation and defaults). */
 type WindowFields = { from: string; to: string; source: SourceFilter };
@@ -45,6 +52,7 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
     tags: ['usage analytics'],
     auth: 'jwt',
     policy: { subject: 'ai.agent', action: 'read' },
+    rateLimit: { limit: ANALYTICS_REQUESTS_PER_MINUTE, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { query: endpoint.query as TSchema },
     responses: {
       200: endpoint.response,
@@ -56,7 +64,8 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
       const window = usageWindow(organizationId, query, endpoint.filter?.(query) ?? {});
       const parameters = endpoint.parameters?.(query, window) ?? ({} as P);
       const key = { endpoint: endpoint.name, organizationId, params: { ...windowKey(window), ...parameters } };
-      return cached(deps, ctx, key, () => endpoint.compute(deps.db, window, parameters));
+      // Read from the replica when one is configured (a second of staleness is harmless under a 300 s cache).
+      return cached(deps, ctx, key, () => readStale(deps, (db) => endpoint.compute(db, window, parameters)));
     },
   });
 }

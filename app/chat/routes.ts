@@ -57,9 +57,9 @@ export const chatRoutes = [
       const agent = await requireAgent(deps, auth.agencyId, params.agentId);
       const incoming = readIncoming(body);
       const abort = new AbortController();
-      ctx.res.once('close', () => {
-        if (!ctx.res.writableFinished) abort.abort();
-      });
+      // The response closes after the turn's last chunk, or earlier when the client goes away:
+      // either way nothing is left to wait for, so the provider call and any tool call end.
+      ctx.res.once('close', () => abort.abort());
       const model = await chatModelFor(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, abort.signal);
       const scope = scopeOf(auth, agent.id);
       const prepared = await prepareTurn(deps, scope, body.id, incoming);

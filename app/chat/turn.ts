@@ -9,6 +9,7 @@ import {
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
 import { insertChatUsage } from '../../sql/chat-usage.ts';
+import { afterUsageWritten } from '../analytics/budget/checker.ts';
 import { saveMessage, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
@@ -64,6 +65,8 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
           stopWhen: stepCountIs(deps.config.ai.maxSteps),
           maxRetries: 0,
           abortSignal: turn.signal,
+          // Errors reach the client as `error` chunks (describeFailure); the default would print them.
+          onError: () => {},
           _internal: { generateId: uuidv7 },
         });
         const chunks = result.toUIMessageStream({
@@ -94,6 +97,8 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
         }
         await saveTurn(turn, answer, startedAt);
         if (finish) writer.write(finish);
+        // Budgets are checked after every usage write (it logs rather than throws; the minute sweep retries).
+        if (model.calls.length > 0) await afterUsageWritten(turn.deps, turn.organizationId);
       } finally {
         await model.close();
       }

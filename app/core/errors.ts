@@ -58,3 +58,16 @@ export function serviceUnavailable(cause: unknown, retryAfterSeconds = 1): Coded
   error.cause = cause;
   return error;
 }
+
+/** 409/422 of a creating POST under an `Idempotency-Key` (app/core/idempotency.ts). */
+export const idempotencyKeyInFlight = () =>
+  new CodedError(409, 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT', {
+    en: 'A request with this Idempotency-Key is still being processed. Try again shortly.',
+    es: 'Todavía se está procesando una solicitud con esta Idempotency-Key. Inténtalo de nuevo en breve.',
+  });
+
+export const idempotencyKeyReused = () =>
+  new CodedError(422, 'CORE.IDEMPOTENCY_KEY_REUSED', {
+    en: 'This Idempotency-Key was used with another request in the last 24 hours.',
+    es: 'Esta Idempotency-Key se usó con otra solicitud en las últimas 24 horas.',
+  });

@@ -3,14 +3,18 @@ import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticateIngestion } from './api-key-auth.ts';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
+import { binaryBody } from './binary-body.ts';
+import { BinaryAnswer } from './binary-answer.ts';
 import { databaseFaults } from './database-faults.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
+import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotently } from './idempotency.ts';
+import { NotModified } from './not-modified.ts';
 import { Redirect } from './redirect.ts';
 import { jsonBody } from './json-body.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
-import { API_PREFIX, fullPath, type Route } from './route.ts';
+import { API_PREFIX, fullPath, type AccessClaims, type Route } from './route.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
 /** Returns the limiter middleware declared for a route, if any (see app/rate-limits.ts). */
@@ -33,6 +37,8 @@ export function parseQuery(querystring: string): Record<string, unknown> {
 /**
  * Mounts every route under `/api` with its chain, always in this order:
  * rate limit -> JSON body -> [authentication -> principal type -> policy -> validation -> handler].
+ * A route declaring `idempotent: true` runs its handler under an `Idempotency-Key` when the
+ * request sends one (app/core/idempotency.ts): handler and answer record share one transaction.
  * The limiter comes first, before the body is even read, so that every request to a limited route
  * counts, malformed or oversized bodies included (contract §8). The bracketed part runs under
  * `databaseFaults`: a lost database connection is retried once for a read-only route and is
@@ -47,7 +53,8 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLi
     const chain: Middleware[] = [];
     const limiter = rateLimitFor(route.method, fullPath(route));
     if (limiter) chain.push(limiter);
-    if (route.body === undefined) chain.push(parseBody);
+    if (route.binaryBody) chain.push(binaryBody(route.binaryBody));
+    else if (route.body === undefined) chain.push(parseBody);
     else if (!route.body.raw) chain.push(jsonBody(route.body.limitBytes));
     const guarded: Middleware[] = [];
     if (route.apiKey) {
@@ -94,17 +101,42 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
     const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};
     const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
     const body = validators.body ? validators.body(ctx.request.body ?? {}) : {};
-    const result = await route.handler({
-      params,
-      query,
-      body,
-      auth: ctx.state.auth,
-      deps,
-      ctx,
-    } as Parameters<Route['handler']>[0]);
+    const invoke = (handlerDeps: AppDeps) =>
+      route.handler({ params, query, body, auth: ctx.state.auth, deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);
+    const key = route.idempotent ? idempotencyKeyOf(ctx) : undefined;
+    if (key !== undefined) {
+      const answer = await runIdempotently({
+        deps,
+        ctx,
+        route,
+        key,
+        auth: ctx.state.auth as AccessClaims | undefined,
+        status: successStatus,
+        run: async (transactionDeps) => {
+          const result = await invoke(transactionDeps);
+          checkResponse?.(result);
+          return result;
+        },
+      });
+      if (answer.replayed) ctx.set(IDEMPOTENT_REPLAYED_HEADER, 'true');
+      ctx.status = answer.status;
+      if (answer.status !== 204) ctx.body = answer.body;
+      return;
+    }
+    const result = await invoke(deps);
+    if (result instanceof BinaryAnswer) {
+      ctx.status = successStatus;
+      ctx.type = result.contentType;
+      ctx.body = Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
+      return;
+    }
     if (result instanceof Redirect) {
       ctx.redirect(result.location);
       ctx.status = result.status;
+      return;
+    }
+    if (result instanceof NotModified) {
+      ctx.status = 304;
       return;
     }
     checkResponse?.(result);

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { fullPath, type Route } from './route.ts';
-import { ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
+import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
 import { REQUIRED_BY_HANDLER } from './validation.ts';
 
 type Json = Record<string, unknown>;
@@ -16,13 +17,48 @@ function parametersOf(location: 'path' | 'query', schema: TSchema | undefined): 
   const properties = (schema.properties ?? {}) as Record<string, TSchema>;
   const required = new Set<string>((schema.required as string[] | undefined) ?? []);
   // A parameter with a default may be left out: AJV fills it in, so it is not `required`.
-  return Object.entries(properties).map(([name, property]) => ({
-    name,
-    in: location,
-    required: location === 'path' || (required.has(name) && property.default === undefined),
-    schema: plain(property),
-    ...(property.description ? { description: property.description } : {}),
-  }));
+  return Object.entries(properties).flatMap(([name, property]) =>
+    location === 'query' && isArrayOfObjects(property)
+      ? bracketParameters(name, property)
+      : [
+          {
+            name,
+            in: location,
+            required: location === 'path' || (required.has(name) && property.default === undefined),
+            schema: plain(property),
+            ...(property.description ? { description: property.description } : {}),
+          },
+        ],
+  );
+}
+
+const isArrayOfObjects = (schema: TSchema) =>
+  schema.type === 'array' && (schema.items as TSchema | undefined)?.type === 'object' && typeof schema.maxItems === 'number';
+
+/**
+ * A query array of objects (`sort`) as the server reads it, `sort[0][field]=name&sort[0][direction]=desc`:
+ * one optional parameter per index and property, since OpenAPI defines no wire form for an
+ * array of objects and generic clients would otherwise send something else.
+ */
+function bracketParameters(name: string, schema: TSchema): Json[] {
+  const items = schema.items as TSchema;
+  const properties = (items.properties ?? {}) as Record<string, TSchema>;
+  const required = new Set<string>((items.required as string[] | undefined) ?? []);
+  const parameters: Json[] = [];
+  for (let index = 0; index < (schema.maxItems as number); index++) {
+    for (const [property, propertySchema] of Object.entries(properties)) {
+      parameters.push({
+        name: `${name}[${index}][${property}]`,
+        in: 'query',
+        required: false,
+        schema: plain(propertySchema),
+        description:
+          `Item ${index} of \`${name}\`, property \`${property}\` (bracket form, read with indices from 0).` +
+          (required.has(property) ? ` Required when any \`${name}[${index}][…]\` is given.` : ''),
+      });
+    }
+  }
+  return parameters;
 }
 
 /**
@@ -57,6 +93,8 @@ function chainResponses(route: Route, limited: boolean): Record<string, Json> {
   if (route.schemas?.body) {
     responses['413'] = envelope('Payload too large', ErrorBody);
     responses['415'] = envelope('Content-Type must be application/json', ErrorBody);
+  } else if (route.body) {
+    responses['413'] = envelope(`Payload too large (over ${route.body.limitBytes} bytes)`, ErrorBody);
   }
   if (limited) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
   return responses;
@@ -77,6 +115,39 @@ function merged(chain: Json, declared: Json): Json {
     (branch, index) => branches.findIndex((other) => JSON.stringify(other) === JSON.stringify(branch)) === index,
   );
   return { description: declared.description, content: { 'application/json': { schema: { anyOf: unique } } } };
+}
+
+const IDEMPOTENCY_STATUSES: Record<string, string> = {
+  '409': 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT: a request with this Idempotency-Key is still in flight',
+  '422': 'CORE.IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another request in the last 24 hours',
+};
+
+/** The `Idempotency-Key` header of a creating POST (app/core/idempotency.ts), its statuses and its replay header. */
+function documentIdempotency(operation: Json, responses: Record<string, Json>, successStatus: number): void {
+  (operation.parameters as Json[]).push({
+    name: IDEMPOTENCY_KEY_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      'Makes a retry safe: the same key and request from the same principal within 24 hours replays the first ' +
+      `answer (with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of creating again.`,
+    schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN, minLength: 1, maxLength: 255 },
+  });
+  for (const [status, description] of Object.entries(IDEMPOTENCY_STATUSES)) {
+    const own = envelope(description, CodedErrorBody);
+    responses[status] = responses[status]
+      ? { ...merged(responses[status], own), description: `${String(responses[status].description)}; or ${description}` }
+      : own;
+  }
+  const success = responses[String(successStatus)];
+  if (success) {
+    success.headers = {
+      [IDEMPOTENT_REPLAYED_HEADER]: {
+        description: '`true` when the answer is a replay of an earlier request with the same key',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
 }
 
 export type OpenApiOptions = {
@@ -107,8 +178,14 @@ export function buildOpenApiDocument(routes: Route[], info: { title: string; ver
       responses,
     };
     if (route.description) operation.description = route.description;
+    if (route.idempotent) documentIdempotency(operation, responses, route.status ?? 200);
     if (route.schemas?.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
+    }
+    if (route.binaryBody) {
+      const { mediaTypes, maxBytes, description } = route.binaryBody;
+      const binary = { schema: { type: 'string', format: 'binary', maxLength: maxBytes } };
+      operation.requestBody = { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, binary])) };
     }
     if (route.auth === 'jwt') operation.security = [{ bearerAuth: [] }];
     const extras: string[] = [];

@@ -1,8 +1,10 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
+import type { BinaryBody } from './binary-body.ts';
 import type { ApiKeyScope } from '../../sql/api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteRateLimit } from './route-rate-limit.ts';
+import type { BinaryAnswer } from './binary-answer.ts';
 import type { Redirect } from './redirect.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -51,7 +53,7 @@ type Answer<T> = T extends readonly (infer E)[] ? readonly Answer<E>[] : T exten
 
 export type SuccessBody<R, St> = St extends keyof R
   ? R[St] extends { schema: infer T extends TSchema }
-    ? Answer<Static<T>> | Redirect
+    ? Answer<Static<T>> | Redirect | BinaryAnswer
     : unknown
   : unknown;
 
@@ -73,6 +75,8 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
   rateLimit?: RouteRateLimit;
   schemas?: S;
+  /** A non-JSON body (an image), read whole into a Buffer at `ctx.request.body` instead of parsed as JSON. */
+  binaryBody?: BinaryBody;
   /**
    * The request body: `limitBytes` replaces `BODY_LIMIT_BYTES` for this route (larger bodies get
    * 413); `raw`: the body is not parsed as JSON, the handler reads it (a binary protocol).
@@ -93,6 +97,11 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
    * GET that writes (an OAuth callback) sets `false`.
    */
   readOnly?: boolean;
+  /**
+   * A POST that creates something: an `Idempotency-Key` request header makes a retry replay the
+   * first answer instead of creating again (app/core/idempotency.ts, docs/architecture.md).
+   */
+  idempotent?: boolean;
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
   handler: (input: RouteInput<S, A>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;

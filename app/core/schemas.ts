@@ -4,8 +4,13 @@ import { Type, type TProperties, type ObjectOptions, type StringOptions } from '
 export const StrictObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
 
-/** A UUID v7 identifier. */
-export const Uuid = (options: StringOptions = {}) => Type.String({ format: 'uuid-v7', ...options });
+/** RFC 9562 version 7 (version nibble 7, variant 10xx), any case: the pattern generic clients read beside `format: uuid`. */
+export const UUID_V7_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$';
+export const UUID_V7_MESSAGE = 'must be a UUID v7';
+
+/** A UUID v7 identifier: `format: uuid` (which every validator knows) narrowed to version 7 by a pattern. */
+export const Uuid = (options: StringOptions = {}) =>
+  Type.String({ format: 'uuid', pattern: UUID_V7_PATTERN, errorMessage: UUID_V7_MESSAGE, ...options });
 
 /** ISO-8601 UTC date-time with milliseconds, as printed by Date#toJSON. */
 export const DateTime = (options: StringOptions = {}) => Type.String({ format: 'date-time', ...options });

@@ -60,13 +60,15 @@ export const googleHandoffInvalid = () =>
     es: 'No se pudo completar el inicio de sesión. Vuelve a empezar.',
   });
 
-export const invalidCode = (attemptsRemaining?: number) =>
-  new CodedError(
-    400,
-    'IDENTITY.VERIFICATION_CODE_INVALID',
-    { en: 'The verification code is not valid.', es: 'El código de verificación no es válido.' },
-    attemptsRemaining === undefined ? undefined : { attemptsRemaining },
-  );
+/**
+ * The one answer to a wrong code, whatever the account: no metadata (an attempt count would
+ * exist only for real accounts with a live code, and tell them from unknown emails).
+ */
+export const invalidCode = () =>
+  new CodedError(400, 'IDENTITY.VERIFICATION_CODE_INVALID', {
+    en: 'The verification code is not valid.',
+    es: 'El código de verificación no es válido.',
+  });
 
 export const expiredCode = () =>
   new CodedError(400, 'IDENTITY.VERIFICATION_CODE_EXPIRED', {

@@ -42,7 +42,8 @@ const resetPasswordRoute = (type: PrincipalType) =>
     responses: {
       204: { description: 'Password replaced' },
       400: {
-        description: 'IDENTITY.VERIFICATION_CODE_INVALID (metadata.attemptsRemaining after a wrong guess), _EXPIRED or _EXHAUSTED',
+        description:
+          'IDENTITY.VERIFICATION_CODE_INVALID (a wrong code: the same answer for every account), or for the right code _EXPIRED or _EXHAUSTED',
         schema: CodedErrorBody,
       },
     },

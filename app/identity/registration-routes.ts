@@ -32,7 +32,8 @@ const verifyEmailRoute = (type: PrincipalType) =>
     responses: {
       200: { description: 'Email verified', schema: VerifyEmailResult },
       400: {
-        description: 'IDENTITY.VERIFICATION_CODE_INVALID (metadata.attemptsRemaining after a wrong guess), _EXPIRED or _EXHAUSTED',
+        description:
+          'IDENTITY.VERIFICATION_CODE_INVALID (a wrong code: the same answer for every account), or for the right code _EXPIRED or _EXHAUSTED',
         schema: CodedErrorBody,
       },
     },
@@ -88,6 +89,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterUserBody },
     status: 201,
+    idempotent: true,
     responses: conflictResponses,
     handler: ({ deps, body }) => registerUser(deps, body),
   }),
@@ -104,6 +106,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterBusinessBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'Business and owner created; the owner must verify the email', schema: Registered },
       403: { description: 'IDENTITY.BUSINESS_REGISTRATION_DISABLED', schema: CodedErrorBody },
@@ -123,6 +126,7 @@ export const registrationRoutes = [
     auth: 'public',
     schemas: { body: RegisterClientBody },
     status: 201,
+    idempotent: true,
     responses: {
       ...conflictResponses,
       404: { description: 'ORGANIZATION.NOT_FOUND', schema: CodedErrorBody },

@@ -82,6 +82,10 @@ export const sendEmailVerificationCode = (deps: AppDeps, db: CommonQueryMethods,
  * is locked). Answers the error to throw once the transaction has committed (a wrong guess is
  * counted even though the request fails), or undefined after consuming the code.
  * The comparison is constant-time over two HMACs of equal length.
+ *
+ * A wrong code is always plain `invalid`, as for an unknown email (no attempts left, expiry or
+ * exhaustion are not revealed to a guesser: that would tell real accounts from unknown ones).
+ * Only the right code learns that it expired or was exhausted by wrong guesses.
  */
 export async function consumeCode(
   deps: AppDeps,
@@ -92,13 +96,13 @@ export async function consumeCode(
 ): Promise<CodedError | undefined> {
   const stored = await findCurrentVerificationCode(tx, principalId, purpose);
   if (!stored) return invalidCode();
-  if (Date.parse(stored.expiresAt) <= deps.clock().getTime()) return expiredCode();
-  if (stored.attempts >= stored.maxAttempts) return exhaustedCode();
   const presented = hashCode(deps.config.jwtSecret, principalId, code);
   if (!timingSafeEqual(presented, stored.hash)) {
-    await recordFailedAttempt(tx, stored.id);
-    return invalidCode(stored.maxAttempts - stored.attempts - 1);
+    if (stored.attempts < stored.maxAttempts) await recordFailedAttempt(tx, stored.id);
+    return invalidCode();
   }
+  if (Date.parse(stored.expiresAt) <= deps.clock().getTime()) return expiredCode();
+  if (stored.attempts >= stored.maxAttempts) return exhaustedCode();
   await markCodeConsumed(tx, stored.id);
   return undefined;
 }

@@ -2,12 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * The catalog logos this service ships (`seeds/logos/<slug>.svg`, monograms made by
- * `seeds/make-logos.ts`), served at `/api/static/logos/<slug>.svg`. A catalog `logo` is one of
- * these paths (`logos/<slug>.svg`) or an https URL (docs/mcp.md, "Logos").
+ * `seeds/make-logos.ts`), served at `/api/static/logos/<slug>.svg`, beside the logos uploaded
+ * for an entry (`logos/<id>.<png|jpg|webp>`, stored in PostgreSQL). A catalog `logo` is a
+ * relative path to an image, resolved against `/api/static/`, or an https URL (docs/mcp.md, "Logos").
  */
 const LOGO_DIR = new URL('../../seeds/logos/', import.meta.url);
 
-/** The URL path a shipped logo is served at, below `/api`. */
+/** The URL path shipped and uploaded logos are served at, below `/api`. */
 export const LOGO_ROUTE_PREFIX = '/static/';
 
 let shipped: Map<string, Buffer> | undefined;
@@ -22,18 +23,21 @@ export function shippedLogos(): Map<string, Buffer> {
   return shipped;
 }
 
-/** Why `logo` is not acceptable for a catalog entry, or undefined when it is ('' clears it). */
-export function logoProblem(logo: string): string | undefined {
-  if (logo === '' || shippedLogos().has(logo)) return undefined;
-  if (logo.startsWith('logos/')) return `is not a shipped logo (shipped: logos/<slug>.svg of the seeded entries)`;
-  let url: URL;
-  try {
-    url = new URL(logo);
-  } catch {
-    return 'must be a shipped logo path such as logos/github.svg or an https URL';
-  }
-  if (url.protocol !== 'https:' || url.hostname === '' || url.username !== '' || url.password !== '') {
-    return 'must be a shipped logo path such as logos/github.svg or an https URL';
-  }
-  return undefined;
-}
+/** Longest relative logo path (characters). */
+export const RELATIVE_LOGO_MAX_LENGTH = 255;
+
+const SEGMENT = '[A-Za-z0-9_~@+-]+(?:\\.[A-Za-z0-9_~@+-]+)*';
+const IMAGE_EXTENSION = '(?:svg|png|jpe?g|webp|gif|avif|SVG|PNG|JPE?G|WEBP|GIF|AVIF)';
+
+/**
+ * A relative path to an image: segments of letters, digits and `_~@+-` joined by single dots
+ * (so never `..`), separated by `/`, ending in an image extension. No scheme (no `:`), no
+ * leading slash, no backslash, no query or fragment.
+ */
+export const RELATIVE_LOGO_PATTERN = `^(?:${SEGMENT}/)*${SEGMENT}\\.${IMAGE_EXTENSION}$`;
+
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/** An https URL with a DNS host name (no user info, no port) and any path, query or fragment without spaces or controls. */
+export const HTTPS_LOGO_PATTERN = `^https://${HOST_LABEL}(?:\\.${HOST_LABEL})*(?:[/?#][\\x21-\\x7e]*)?$`;
+
+export const LOGO_RULE = `must be empty, a relative path to an image of at most ${RELATIVE_LOGO_MAX_LENGTH} characters (such as logos/github.svg) or an https URL`;

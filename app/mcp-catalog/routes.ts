@@ -10,7 +10,7 @@ import {
 import { HttpError, notFound } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { ErrorBody, UuidParam } from '../core/schemas.ts';
-import { checkLogo, checkVariants } from './rules.ts';
+import { checkVariants } from './rules.ts';
 import { AvailableMcpDto, CreateAvailableMcpBody, ListAvailableMcpsQuery, UpdateAvailableMcpBody, type Variant } from './schemas.ts';
 
 const SUBJECT = 'platform.ai.available-mcp';
@@ -62,6 +62,7 @@ export const availableMcpRoutes = [
     policy: { subject: SUBJECT, action: 'create' },
     schemas: { body: CreateAvailableMcpBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'The new entry', schema: AvailableMcpDto },
       409: { description: 'Name taken', schema: ErrorBody },
@@ -70,7 +71,6 @@ export const availableMcpRoutes = [
     handler: async ({ deps, body }) => {
       const variants = body.variants as Variant[] | undefined;
       checkVariants(variants, true);
-      checkLogo(body.logo);
       return dto(
         await rethrowNameTaken(() =>
           insertAvailableMcp(deps.db, {
@@ -102,7 +102,6 @@ export const availableMcpRoutes = [
     handler: async ({ deps, params, body }) => {
       const variants = body.variants as Variant[] | undefined;
       checkVariants(variants, false);
-      checkLogo(body.logo);
       const row = await rethrowNameTaken(() => updateAvailableMcp(deps.db, params.id, { ...body, name: body.name?.trim(), variants }));
       if (!row) throw entryNotFound();
       return dto(row);

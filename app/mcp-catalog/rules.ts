@@ -1,6 +1,5 @@
 import { HttpError, ValidationError, type ValidationIssue } from '../core/errors.ts';
 import type { Variant } from './schemas.ts';
-import { logoProblem } from './logos.ts';
 
 /**
  * The catalog rules a JSON schema cannot state (contract §7), checked after the schema:
@@ -37,11 +36,4 @@ export function checkVariants(variants: Variant[] | undefined, required: boolean
     });
   });
   if (issues.length) throw new ValidationError(issues);
-}
-
-/** A logo that passed the schema must also be shipped (`logos/<slug>.svg`) or a valid https URL: else 400 at `logo`. */
-export function checkLogo(logo: string | undefined): void {
-  if (logo === undefined) return;
-  const problem = logoProblem(logo);
-  if (problem) throw new ValidationError([{ path: ['logo'], message: problem }]);
 }

@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { SORT_FIELDS } from '../../sql/available-mcps.ts';
 import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
 import { REQUIRED_BY_HANDLER } from '../core/validation.ts';
+import { HTTPS_LOGO_PATTERN, LOGO_RULE, RELATIVE_LOGO_MAX_LENGTH, RELATIVE_LOGO_PATTERN } from './logos.ts';
 
 /** A string enum as one JSON Schema `enum` (one clear 400 message, unlike a union of literals). */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
@@ -103,12 +104,23 @@ const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S
   uniqueItems: true,
   errorMessage: 'must hold 1 to 20 distinct non-empty strings',
 });
-/** A shipped logo (`logos/<slug>.svg`, checked to exist by the handler), an https URL, or empty. */
-const Logo = Type.String({
-  maxLength: 2048,
-  pattern: '^$|^logos/[a-z0-9-]+\\.svg$|^https://[^\\s]+$',
-  errorMessage: 'must be a shipped logo path such as logos/github.svg or an https URL',
-});
+/** Empty, a relative path to an image (resolved against `/api/static/`), or an https URL (app/mcp-catalog/logos.ts). */
+const Logo = Type.Union(
+  [
+    Type.String({ maxLength: 0, errorMessage: LOGO_RULE }),
+    Type.String({ minLength: 1, maxLength: RELATIVE_LOGO_MAX_LENGTH, pattern: RELATIVE_LOGO_PATTERN, errorMessage: LOGO_RULE }),
+    Type.String({ maxLength: 2048, pattern: HTTPS_LOGO_PATTERN, errorMessage: LOGO_RULE }),
+  ],
+  {
+    errorMessage: LOGO_RULE,
+    description:
+      'Empty (no logo), a relative path to an image or an https URL. A relative path (at most 255 characters; segments of ' +
+      'letters, digits and `_~@+-` joined by single dots, separated by `/`, ending in .svg, .png, .jpg, .jpeg, .webp, .gif or ' +
+      ".avif; no scheme, leading slash, `..` or backslash) is relative to this service's `/api/static/`: `logos/github.svg` " +
+      'is served at `/api/static/logos/github.svg`. The shipped logos and those uploaded with `PUT /api/available-mcps/{id}/logo` ' +
+      '(`logos/<id>.<png|jpg|webp>`) are served there; another relative path is stored as given for a front-end that serves it.',
+  },
+);
 /** Not required by the schema: a missing or empty list is a 422 (contract §7), checked by the handler. */
 const Variants = Type.Array(Variant, { maxItems: 3 });
 

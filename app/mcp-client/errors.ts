@@ -60,3 +60,18 @@ export const authorizationRequired = () =>
     },
     { status: 'needs_authorization' },
   );
+
+/**
+ * The server listed more than the service keeps: `limit` is `listing` (all pages together) or
+ * the tool field past its cap (`description`, `inputSchema`, ...), then `tool` names the tool.
+ */
+export const serverToolsTooLarge = (detail: { limit: string; maxBytes: number; tool?: string }) =>
+  new CodedError(
+    502,
+    'MCP.SERVER_TOOLS_TOO_LARGE',
+    {
+      en: 'The MCP server lists tools larger than allowed',
+      es: 'El servidor MCP lista herramientas más grandes de lo permitido',
+    },
+    detail.tool === undefined ? { limit: detail.limit, maxBytes: detail.maxBytes } : detail,
+  );

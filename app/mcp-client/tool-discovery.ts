@@ -5,9 +5,18 @@ import type { AppDeps } from '../core/deps.ts';
 import { notFound, type CodedError } from '../core/errors.ts';
 import { requireAgent } from '../mcp-servers/provision.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
-import { serverProtocolError, serverResponseTooLarge, serverTimeout, serverUnauthorized, serverUnreachable } from './errors.ts';
-import { listServerTools, ListToolsFailure, type DiscoveredTool } from './list-tools.ts';
+import {
+  serverProtocolError,
+  serverResponseTooLarge,
+  serverTimeout,
+  serverToolsTooLarge,
+  serverUnauthorized,
+  serverUnreachable,
+} from './errors.ts';
+import { listServerTools, type DiscoveredTool, type ToolListing } from './list-tools.ts';
 import { authForServer } from './server-auth.ts';
+import { McpSessionFailure } from './session-failure.ts';
+import { LISTING_MAX_BYTES } from './tool-bounds.ts';
 import { cachedTools, cacheTools } from './tools-cache.ts';
 
 export type ServerTools = {
@@ -27,30 +36,30 @@ export async function toolsOfServer(
   await requireAgent(deps, ids.agencyId, ids.agentId);
   const server = await findServerConnection(deps.db, ids);
   if (!server) throw notFound('MCP server');
-  let tools = refresh ? undefined : cachedTools(deps, server);
-  if (!tools) {
-    tools = await discover(deps, server);
-    cacheTools(deps, server, tools);
+  let listing = refresh ? undefined : cachedTools(deps, server);
+  if (!listing) {
+    listing = await discover(deps, server);
+    cacheTools(deps, server, listing);
   }
   const permissions = new Map(
     (await listPermissionsOfServerTools(deps.db, ids.agentId, ids.serverId)).map((p) => [p.toolName, p.permissionStatus]),
   );
-  return { serverId: server.id, tools: tools.map((tool) => ({ ...tool, permissionStatus: permissions.get(tool.name) ?? null })) };
+  return { serverId: server.id, tools: listing.tools.map((tool) => ({ ...tool, permissionStatus: permissions.get(tool.name) ?? null })) };
 }
 
 /**
  * Lists the tools with the server's auth. A 401/403 to an OAuth access token refreshes it once
  * and tries again. What happened is recorded as the server's status.
  */
-async function discover(deps: AppDeps, server: ServerConnectionRow): Promise<DiscoveredTool[]> {
+async function discover(deps: AppDeps, server: ServerConnectionRow): Promise<ToolListing> {
   const limits = { policy: urlPolicyFor(deps.config), ...deps.config.mcpClient };
   const auth = await authForServer(deps, server);
   let outcome = await attempt(server, auth.headers, limits);
-  if (outcome instanceof ListToolsFailure && outcome.kind === 'unauthorized' && auth.accessToken !== undefined) {
+  if (outcome instanceof McpSessionFailure && outcome.kind === 'unauthorized' && auth.accessToken !== undefined) {
     const renewed = await authForServer(deps, server, auth.accessToken);
     outcome = await attempt(server, renewed.headers, limits);
   }
-  const status: ServerStatus = !(outcome instanceof ListToolsFailure)
+  const status: ServerStatus = !(outcome instanceof McpSessionFailure)
     ? 'connected'
     : outcome.kind !== 'unauthorized'
       ? 'unreachable'
@@ -58,19 +67,19 @@ async function discover(deps: AppDeps, server: ServerConnectionRow): Promise<Dis
         ? 'reauthorization_required'
         : 'needs_authorization';
   await setAgentMcpServerStatus(deps.db, { agencyId: server.agencyId, serverId: server.id, status, checkedAt: deps.clock() });
-  if (!(outcome instanceof ListToolsFailure)) return outcome;
+  if (!(outcome instanceof McpSessionFailure)) return outcome;
   deps.logger.info({ serverId: server.id, failure: outcome.kind, detail: outcome.message }, 'mcp tool discovery failed');
   throw codedFailure(outcome, status, deps);
 }
 
 function attempt(server: ServerConnectionRow, headers: Record<string, string>, limits: Parameters<typeof listServerTools>[2]) {
   return listServerTools(server, headers, limits).catch((error: unknown) => {
-    if (error instanceof ListToolsFailure) return error;
+    if (error instanceof McpSessionFailure) return error;
     throw error;
   });
 }
 
-function codedFailure(failure: ListToolsFailure, status: ServerStatus, deps: AppDeps): CodedError {
+function codedFailure(failure: McpSessionFailure, status: ServerStatus, deps: AppDeps): CodedError {
   switch (failure.kind) {
     case 'timeout':
       return serverTimeout(deps.config.mcpClient.timeoutMs);
@@ -78,7 +87,13 @@ function codedFailure(failure: ListToolsFailure, status: ServerStatus, deps: App
       return serverResponseTooLarge(deps.config.mcpClient.maxResponseBytes);
     case 'unauthorized':
       return serverUnauthorized(status === 'reauthorization_required' ? status : 'needs_authorization', failure.message);
+    case 'over_budget':
+      return serverToolsTooLarge({ limit: 'listing', maxBytes: LISTING_MAX_BYTES });
+    case 'oversized_tool':
+      return serverToolsTooLarge({ limit: failure.detail.limit!, maxBytes: failure.detail.maxBytes!, tool: failure.detail.tool! });
     case 'protocol':
+    case 'rejected':
+    case 'aborted':
       return serverProtocolError(failure.message);
     default:
       return serverUnreachable(failure.message);

@@ -1,9 +1,8 @@
 import { ForeignKeyIntegrityConstraintViolationError } from 'slonik';
-import { takePendingAuthorization, takePendingAuthorizationByState } from '../../sql/mcp-oauth-states.ts';
+import { takePendingAuthorization, type TakenAuthorization } from '../../sql/mcp-oauth-states.ts';
 import { upsertServerOAuthTokens } from '../../sql/mcp-oauth-tokens.ts';
-import { userHasPermission } from '../../sql/policies.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { forbidden, notFound, ValidationError } from '../core/errors.ts';
+import { notFound, ValidationError } from '../core/errors.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationDenied, invalidState, issuerMismatch } from './errors.ts';
 import { stateContext, type PendingSecrets } from './initiate.ts';
@@ -29,36 +28,51 @@ export type CompletedAuthorization = {
 
 export const tokensContext = (agencyId: string, serverId: string) => `agency:${agencyId}/server:${serverId}/oauth-tokens`;
 
-/** Who completes the flow: the bearer of an access token (API call), or nobody (a plain browser). */
-export type Caller = { userId: string; agencyId: string } | undefined;
+/** The caller of the JSON callback: the bearer of an access token. */
+export type Caller = { userId: string; agencyId: string };
+
+/** What the authorization server sent back to the redirect URI (RFC 6749 §4.1.2, RFC 9207). */
+export type AuthorizationResponse = { code?: string; iss?: string; error?: string; errorDescription?: string };
+
+export const responseOf = (query: CallbackQuery): AuthorizationResponse => ({
+  code: query.code,
+  iss: query.iss,
+  error: query.error,
+  errorDescription: query.error_description,
+});
 
 /**
- * Steps 11-14 of docs/mcp-oauth.md: take the pending authorization (single use), check `iss`
- * (RFC 9207 §2.4) before looking at anything else in the response, exchange the code and store
- * the tokens sealed, bound to the agency and the agent's MCP server.
- *
- * With a caller, only the caller's own state is taken (another user's is neither answered nor
- * consumed). Without one (a browser landing, ADR 0035), the state alone names the flow and the
- * user who started it, whose `ai.agent:update` grant is read again now: a user who lost it
- * since initiate cannot complete.
+ * The callback called with an access token (ADR 0035): only the caller's own state is taken
+ * (another user's is neither answered nor consumed), then the flow completes at once.
  */
 export async function completeAuthorization(deps: AppDeps, caller: Caller, query: CallbackQuery): Promise<CompletedAuthorization> {
   const now = deps.clock();
   const stateHash = hashState(query.state);
-  const pending = caller
-    ? await takePendingAuthorization(deps.db, stateHash, caller.userId, now)
-    : await takePendingAuthorizationByState(deps.db, stateHash, now);
-  if (!pending || pending.expired || (caller && pending.agencyId !== caller.agencyId)) throw invalidState();
-  if (!caller && !(await userHasPermission(deps.db, pending.userId, 'ai.agent', 'update'))) throw forbidden();
+  const pending = await takePendingAuthorization(deps.db, stateHash, caller.userId, now);
+  if (!pending || pending.expired || pending.agencyId !== caller.agencyId) throw invalidState();
+  return redeemAuthorizationResponse(deps, pending, stateHash, responseOf(query), now);
+}
 
-  if (query.iss !== undefined && query.iss !== pending.issuer) {
+/**
+ * Steps 12-14 of docs/mcp-oauth.md for a pending authorization already taken (single use):
+ * check `iss` (RFC 9207 §2.4) before looking at anything else in the response, exchange the
+ * code and store the tokens sealed, bound to the agency and the agent's MCP server.
+ */
+export async function redeemAuthorizationResponse(
+  deps: AppDeps,
+  pending: TakenAuthorization,
+  stateHash: Buffer,
+  response: AuthorizationResponse,
+  now: Date,
+): Promise<CompletedAuthorization> {
+  if (response.iss !== undefined && response.iss !== pending.issuer) {
     throw issuerMismatch('callback', 'the iss parameter names another issuer');
   }
-  if (query.iss === undefined && pending.issParameterSupported) {
+  if (response.iss === undefined && pending.issParameterSupported) {
     throw issuerMismatch('callback', 'the iss parameter is missing although the authorization server supports it');
   }
-  if (query.error !== undefined) throw authorizationDenied(query.error, query.error_description);
-  if (query.code === undefined || query.code === '') {
+  if (response.error !== undefined) throw authorizationDenied(response.error, response.errorDescription);
+  if (response.code === undefined || response.code === '') {
     throw new ValidationError([{ path: ['query', 'code'], message: 'Required' }]);
   }
 
@@ -70,7 +84,7 @@ export async function completeAuthorization(deps: AppDeps, caller: Caller, query
   const tokens = await exchangeAuthorizationCode(
     {
       tokenEndpoint: pending.tokenEndpoint,
-      code: query.code,
+      code: response.code,
       codeVerifier: secrets.codeVerifier,
       redirectUri: pending.redirectUri,
       resource: pending.resource,

@@ -30,6 +30,12 @@ export const invalidState = () =>
     es: 'La solicitud de autorización es desconocida, ya se usó o expiró; vuelve a empezar',
   });
 
+export const handoffInvalid = () =>
+  new CodedError(400, 'MCP_OAUTH.HANDOFF_INVALID', {
+    en: 'This connection was not started in this browser by you, or the link is used or expired; nothing was connected. Start again from the page where you began',
+    es: 'Esta conexión no se inició en este navegador por ti, o el enlace ya se usó o expiró; no se conectó nada. Vuelve a empezar desde la página donde comenzaste',
+  });
+
 /**
  * `MCP_OAUTH.ISSUER_MISMATCH`: 400 when an authorization response names another issuer than the
  * one the flow started with (RFC 9207, the callback); 502 when the authorization server's own

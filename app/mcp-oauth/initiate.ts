@@ -14,7 +14,12 @@ import { outboundOptions, redirectUriOf } from './outbound.ts';
 import { assertS256Supported, createCodeVerifier, s256Challenge } from './pkce.ts';
 import { createState, hashState, STATE_LIFETIME_MS } from './state-token.ts';
 
-export type InitiatedAuthorization = { authorizationUrl: string; state: string; expiresAt: string };
+/**
+ * `browserKey` is for the front-end that called initiate, to keep (e.g. in sessionStorage) and
+ * present with the hand-off of the browser landing; it never travels through the authorization
+ * server. Only its hash is stored, with the flow and the user.
+ */
+export type InitiatedAuthorization = { authorizationUrl: string; state: string; browserKey: string; expiresAt: string };
 
 /** What the pending record keeps sealed (never in a response or a log). */
 export type PendingSecrets = { codeVerifier: string; clientSecret?: string };
@@ -56,6 +61,7 @@ export async function initiateAuthorization(
 
   const state = createState();
   const stateHash = hashState(state);
+  const browserKey = createState();
   const codeVerifier = createCodeVerifier();
   const secrets: PendingSecrets = { codeVerifier, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) };
   const sealed = sealJson(deps.config.credentialsKeyring, secrets, stateContext(stateHash));
@@ -79,6 +85,7 @@ export async function initiateAuthorization(
     scope: scope ?? null,
     tokenEndpoint: metadata.tokenEndpoint,
     expiresAt,
+    browserKeyHash: hashState(browserKey),
   });
 
   // RFC 6749 §3.1: the endpoint's own query is kept. `resource` is always sent (RFC 8707 §2).
@@ -95,7 +102,7 @@ export async function initiateAuthorization(
   if (scope) params.scope = scope;
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   deps.logger.info({ agentId: ids.agentId, serverId: ids.serverId, issuer }, 'mcp oauth authorization started');
-  return { authorizationUrl: url.href, state, expiresAt: expiresAt.toJSON() };
+  return { authorizationUrl: url.href, state, browserKey, expiresAt: expiresAt.toJSON() };
 }
 
 /** RFC 8414 §2: an https URL without query or fragment (http allowed where the URL policy allows loopback). */

@@ -2,9 +2,18 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, DateTime, ErrorBody, StrictObject, Uuid, ValidationErrorBody } from '../core/schemas.ts';
 import { answerCallback } from './browser-callback.ts';
+import { completeHandoff } from './handoff.ts';
 import { initiateAuthorization } from './initiate.ts';
 
 const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
+
+const Connected = Type.Object({
+  agentId: Type.String(),
+  serverId: Type.String(),
+  connected: Type.Literal(true),
+  scope: Type.Union([Type.String(), Type.Null()]),
+  expiresAt: Type.Union([DateTime(), Type.Null()]),
+});
 
 const remoteFailure = {
   description: 'The MCP or authorization server failed a requirement (errorCode says which)',
@@ -20,7 +29,8 @@ export const mcpOAuthRoutes = [
     summary: 'Start connecting an OAuth MCP server: answers the URL to send the browser to',
     description:
       'Discovers the authorization server (RFC 9728, RFC 8414), requires PKCE S256, obtains a client ' +
-      '(configured or RFC 7591) and records a single-use state bound to the caller, valid 10 minutes.',
+      '(configured or RFC 7591) and records a single-use state bound to the caller, valid 10 minutes. ' +
+      'browserKey is for the front-end that called: keep it to complete the browser landing (POST /ai/mcp-oauth/complete).',
     tags: ['mcp-oauth'],
     auth: 'jwt',
     principal: 'user',
@@ -28,8 +38,8 @@ export const mcpOAuthRoutes = [
     schemas: { params: StrictObject({ agentId: Uuid(), serverId: Uuid() }) },
     responses: {
       200: {
-        description: 'Authorization URL, state and its expiry',
-        schema: Type.Object({ authorizationUrl: Type.String(), state: Type.String(), expiresAt: DateTime() }),
+        description: 'Authorization URL, state, the browser key to keep, and their expiry',
+        schema: Type.Object({ authorizationUrl: Type.String(), state: Type.String(), browserKey: Type.String(), expiresAt: DateTime() }),
       },
       404: { description: 'Agent (AI.AGENT_NOT_FOUND) or MCP server not found', schema: Type.Union([CodedErrorBody, ErrorBody]) },
       409: { description: 'MCP_OAUTH.NOT_OAUTH_SERVER: the server does not use OAuth', schema: CodedErrorBody },
@@ -41,16 +51,17 @@ export const mcpOAuthRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/mcp-oauth/callback',
-    // Token exchange with the authorization server. Plain browsers land here without a token
-    // (ADR 0082), so the window is the address's; twice the Google callback's.
+    // Token exchange with the authorization server (bearer callers). Plain browsers land here
+    // without a token (ADR 0082), so the window is the address's; twice the Google callback's.
     rateLimit: { limit: 20, windowMs: '1m', identifierType: 'ip', policyName: 'mcp-oauth-callback', source: 'project' },
     readOnly: false,
     summary: 'Complete the OAuth connection with the authorization response',
     description:
-      'The redirect URI. A plain browser (no Authorization header) is answered 303 to FRONTEND_URL with ' +
-      'mcpOAuth=connected&agentId&serverId or mcpOAuth=error&errorCode; the state names the user who started ' +
-      'the flow. With the bearer token of that user (policy update on ai.agent) the answer is JSON. Stores the ' +
-      'tokens encrypted (docs/mcp-oauth.md).',
+      'The redirect URI. A plain browser (no Authorization header) exchanges nothing: the response is kept for ' +
+      'the front-end that started the flow and the browser is answered 303 to FRONTEND_URL with ' +
+      'mcpOAuth=handoff&handoff&agentId&serverId (complete it at POST /ai/mcp-oauth/complete) or ' +
+      'mcpOAuth=error&errorCode. With the bearer token of the user who started the flow (policy update on ' +
+      'ai.agent) the flow completes at once and the answer is JSON. Stores the tokens encrypted (docs/mcp-oauth.md).',
     tags: ['mcp-oauth'],
     auth: 'public',
     schemas: {
@@ -65,17 +76,8 @@ export const mcpOAuthRoutes = [
       }),
     },
     responses: {
-      303: { description: 'Browser landing: redirect to FRONTEND_URL with mcpOAuth=connected or mcpOAuth=error&errorCode' },
-      200: {
-        description: 'Connected (bearer-token caller)',
-        schema: Type.Object({
-          agentId: Type.String(),
-          serverId: Type.String(),
-          connected: Type.Literal(true),
-          scope: Type.Union([Type.String(), Type.Null()]),
-          expiresAt: Type.Union([DateTime(), Type.Null()]),
-        }),
-      },
+      303: { description: 'Browser landing: redirect to FRONTEND_URL with mcpOAuth=handoff&handoff or mcpOAuth=error&errorCode' },
+      200: { description: 'Connected (bearer-token caller)', schema: Connected },
       400: {
         description: 'MCP_OAUTH.INVALID_STATE, MCP_OAUTH.ISSUER_MISMATCH, MCP_OAUTH.AUTHORIZATION_DENIED, or a validation error',
         schema: Type.Union([CodedErrorBody, ValidationErrorBody]),
@@ -86,5 +88,39 @@ export const mcpOAuthRoutes = [
       504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
     },
     handler: ({ deps, ctx, query }) => answerCallback(deps, ctx, query),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/ai/mcp-oauth/complete',
+    // Token exchange with the authorization server; a front-end calls it once per landing.
+    rateLimit: { limit: 20, windowMs: '1m', identifierType: 'userId', policyName: 'mcp-oauth-complete', source: 'project' },
+    summary: 'Complete a browser landing of the OAuth connection (the front-end that started it)',
+    description:
+      'handoff is the parameter the callback put on the FRONTEND_URL redirect; browserKey is the value initiate ' +
+      'answered to the front-end that started the flow. Only the user who started it, with that key, completes it: ' +
+      'the code is exchanged and the tokens stored encrypted. Single use, within 2 minutes of the landing.',
+    tags: ['mcp-oauth'],
+    auth: 'jwt',
+    principal: 'user',
+    policy: AGENT_UPDATE,
+    schemas: {
+      body: StrictObject({
+        handoff: Type.String({ minLength: 1, maxLength: 128 }),
+        browserKey: Type.String({ minLength: 1, maxLength: 128 }),
+      }),
+    },
+    responses: {
+      200: { description: 'Connected', schema: Connected },
+      400: {
+        description:
+          "MCP_OAUTH.HANDOFF_INVALID (unknown, used, expired, another user's, or another browser's key), " +
+          'MCP_OAUTH.ISSUER_MISMATCH, MCP_OAUTH.AUTHORIZATION_DENIED, or a validation error',
+        schema: Type.Union([CodedErrorBody, ValidationErrorBody]),
+      },
+      404: { description: 'The MCP server was deleted meanwhile', schema: ErrorBody },
+      502: remoteFailure,
+      504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
+    },
+    handler: ({ deps, auth, body }) => completeHandoff(deps, auth, body),
   }),
 ];

@@ -16,6 +16,8 @@ import type { EditMcpServerBody } from './schemas.ts';
  * permissions (`mcp:<serverId>`) and overrides of its tools stay. Rules as on creation:
  * - `url` passes the URL policy (400 at `url`); a catalog server's URL must stay its variant's;
  *   a new URL of an OAuth server drops its tokens (they were issued for the old resource);
+ *   a URL on another origin drops the stored credentials unless the same PATCH gives new ones
+ *   (they were given for the old host, and would be sent to the new one);
  * - `credentials` replace the stored ones whole: a catalog server's are checked against its
  *   variant (400 unknown key, 422 `missingFields`); a custom server's are headers, and giving
  *   none makes it `none`;
@@ -37,6 +39,11 @@ export async function editMcpServer(deps: AppDeps, ids: { agencyId: string; agen
       edit.url = body.url;
       edit.status = 'unknown';
       if (server.authType === 'oauth') await deleteServerOAuthTokens(tx, ids.agencyId, ids.serverId);
+      // Credentials stored for one host never follow the URL to another origin (docs/mcp.md, Decisions).
+      if (body.credentials === undefined && server.credentials !== null && new URL(body.url).origin !== new URL(server.url).origin) {
+        edit.credentials = null;
+        if (!variant && server.authType !== 'oauth') edit.authType = 'none';
+      }
     }
     if (body.credentials !== undefined) {
       const credentials = variant ? credentialsForVariant(variant, body.credentials) : customCredentials(body.credentials);

@@ -42,6 +42,7 @@ export const agentMcpServerRoutes = [
     policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: AgentParams, body: AddMcpServerBody },
     status: 201,
+    idempotent: true,
     responses: {
       201: { description: 'The saved server', schema: AgentMcpServerDto },
       ...common,
@@ -93,7 +94,8 @@ export const agentMcpServerRoutes = [
     summary: 'Change the name, URL or credentials of an MCP server; its tool permissions stay',
     description:
       'URL and credentials follow the rules of creation (docs/mcp.md). `credentials` replace the stored ones whole. ' +
-      'A new URL of an OAuth server drops its tokens (authorize again).',
+      'A new URL of an OAuth server drops its tokens (authorize again); a URL on another origin drops the stored ' +
+      'credentials unless `credentials` are given in the same request.',
     tags,
     auth: 'jwt',
     principal: 'user',
@@ -114,7 +116,8 @@ export const agentMcpServerRoutes = [
     summary: "The tools an MCP server lists, with the agent's permission for each",
     description:
       'Connects with the stored auth (an OAuth token is refreshed as needed; a 401 refreshes it once and retries), ' +
-      'follows tools/list cursors, and caches the list briefly (`refresh=true` bypasses). `permissionStatus` is the ' +
+      'follows tools/list cursors (bounded in bytes, pages and tools; no schema is compiled), and caches the list briefly ' +
+      '(`refresh=true` bypasses). `permissionStatus` is the ' +
       "agent's permission under providerKey `mcp:<serverId>`, null when it has none. Updates the server's status.",
     tags,
     auth: 'jwt',
@@ -128,7 +131,8 @@ export const agentMcpServerRoutes = [
       502: {
         description:
           '`MCP.SERVER_UNREACHABLE`, `MCP.SERVER_UNAUTHORIZED` (metadata.status says what to do), `MCP.SERVER_PROTOCOL_ERROR`, ' +
-          '`MCP.SERVER_RESPONSE_TOO_LARGE`, or an `MCP_OAUTH.*` failure of the token refresh',
+          '`MCP.SERVER_RESPONSE_TOO_LARGE` (one response over its cap), `MCP.SERVER_TOOLS_TOO_LARGE` (the listing over ' +
+          '4 MiB, or a tool field over its cap: `metadata.limit`, `maxBytes`, `tool`), or an `MCP_OAUTH.*` failure of the token refresh',
         schema: CodedErrorBody,
       },
       504: { description: '`MCP.SERVER_TIMEOUT` (or `MCP_OAUTH.UPSTREAM_TIMEOUT` of the token refresh)', schema: CodedErrorBody },

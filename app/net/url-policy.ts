@@ -61,22 +61,50 @@ const METADATA_HOSTS = new Set([
 const PUBLIC_RANGE = 'unicast';
 
 /**
+ * IPv6 prefixes whose addresses carry an IPv4 address (or stand for one), refused whatever
+ * ipaddr.js's version classifies them as: IPv4-compatible ::/96 (RFC 4291 2.5.5.1, deprecated;
+ * `::10.0.0.1` is `::a00:1`), the NAT64 prefixes 64:ff9b::/96 (RFC 6052) and 64:ff9b:1::/48
+ * (RFC 8215, local-use), 6to4 2002::/16 (RFC 3056) and Teredo 2001::/32 (RFC 4380). The IPv4
+ * address they reach cannot be checked here. `::` and `::1` are judged by their own ranges.
+ */
+const EMBEDDED_IPV4_PREFIXES = ['::/96', '64:ff9b::/96', '64:ff9b:1::/48', '2002::/16', '2001::/32'].map((cidr) =>
+  ipaddr.IPv6.parseCIDR(cidr),
+);
+
+/**
+ * The address `bare` names, in canonical form. IPv6 goes through the WHATWG URL parser first:
+ * ipaddr.js reads the dotted form `::1.2.3.4` as the IPv4-mapped `::ffff:1.2.3.4`, whereas it is
+ * the IPv4-compatible `::102:304` (what a URL and a socket make of it). Undefined when invalid.
+ */
+function parseAddress(bare: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.IPv4.parse(bare);
+  if (!ipaddr.IPv6.isValid(bare) || bare.includes('%')) return undefined;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+  return ipaddr.IPv6.parse(canonical);
+}
+
+/**
  * Is `address` (an IPv4 or IPv6 literal) one the service may connect to? Only global unicast
  * addresses are; loopback too when the policy allows it. IPv4-mapped IPv6 (`::ffff:10.0.0.1`)
  * is judged as the IPv4 address it carries. Everything ipaddr.js classifies otherwise is
  * refused: private (10/8, 172.16/12, 192.168/16), unique local fc00::/7, link-local (169.254/16
  * with the metadata address, fe80::/10), carrier-grade NAT 100.64/10, 0/8 and `::`,
- * multicast, broadcast, reserved and documentation ranges, and IPv6 prefixes that embed an
- * IPv4 address (NAT64, 6to4, Teredo), whose real target cannot be checked here.
+ * multicast, broadcast, reserved and documentation ranges, and the IPv6 prefixes that embed an
+ * IPv4 address (`EMBEDDED_IPV4_PREFIXES`), whose real target cannot be checked here. IPv6
+ * with a zone id is refused.
  */
 export function isPublicAddress(address: string, policy: UrlPolicy): boolean {
-  const bare = address.replace(/^\[|\]$/g, '');
-  if (!ipaddr.isValid(bare)) return false;
-  let parsed = ipaddr.parse(bare);
+  let parsed = parseAddress(address.replace(/^\[|\]$/g, ''));
+  if (!parsed) return false;
   if (parsed.kind() === 'ipv6') {
     const v6 = parsed as ipaddr.IPv6;
-    if (v6.zoneId !== undefined) return false;
     if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (v6.range() !== 'loopback' && EMBEDDED_IPV4_PREFIXES.some((prefix) => v6.match(prefix))) return false;
   }
   const range = parsed.range();
   if (range === 'loopback') return policy.allowLoopbackHttp;
@@ -84,9 +112,8 @@ export function isPublicAddress(address: string, policy: UrlPolicy): boolean {
 }
 
 function isLoopbackAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '');
-  if (!ipaddr.isValid(bare)) return false;
-  let parsed = ipaddr.parse(bare);
+  let parsed = parseAddress(address.replace(/^\[|\]$/g, ''));
+  if (!parsed) return false;
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }

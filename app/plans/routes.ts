@@ -48,6 +48,7 @@ export const planRoutes = [
     policy: { subject: 'plan', action: 'create' },
     schemas: { body: CreatePlanBody },
     status: 201,
+    idempotent: true,
     responses: { 201: { description: 'Created plan', schema: PlanSchema } },
     handler: ({ deps, auth, body }) => createPlan(deps, auth, body),
   }),

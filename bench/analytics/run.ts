@@ -7,6 +7,9 @@
  *
  *   npm run bench:analytics                 # full size
  *   BENCH_ROWS=1000000 npm run bench:analytics   # scaled down (same code path)
+ *   BENCH_REPLICA_URL=postgres://postgres@127.0.0.1:5433/postgres npm run bench:analytics
+ *     # also the cold latencies with DATABASE_REPLICA_URL set: reads on that streaming standby of the bench's
+ *     # server (.ci/run starts one on 5433), in the same database name
  */
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
@@ -49,6 +52,22 @@ async function ensureDatabase(): Promise<void> {
   if (!exists.rowCount) await admin.query(`CREATE DATABASE "${DB_NAME.replace(/[^a-z0-9_]/g, '')}"`);
   await admin.end();
   await migrate(dbUrl());
+}
+
+/** A streaming standby of ADMIN_URL's server; its copy of DB_NAME is read by a second app (DATABASE_REPLICA_URL). */
+const REPLICA_URL = process.env.BENCH_REPLICA_URL;
+const replicaDbUrl = (url: string) => Object.assign(new URL(url), { pathname: `/${DB_NAME}` }).toString();
+
+/** Waits until the standby has replayed everything the primary has written so far. */
+async function caughtUp(db: DatabasePool, replica: DatabasePool): Promise<void> {
+  const lsn = await db.oneFirst(sql.unsafe`SELECT pg_current_wal_lsn()::text AS lsn`);
+  for (;;) {
+    const behind = await replica.oneFirst(
+      sql.unsafe`SELECT pg_wal_lsn_diff(${String(lsn)}::pg_lsn, pg_last_wal_replay_lsn()) > 0 AS behind`,
+    );
+    if (behind === false) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 500_000);
@@ -137,14 +156,26 @@ async function main() {
   );
   await db.query(sql.unsafe`INSERT INTO user_roles (user_id, role_id) VALUES (${userId}, ${ROLES.agencyOwner.id})`);
   const token = accessToken(userId, orgId(0));
-  const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }) });
-  // One listening server and keep-alive connections, as a deployed instance would see.
-  const server = createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const cache = analyticsCache(app.deps);
-  // One keep-alive connection reused by every call, as a client of a deployed instance would.
+  const replica = REPLICA_URL === undefined ? undefined : await createDatabasePool(replicaDbUrl(REPLICA_URL), { maximumPoolSize: 4 });
+  if (replica !== undefined) await caughtUp(db, replica);
+  // One listening server per app and keep-alive connections, as a deployed instance would see.
+  const serve = async (options: { replica?: DatabasePool; replicaMaxLagMs?: number }) => {
+    const app = createApp({
+      db,
+      replica: options.replica,
+      config: testConfig({ replicaMaxLagMs: options.replicaMaxLagMs ?? 5_000 }),
+      logger: pino({ level: 'silent' }),
+    });
+    const server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { app, server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, cache: analyticsCache(app.deps) };
+  };
+  const primaryApp = await serve({});
+  const { base, cache } = primaryApp;
+  const replicaApp = replica === undefined ? undefined : await serve({ replica });
+  // One keep-alive connection per app reused by every call, as a client of a deployed instance would.
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const replicaAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
   const time = async (run: () => Promise<unknown>) => {
     const started = performance.now();
@@ -173,18 +204,18 @@ async function main() {
   };
 
   const lines = [
-    '| endpoint | window | cold p50 ms | cold p95 ms | cached p50 ms | naive raw p50 ms | naive / cold |',
-    '|---|---|---|---|---|---|---|',
+    `| endpoint | window | cold p50 ms | cold p95 ms | cached p50 ms | naive raw p50 ms | naive / cold |${replicaApp ? ' replica cold p50 ms | replica cold p95 ms |' : ''}`,
+    `|---|---|---|---|---|---|---|${replicaApp ? '---|---|' : ''}`,
   ];
   for (const endpoint of Object.keys(naive)) {
     for (const days of [7, 30, 90, 365]) {
       // Windows end at an odd minute so both raw edges are exercised.
       const to = new Date(END.getTime() - 7 * 60_000 - 13_000).toISOString();
       const from = new Date(Date.parse(to) - days * 86_400_000).toISOString();
-      const url = `${base}/api/ai/org-usage/${endpoint}?${new URLSearchParams({ from, to, ...extra[endpoint] })}`;
-      const call = () =>
+      const path = `/api/ai/org-usage/${endpoint}?${new URLSearchParams({ from, to, ...extra[endpoint] })}`;
+      const call = (on = base, through = agent) =>
         new Promise<unknown>((resolve, reject) => {
-          const request = httpGet(url, { agent, headers: { authorization: `Bearer ${token}` } }, (response) => {
+          const request = httpGet(`${on}${path}`, { agent: through, headers: { authorization: `Bearer ${token}` } }, (response) => {
             const chunks: Buffer[] = [];
             response.on('data', (chunk: Buffer) => chunks.push(chunk));
             response.on('end', () => {
@@ -198,7 +229,7 @@ async function main() {
         });
       const cold: number[] = [];
       for (let i = 0; i < RUNS; i++) {
-        cache.flushAll();
+        cache.clear();
         cold.push(await time(call));
       }
       // Cached: warm up the stored entry and the code path (JIT), then many cheap calls.
@@ -207,15 +238,26 @@ async function main() {
       for (let i = 0; i < CACHED_RUNS; i++) warm.push(await time(call));
       const raw: number[] = [];
       for (let i = 0; i < Math.min(5, RUNS); i++) raw.push(await time(() => db.any(naive[endpoint]!(from, to))));
+      const onReplica: number[] = [];
+      for (let i = 0; replicaApp !== undefined && i < RUNS; i++) {
+        replicaApp.cache.clear();
+        onReplica.push(await time(() => call(replicaApp.base, replicaAgent)));
+      }
+      if (replicaApp !== undefined && replicaApp.app.deps.replica?.onReplica !== true)
+        throw new Error('the replica app read from the primary (replica down or lagging?): its column would be wrong');
       const row = [endpoint, `${days} d`, pct(cold, 0.5), pct(cold, 0.95), pct(warm, 0.5), pct(raw, 0.5)];
+      const replicaCells = replicaApp ? ` ${pct(onReplica, 0.5).toFixed(1)} | ${pct(onReplica, 0.95).toFixed(1)} |` : '';
       lines.push(
-        `| ${row.map((v) => (typeof v === 'number' ? v.toFixed(1) : v)).join(' | ')} | ${(pct(raw, 0.5) / pct(cold, 0.5)).toFixed(1)}x |`,
+        `| ${row.map((v) => (typeof v === 'number' ? v.toFixed(1) : v)).join(' | ')} | ${(pct(raw, 0.5) / pct(cold, 0.5)).toFixed(1)}x |${replicaCells}`,
       );
       log(lines.at(-1)!);
     }
   }
   agent.destroy();
-  server.close();
+  replicaAgent.destroy();
+  primaryApp.server.close();
+  replicaApp?.server.close();
+  await replica?.end();
   // Last, so the reads above run without the import's dirty buffers and checkpoint.
   const importRate = await measureImport(db);
   process.stdout.write(`${lines.join('\n')}\n`);

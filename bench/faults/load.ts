@@ -12,6 +12,10 @@ export type Sample = {
   retryAfter?: string;
   /** What a write sent: the tool set of an agent, or the name of an agent to create (and the id it got). */
   write?: { agentId?: string; tools?: unknown[]; name?: string };
+  /** A create's attempt under its Idempotency-Key: 0 for the first, then one per retry. */
+  attempt?: number;
+  /** The answer carried `Idempotent-Replayed: true`. */
+  replayed?: boolean;
 };
 
 export type LoadContext = {
@@ -36,7 +40,16 @@ const TOOL_SETS = [
 type Step = (
   worker: number,
   i: number,
-) => { kind: string; method: string; path: string; body?: unknown; auth: boolean; ip?: string; write?: Sample['write'] };
+) => {
+  kind: string;
+  method: string;
+  path: string;
+  body?: unknown;
+  auth: boolean;
+  ip?: string;
+  write?: Sample['write'];
+  idempotencyKey?: string;
+};
 
 /** The mix: limited identity routes, reads (agents, analytics) and writes (agents, tool sets). */
 const STEPS: Step[] = [
@@ -56,6 +69,7 @@ const STEPS: Step[] = [
     body: { name: `bench w${w} #${i}` },
     auth: true,
     write: { name: `bench w${w} #${i}` },
+    idempotencyKey: `bench-create-${w}-${i}`,
   }),
   (w, i) => ({
     kind: 'refresh',
@@ -84,7 +98,7 @@ const ipOf = (worker: number, i: number) => `198.18.${worker}.${(Math.floor(i / 
 export async function runWorker(context: LoadContext, worker: number, dispatcher: Agent, samples: Sample[]): Promise<void> {
   for (let i = 0; context.now() < context.stopAt; i++) {
     const step = STEPS[i % STEPS.length]!(worker, i);
-    samples.push(await send(context, dispatcher, step));
+    samples.push(...(await sendRetrying(context, dispatcher, step)));
     const agentId = context.workerAgents[worker]!;
     const tools = TOOL_SETS[i % TOOL_SETS.length]!;
     samples.push(
@@ -100,10 +114,31 @@ export async function runWorker(context: LoadContext, worker: number, dispatcher
   }
 }
 
+/** Most retries of a keyed create answered 503 or not at all, and the pause before each. */
+const MAX_RETRIES = 20;
+const RETRY_PAUSE_MS = 250;
+
+/**
+ * Sends a step; a create with an Idempotency-Key answered 503, not answered, or found in flight is sent again
+ * with the same key, as a client that cannot know whether its COMMIT landed would (ADR 0120).
+ */
+async function sendRetrying(context: LoadContext, dispatcher: Agent, step: ReturnType<Step>): Promise<Sample[]> {
+  const attempts: Sample[] = [];
+  for (let attempt = 0; ; attempt++) {
+    const sample = await send(context, dispatcher, step);
+    if (step.idempotencyKey === undefined) return [sample];
+    attempts.push({ ...sample, attempt });
+    const inFlight = sample.status === 409 && sample.errorCode === 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT';
+    if ((sample.status !== 503 && sample.status !== 0 && !inFlight) || attempt >= MAX_RETRIES) return attempts;
+    await new Promise((resolve) => setTimeout(resolve, RETRY_PAUSE_MS));
+  }
+}
+
 async function send(context: LoadContext, dispatcher: Agent, step: ReturnType<Step>): Promise<Sample> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (step.auth) headers.authorization = `Bearer ${context.token}`;
   if (step.ip) headers['x-forwarded-for'] = step.ip;
+  if (step.idempotencyKey) headers['idempotency-key'] = step.idempotencyKey;
   const startMs = context.now();
   try {
     const response = await request(`${context.baseUrl}${step.path}`, {
@@ -127,6 +162,7 @@ async function send(context: LoadContext, dispatcher: Agent, step: ReturnType<St
     const retryAfter = response.headers['retry-after'];
     if (typeof retryAfter === 'string') sample.retryAfter = retryAfter;
     if (step.write) sample.write = step.write;
+    if (response.headers['idempotent-replayed'] === 'true') sample.replayed = true;
     if (step.kind === 'create-agent' && response.statusCode === 201 && json.id) sample.write = { ...step.write, agentId: json.id };
     return sample;
   } catch {

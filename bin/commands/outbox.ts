@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { pino } from 'pino';
+import { outboxJobs } from '../../app/notifications/delivery/jobs.ts';
 import { OutboxWorker } from '../../app/notifications/delivery/outbox-worker.ts';
 import { sendersFor } from '../../app/notifications/delivery/senders.ts';
 import { say, withDatabase } from '../cli-context.ts';
@@ -17,9 +18,10 @@ export function registerOutbox(program: Command) {
           keyring: config.credentialsKeyring,
           senders: sendersFor(config, logger),
           logger,
+          jobs: outboxJobs(database.pool, config, logger),
         });
         const result = await worker.drain();
-        say(`sent ${result.sent}, retrying later ${result.retried}, dead-lettered ${result.dead}`);
+        say(`sent ${result.sent}, queued jobs run ${result.jobs}, retrying later ${result.retried}, dead-lettered ${result.dead}`);
       });
     });
 }

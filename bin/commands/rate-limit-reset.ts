@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { Redis } from 'ioredis';
+import { ipKey } from '@agents/rate-limit';
 import { RedisStore } from '@agents/rate-limit/redis';
 import { loadConfig } from '../../app/config.ts';
 import {
@@ -22,15 +23,15 @@ function findDeclaration(route: string): RateLimitDeclaration {
 }
 
 /**
- * The identifier segments a request of this client may have counted under: `ip:<ip>` (for an IPv4 address
- * also its IPv4-mapped IPv6 form, as Node reports it on a dual-stack socket), or `user:<id>` on a route
- * limited by user.
+ * The identifier segment a request of this client counted under: `ip:<address>` as the limiter
+ * keys it (an IPv4-mapped IPv6 address as its IPv4 address, other IPv6 as its
+ * `RATE_LIMIT_IPV6_PREFIX` network: resetting one address resets its whole prefix), or
+ * `user:<id>` on a route limited by user.
  */
-function identifiersOf(declaration: RateLimitDeclaration, identifier: string): string[] {
+function identifiersOf(declaration: RateLimitDeclaration, identifier: string, ipv6Prefix: number): string[] {
   const value = identifier.trim();
   if (value === '') throw new CliError('--identifier must not be empty');
-  if (isIP(value) === 4) return [`ip:${value}`, `ip:::ffff:${value}`];
-  if (isIP(value) === 6) return [`ip:${value}`];
+  if (isIP(value) !== 0) return [`ip:${ipKey(value, ipv6Prefix)}`];
   if (declaration.identifierType === 'userId') return [`user:${value}`];
   if (declaration.identifierType === 'apiKey') return [`key:${value}`, `user:${value}`];
   throw new CliError(`--identifier: ${declaration.endpoint} is limited by IP address, and ${JSON.stringify(value)} is not one`);
@@ -39,8 +40,8 @@ function identifiersOf(declaration: RateLimitDeclaration, identifier: string): s
 /** `rate-limit reset`: forgets the requests `identifier` made to `route` in the Redis of REDIS_URL. */
 export async function resetRateLimit(options: { route: string; identifier: string }): Promise<void> {
   const declaration = findDeclaration(options.route);
-  const identifiers = identifiersOf(declaration, options.identifier);
-  const { redisUrl } = loadConfig();
+  const { redisUrl, rateLimitIpv6Prefix } = loadConfig();
+  const identifiers = identifiersOf(declaration, options.identifier, rateLimitIpv6Prefix);
   if (redisUrl === undefined) {
     throw new CliError(
       'REDIS_URL is not set: without Redis the counters live in the memory of each server process, ' +

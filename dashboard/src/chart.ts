@@ -89,12 +89,17 @@ export function projectionChart(
     projected: (number | null)[];
     lower: (number | null)[];
     upper: (number | null)[];
+    /** The monthly budget, drawn as a horizontal line; null without one. */
+    budget: number | null;
     timeZone: string;
     format: (value: number) => string;
   },
 ): MountedChart {
   const xs = input.times.map((time) => time.getTime() / 1000);
   const show = (_plot: uPlot, value: number | null) => (value == null ? '–' : input.format(value));
+  const budget = input.budget;
+  const budgetSeries: uPlot.Series[] =
+    budget === null ? [] : [{ label: 'Monthly budget', stroke: '#c0392b', width: 2, dash: [2, 3], points: { show: false }, value: show }];
   return mount(
     container,
     {
@@ -105,12 +110,13 @@ export function projectionChart(
         { label: 'Projected', stroke: colorAt(5), width: 2, dash: [6, 4], spanGaps: true, points: { show: true, size: 6 }, value: show },
         { label: '80% low', stroke: withAlpha(colorAt(5), 0.6), width: 1, spanGaps: true, points: { show: false }, value: show },
         { label: '80% high', stroke: withAlpha(colorAt(5), 0.6), width: 1, spanGaps: true, points: { show: false }, value: show },
+        ...budgetSeries,
       ],
       bands: [{ series: [4, 3], fill: withAlpha(colorAt(5), 0.18) }],
       axes: [{}, { size: 72, values: (_plot, splits) => splits.map((value) => input.format(value)) }],
       scales: { x: { time: true }, y: { range: (_plot, _min, max) => [0, max > 0 ? max * 1.05 : 1] } },
       legend: { live: true },
     },
-    [xs, input.cumulative, input.projected, input.lower, input.upper],
+    [xs, input.cumulative, input.projected, input.lower, input.upper, ...(budget === null ? [] : [xs.map(() => budget)])],
   );
 }

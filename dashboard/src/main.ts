@@ -21,7 +21,7 @@ const landing = oauthLanding();
 if (session.resumable) {
   void session.refresh().then((ok) => {
     if (!ok) return signIn.showSignIn(SESSION_ENDED);
-    return route().then(() => landing?.());
+    return route().then(() => landing?.(route));
   });
 } else {
   signIn.showSignIn();

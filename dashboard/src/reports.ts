@@ -15,7 +15,7 @@ import { renderProjection } from './panels/projection.ts';
 import { renderTimeSeries } from './panels/time-series.ts';
 import { retryText } from './retry.ts';
 import { session, SESSION_ENDED } from './session.ts';
-import type { CacheSavings, Heatmap, ModelEfficiency, Projection, TimeSeries } from './types.ts';
+import type { Budget, CacheSavings, Heatmap, ModelEfficiency, Projection, TimeSeries } from './types.ts';
 import { byId, show } from './views.ts';
 import { reportWindow, type ReportWindow } from './window.ts';
 
@@ -90,6 +90,8 @@ export class Reports {
 
     const get = <T>(path: string, params: Record<string, string>) =>
       api<T>(`/api/ai/org-usage/${path}`, { query: params, signal: current.signal });
+    // The budget is optional: none (404) or any failure leaves the charts without its line.
+    const budget = api<Budget>('/api/ai/org-usage/budget', { signal: current.signal }).catch(() => undefined);
     const results = await Promise.allSettled([
       get<TimeSeries>('time-series', query.timeSeries),
       get<Projection>('projection', query.common),
@@ -97,12 +99,13 @@ export class Reports {
       get<ModelEfficiency>('model-efficiency', query.models),
       get<CacheSavings>('cache-savings', query.common),
     ]);
+    const budgetAnswer = await budget;
     if (current.signal.aborted) return;
     const errors = results.flatMap((result) => (result.status === 'rejected' ? [asApiError(result.reason)] : []));
     if (errors.some((error) => error.status === 401)) return this.#onSessionEnded(SESSION_ENDED);
     if (errors.some((error) => error.status === 403)) return show('forbidden');
 
-    this.#render(results, settings, window);
+    this.#render(results, budgetAnswer, settings, window);
     const limited = errors.find((error) => error.status === 429);
     const effective = results[0].status === 'fulfilled' ? results[0].value.granularity : settings.granularity;
     const described = `${formatDateTime(window.from, settings.timeZone)} – ${formatDateTime(window.to, settings.timeZone)} (${settings.timeZone}), ${effective} buckets${
@@ -127,6 +130,7 @@ export class Reports {
       PromiseSettledResult<ModelEfficiency>,
       PromiseSettledResult<CacheSavings>,
     ],
+    budget: Budget | undefined,
     settings: Settings,
     window: ReportWindow,
   ): void {
@@ -146,7 +150,7 @@ export class Reports {
     }
     // The projection's chart draws the running total of the time series.
     if (!failed(projection, panels.projection) && !failed(series, panels.projection)) {
-      renderProjection(panels.projection, projection.value, series.value, window);
+      renderProjection(panels.projection, projection.value, series.value, window, budget);
     }
     if (!failed(heatmap, panels.heatmap)) renderHeatmap(panels.heatmap, heatmap.value);
     if (!failed(models, panels.models)) renderEfficiency(panels.models, models.value);

@@ -12,6 +12,16 @@ export type Projection =
   | { status: 'ok'; actual: number; projected: number; lowerBound: number; upperBound: number; confidencePct: 80 }
   | { status: 'insufficient_data'; minDaysRequired: number; daysAvailable: number };
 
+/** `GET /api/ai/org-usage/budget` (404 when the organization has none). */
+export type Budget = {
+  monthlyLimitUsd: number;
+  alertThresholdsPct: number[];
+  month: string;
+  spentUsd: number;
+  projectedUsd: number | null;
+  status: 'ok' | 'at_risk' | 'exceeded';
+};
+
 export type ModelEfficiency = {
   modelId: string;
   avgLatencyMs: number | null;

@@ -85,5 +85,5 @@ test('an invalid agent body is a 400 at the field and creates nothing', async (t
 test('an agentId that is not a UUID is a 400 at params.agentId', async (t) => {
   const owner = await as(t.context.t, 'owner@demo.test');
   const response = await owner.get('/api/ai/agents/not-a-uuid').expect(400);
-  t.deepEqual(response.body.errors, [{ path: ['params', 'agentId'], message: 'must be a UUID' }]);
+  t.deepEqual(response.body.errors, [{ path: ['params', 'agentId'], message: 'must be a UUID v7' }]);
 });

@@ -44,3 +44,16 @@ test('the embedded default seeds demo data; a configured server only when asked'
   t.false(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://h/db' }).seedDemo);
   t.true(loadConfig({ DATA_DIR: dataDir(), DATABASE_URL: 'postgres://h/db', SEED_DEMO: 'true' }).seedDemo);
 });
+
+test('a read replica needs DATABASE_URL and reads leave it beyond 5 s of lag unless REPLICA_MAX_LAG_MS says otherwise', (t) => {
+  t.throws(() => loadConfig({ DATABASE_REPLICA_URL: 'postgres://standby/db', DATA_DIR: dataDir() }), {
+    message: 'Invalid environment variable DATABASE_REPLICA_URL: needs DATABASE_URL (a replica of the embedded database cannot exist)',
+  });
+  const url = t.throws(() => loadConfig({ DATABASE_URL: 'postgres://h/db', DATABASE_REPLICA_URL: 'redis://x', DATA_DIR: dataDir() }));
+  t.regex(url!.message, /^Invalid environment variable DATABASE_REPLICA_URL: must start with postgres:\/\//);
+  const lag = t.throws(() => loadConfig({ REPLICA_MAX_LAG_MS: '-1', DATA_DIR: dataDir() }));
+  t.regex(lag!.message, /^Invalid environment variable REPLICA_MAX_LAG_MS: /);
+  const defaults = loadConfig({ DATABASE_URL: 'postgres://h/db', DATABASE_REPLICA_URL: 'postgres://standby/db', DATA_DIR: dataDir() });
+  t.like(defaults, { databaseReplicaUrl: 'postgres://standby/db', replicaMaxLagMs: 5_000 });
+  t.is(loadConfig({ REPLICA_MAX_LAG_MS: '250', DATA_DIR: dataDir() }).replicaMaxLagMs, 250);
+});

@@ -89,3 +89,45 @@ test('what a handler requires is required in the document, and parameters with d
   const login = response.body.paths['/api/identity/auth/user/login'].post as OperationDoc;
   t.truthy(login.responses['429'], 'a rate-limited route documents its 429');
 });
+
+test('ids are documented as format uuid with a version-7 pattern, and a v4 UUID is a 400 saying "must be a UUID v7"', async (t) => {
+  const response = await t.context.t.http().get('/api/openapi.json').expect(200);
+  const document = response.body as {
+    paths: Record<string, Record<string, { parameters?: { name: string; in: string; schema: Record<string, unknown> }[] }>>;
+  };
+  const ids = Object.values(document.paths)
+    .flatMap((operations) => Object.values(operations))
+    .flatMap((operation) => operation.parameters ?? [])
+    .filter((parameter) => parameter.in === 'path' && /(^id|Id)$/.test(parameter.name));
+  t.true(ids.length >= 10);
+  for (const parameter of ids) {
+    t.is(parameter.schema.format, 'uuid', parameter.name);
+    t.is(
+      parameter.schema.pattern,
+      '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$',
+      parameter.name,
+    );
+  }
+  const v4 = await t.context.t
+    .http()
+    .post('/api/identity/auth/client/register')
+    .send({ email: 'v4@demo.test', password: 'a-long-password-123', name: 'V4', organizationId: '0b6f4ac1-3c2e-4f0a-9d43-3c1f6a7b2e10' });
+  t.is(v4.status, 400);
+  t.deepEqual(v4.body.errors, [{ path: ['organizationId'], message: 'must be a UUID v7' }]);
+});
+
+test('sort on the catalog list is documented in the bracket form the server reads, one parameter per index and property', async (t) => {
+  const response = await t.context.t.http().get('/api/openapi.json').expect(200);
+  const operation = response.body.paths['/api/available-mcps'].get as {
+    parameters: { name: string; required: boolean; schema: { enum?: string[] } }[];
+  };
+  const names = operation.parameters.map((parameter) => parameter.name);
+  t.false(names.includes('sort'));
+  t.deepEqual(
+    names.filter((name) => name.startsWith('sort')),
+    ['sort[0][field]', 'sort[0][direction]', 'sort[1][field]', 'sort[1][direction]', 'sort[2][field]', 'sort[2][direction]'],
+  );
+  const field = operation.parameters.find((parameter) => parameter.name === 'sort[0][field]')!;
+  t.false(field.required);
+  t.deepEqual(field.schema.enum, ['createdAt', 'updatedAt', 'name']);
+});

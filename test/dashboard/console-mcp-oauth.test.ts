@@ -59,3 +59,24 @@ test.serial('Connect sends the browser through the authorization server and back
   await screenshot(page, 'console-mcp-oauth-connected');
   await page.context().close();
 });
+
+test.serial('a landing with a hand-off this browser did not start completes nothing and says so', async (t) => {
+  const serverId = await insertOAuthServer(t.context.t.db.pool, {
+    agencyId: ORGANIZATIONS.demoAgency.id,
+    agentId: AGENTS.support.id,
+    url: 'https://mcp.example.com/mcp',
+  });
+  const { page, requested } = await t.context.open();
+  await signIn(page, t.context.origin, 'owner@demo.test');
+  await waitForReports(page);
+  // As if a victim followed an attacker's authorization link and the API's landing sent them here.
+  const landing = new URLSearchParams({ mcpOAuth: 'handoff', handoff: 'h'.repeat(43), agentId: AGENTS.support.id, serverId });
+  await page.goto(`${t.context.origin}/dashboard?${landing.toString()}`);
+  await page.locator('#notice', { hasText: 'This connection was not started in this browser' }).waitFor();
+  t.false(
+    requested.some((url) => url.includes('/api/ai/mcp-oauth/complete')),
+    'no completion was attempted',
+  );
+  t.is(new URL(page.url()).search, '', 'the hand-off is removed from the address');
+  await page.context().close();
+});

@@ -19,6 +19,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     nodeEnv: 'test',
     port: 0,
     databaseUrl: undefined,
+    databaseReplicaUrl: undefined,
+    replicaMaxLagMs: 5_000,
     redisUrl: undefined,
     jwtSecret: TEST_JWT_SECRET,
     logLevel: 'info',
@@ -46,6 +48,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     // Tests name their client with X-Forwarded-For, as if behind one proxy; the default 0 is tested in test/core/trust-proxy.test.ts.
     trustProxyHops: 1,
     mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 },
+    rateLimitIpv6Prefix: 56,
+    analyticsCacheMaxBytes: 64 * 1024 * 1024,
     ai: {
       gatewayUrl: 'http://127.0.0.1:9/v1',
       gatewayApiKey: undefined,

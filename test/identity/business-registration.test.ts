@@ -97,7 +97,7 @@ test('business registration validates its body', async (t) => {
     .expect(400);
   t.deepEqual(response.body.errors, [
     { path: ['businessName'], message: 'Required' },
-    { path: ['agencyId'], message: 'must be a UUID' },
+    { path: ['agencyId'], message: 'must be a UUID v7' },
   ]);
 });
 

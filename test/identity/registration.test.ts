@@ -108,7 +108,7 @@ test('a client registration with a non-UUID organization is a 400 at organizatio
     .post('/api/identity/auth/client/register')
     .send({ email: 'c2@new.test', password: PASSWORD, name: 'C', organizationId: 'abc' })
     .expect(400);
-  t.deepEqual(response.body.errors, [{ path: ['organizationId'], message: 'must be a UUID' }]);
+  t.deepEqual(response.body.errors, [{ path: ['organizationId'], message: 'must be a UUID v7' }]);
 });
 
 test('the demo accounts of contract §3 sign in', async (t) => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * Real MCP servers (the SDK's server classes) and misbehaving peers on 127.0.0.1, for tool
@@ -41,6 +41,8 @@ export type McpPeerOptions = {
   tools?: Tool[];
   /** Tools per tools/list page; the cursor is the index of the next tool. Default: one page. */
   pageSize?: number;
+  /** Answers tools/call (an error thrown is answered as a JSON-RPC error). Default: no tools/call. */
+  call?: (name: string, args: Record<string, unknown>) => CallToolResult | Promise<CallToolResult>;
 };
 
 /** An SDK `Server` answering tools/list, paginated when `pageSize` is set. */
@@ -55,6 +57,8 @@ function buildServer(options: McpPeerOptions, listCalls: (string | undefined)[])
     const end = start + options.pageSize;
     return { tools: tools.slice(start, end), ...(end < tools.length ? { nextCursor: String(end) } : {}) };
   });
+  const call = options.call;
+  if (call) server.setRequestHandler(CallToolRequestSchema, (request) => call(request.params.name, request.params.arguments ?? {}));
   return server;
 }
 

@@ -16,7 +16,7 @@ test('an OAuth MCP server is connected end to end and its tokens are stored encr
   const started = await startWithServer(t);
   const before = Date.now();
   const initiated = await initiate(t, started).expect(200);
-  t.deepEqual(Object.keys(initiated.body).sort(), ['authorizationUrl', 'expiresAt', 'state']);
+  t.deepEqual(Object.keys(initiated.body).sort(), ['authorizationUrl', 'browserKey', 'expiresAt', 'state']);
   t.true(initiated.body.authorizationUrl.startsWith(`${started.fake.issuer}/authorize?`));
   const lifetime = Date.parse(initiated.body.expiresAt) - before;
   t.true(lifetime > 9.9 * 60_000 && lifetime <= 10 * 60_000 + 5_000, `expires in ${lifetime} ms`);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { checkOutboundUrl, isPublicAddress, urlPolicyFor, UrlRefusedError } from '../../app/net/url-policy.ts';
+import { checkOutboundUrl, checkUrlToSave, isPublicAddress, urlPolicyFor, UrlRefusedError } from '../../app/net/url-policy.ts';
 
 const production = { allowLoopbackHttp: false };
 const development = { allowLoopbackHttp: true };
@@ -88,4 +88,35 @@ test('http to loopback is allowed only by the development policy, and http elsew
   await t.throwsAsync(checkOutboundUrl('http://127.0.0.1:8080/mcp', production), { instanceOf: UrlRefusedError });
   await t.throwsAsync(checkOutboundUrl('http://1.1.1.1/mcp', development), { instanceOf: UrlRefusedError });
   await t.throwsAsync(checkOutboundUrl('http://10.0.0.1/mcp', development), { instanceOf: UrlRefusedError });
+});
+
+test('IPv4-compatible ::/96 and the local-use NAT64 prefix 64:ff9b:1::/48 are refused like the other embedded-IPv4 forms', async (t) => {
+  // Each carries an IPv4 address (private, metadata or public): the target behind it cannot be checked.
+  const embedded = [
+    '::a00:1', // ::10.0.0.1
+    '::7f00:1', // ::127.0.0.1
+    '::a9fe:a9fe', // ::169.254.169.254
+    '::808:808', // ::8.8.8.8: public, still refused (the whole prefix is)
+    '::1.2.3.4', // the dotted form of ::102:304, not the IPv4-mapped ::ffff:1.2.3.4
+    '64:ff9b:1::a00:1',
+    '64:ff9b:1:ffff::808:808',
+    '64:ff9b::a9fe:a9fe',
+    '2002:a00:1::1',
+    '2001:0:a00:1::1',
+  ];
+  for (const address of embedded) {
+    t.false(isPublicAddress(address, production), address);
+    t.false(isPublicAddress(address, development), address);
+    await t.throwsAsync(checkOutboundUrl(`https://[${address}]/mcp`, production), { instanceOf: UrlRefusedError }, address);
+    await t.throwsAsync(checkUrlToSave(`https://[${address}]/mcp`, production), { instanceOf: UrlRefusedError }, address);
+    await t.throwsAsync(
+      checkOutboundUrl('https://rebound.example.com/mcp', production, { lookup: resolvesTo(address) }),
+      { instanceOf: UrlRefusedError },
+      `resolved to ${address}`,
+    );
+  }
+  // Neighbours of those prefixes are ordinary global unicast, and loopback keeps its own rule.
+  for (const address of ['64:ff9b:2::1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) t.true(isPublicAddress(address, production), address);
+  t.true(isPublicAddress('::1', development));
+  t.false(isPublicAddress('::1', production));
 });

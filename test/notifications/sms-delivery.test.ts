@@ -55,10 +55,10 @@ test.serial('an SMS goes to the HTTP provider with the key and the same idempote
   });
   const id = await queueSms(t, '+34600111001', 'hello from the outbox');
 
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0 });
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0, jobs: 0 });
   t.like(await findDeliveryState(t.context.t.db.pool, id), { status: 'pending', lastError: 'sms-http: HTTP 503' });
   now = new Date(now.getTime() + 10_000);
-  t.deepEqual(await worker.runOnce(), { sent: 1, retried: 0, dead: 0 });
+  t.deepEqual(await worker.runOnce(), { sent: 1, retried: 0, dead: 0, jobs: 0 });
 
   t.is(provider.calls.length, 2);
   for (const call of provider.calls) {
@@ -80,7 +80,7 @@ test.serial('a provider that rejects the request (422) dead-letters the SMS with
     clock: () => new Date(Date.now() + 1_000),
   });
   const id = await queueSms(t, '+34600111002', 'will be refused');
-  t.deepEqual(await worker.drain(), { sent: 0, retried: 0, dead: 1 });
+  t.deepEqual(await worker.drain(), { sent: 0, retried: 0, dead: 1, jobs: 0 });
   t.like(await findDeliveryState(t.context.t.db.pool, id), { status: 'dead', lastError: 'sms-http: HTTP 422' });
 });
 
@@ -94,7 +94,7 @@ test.serial('in development without SMTP_URL the email is written to the log (co
     clock: () => new Date(Date.now() + 1_000),
   });
   const registered = await register(t, 'user', 'dev-log@example.com').expect(201);
-  t.deepEqual(await worker.drain(), { sent: 1, retried: 0, dead: 0 });
+  t.deepEqual(await worker.drain(), { sent: 1, retried: 0, dead: 0, jobs: 0 });
   const line = logs.entries.find((entry) => entry.template === 'email-verification');
   const code = /(?<!\d)\d{6}(?!\d)/.exec(String(line?.msg))?.[0];
   t.truthy(code);

@@ -44,7 +44,7 @@ test.serial('a registration email reaches the SMTP server with the code as the o
   await register(t, 'user', 'mail-1@example.com').expect(201);
   const id = await outboxIdOf(t, 'mail-1@example.com');
 
-  t.deepEqual(await worker.drain(), { sent: 1, retried: 0, dead: 0 });
+  t.deepEqual(await worker.drain(), { sent: 1, retried: 0, dead: 0, jobs: 0 });
 
   t.is(peer.received.length, 1);
   const mail = peer.received[0]!;
@@ -69,25 +69,25 @@ test.serial('a server that answers 451 gets the message again later, with backof
   await t.context.t.db.pool.query(sql.unsafe`UPDATE notification_outbox SET next_attempt_at = ${sql.timestamp(now)} WHERE id = ${id}`);
   peer.refuseWith = 451;
 
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0 });
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0, jobs: 0 });
   const first = await findDeliveryState(t.context.t.db.pool, id);
   t.like(first, { status: 'pending', attempts: 1, lastError: 'smtp: SMTP 451' });
   const wait = Date.parse(first!.nextAttemptAt) - now.getTime();
   t.true(wait >= 500 && wait <= 1_000, `first retry after 0.5-1 s, was ${wait} ms`);
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 0 }, 'not due yet');
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 0, jobs: 0 }, 'not due yet');
 
   now = new Date(now.getTime() + 1_000);
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0 });
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0, jobs: 0 });
   const second = await findDeliveryState(t.context.t.db.pool, id);
   const secondWait = Date.parse(second!.nextAttemptAt) - now.getTime();
   t.true(secondWait >= 1_000 && secondWait <= 2_000, `second retry after 1-2 s, was ${secondWait} ms`);
 
   now = new Date(now.getTime() + 2_000);
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 1 });
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 1, jobs: 0 });
   t.like(await findDeliveryState(t.context.t.db.pool, id), { status: 'dead', attempts: 3 });
   now = new Date(now.getTime() + 3_600_000);
   peer.refuseWith = undefined;
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 0 }, 'a dead message is never claimed again');
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 0, jobs: 0 }, 'a dead message is never claimed again');
   t.is(peer.received.length, 0);
 });
 
@@ -98,7 +98,7 @@ test.serial('a server that refuses the recipient for good (550) dead-letters the
   peer.refuseWith = 550;
   await register(t, 'user', 'mail-3@example.com').expect(201);
   const id = await outboxIdOf(t, 'mail-3@example.com');
-  t.deepEqual(await worker.drain(), { sent: 0, retried: 0, dead: 1 });
+  t.deepEqual(await worker.drain(), { sent: 0, retried: 0, dead: 1, jobs: 0 });
   t.like(await findDeliveryState(t.context.t.db.pool, id), { status: 'dead', attempts: 1, lastError: 'smtp: SMTP 550' });
   t.like(
     logs.entries.find((entry) => entry.msg === 'notification dead-lettered'),
@@ -113,7 +113,7 @@ test.serial('a server that never answers times out and the message waits for a r
   await register(t, 'user', 'mail-4@example.com').expect(201);
   const id = await outboxIdOf(t, 'mail-4@example.com');
   const started = Date.now();
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0 });
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 1, dead: 0, jobs: 0 });
   t.true(Date.now() - started < 5_000, 'bounded by the sender timeout');
   const state = await findDeliveryState(t.context.t.db.pool, id);
   t.like(state, { status: 'pending', attempts: 1 });
@@ -147,9 +147,9 @@ test.serial('a worker that dies between sending and marking sent: the message is
   });
 
   const { worker } = workerFor(t, url, { clock: () => now });
-  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 0 }, 'nobody takes it while the lease lasts');
+  t.deepEqual(await worker.runOnce(), { sent: 0, retried: 0, dead: 0, jobs: 0 }, 'nobody takes it while the lease lasts');
   now = new Date(now.getTime() + 60_001);
-  t.deepEqual(await worker.runOnce(), { sent: 1, retried: 0, dead: 0 });
+  t.deepEqual(await worker.runOnce(), { sent: 1, retried: 0, dead: 0, jobs: 0 });
 
   t.is(peer.received.length, 2);
   t.is(peer.received[0]!.messageId, `<${id}@test.example>`);

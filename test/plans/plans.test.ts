@@ -64,7 +64,7 @@ test('plan bodies and ids are validated', async (t) => {
     .expect(400);
   t.deepEqual(create.body.errors.map((e: { path: string[] }) => e.path.join('.')).sort(), ['isActive', 'isPublic', 'maxUsers']);
   const badId = await t.context.t.http().patch('/api/plans/123').set('authorization', `Bearer ${token}`).send({ name: 'X' }).expect(400);
-  t.deepEqual(badId.body.errors, [{ path: ['params', 'planId'], message: 'must be a UUID' }]);
+  t.deepEqual(badId.body.errors, [{ path: ['params', 'planId'], message: 'must be a UUID v7' }]);
 });
 
 test('a member without plan policies gets 403', async (t) => {

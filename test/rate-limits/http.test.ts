@@ -1,7 +1,9 @@
 import anyTest from 'ava';
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { RedisStore } from '@agents/rate-limit/redis';
 import request from 'supertest';
+import { rateLimitLookup } from '../../app/rate-limits.ts';
 import { withTestApp } from '../helpers/app.ts';
 
 const test = withTestApp(anyTest, { rateLimits: true });
@@ -106,12 +108,24 @@ test('with Redis configured, instances share one window kept in Redis under a ha
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const first = new Redis(redisUrl);
   const second = new Redis(redisUrl);
-  t.teardown(() => {
+  // A prefix of this run's own, so runs sharing the Redis server (and its 15-minute windows) never meet.
+  const prefix = `rate-limit-test-${randomBytes(6).toString('hex')}:`;
+  t.teardown(async () => {
+    const left = await first.keys(`${prefix}*`);
+    if (left.length > 0) await first.del(...left);
     first.disconnect();
     second.disconnect();
   });
-  const instanceA = t.context.t.rebuild({ redis: first }).callback();
-  const instanceB = t.context.t.rebuild({ redis: second }).callback();
+  // Each instance counts in Redis through a store with no memory fallback and no timeout: under a
+  // loaded machine a slow answer then waits instead of being counted in a per-instance window.
+  const instance = (redis: Redis) => {
+    const app = t.context.t.rebuild({ redis });
+    return t.context.t
+      .rebuild({ redis, rateLimitFor: rateLimitLookup(app.deps, new RedisStore(redis, { prefix, timeoutMs: 0 })) })
+      .callback();
+  };
+  const instanceA = instance(first);
+  const instanceB = instance(second);
   const ip = clientIp();
   const statuses: number[] = [];
   for (let i = 0; i < 11; i++) {
@@ -120,7 +134,7 @@ test('with Redis configured, instances share one window kept in Redis under a ha
     statuses.push(response.status);
   }
   t.deepEqual(statuses, [...Array(10).fill(401), 429]);
-  const keys = await first.keys(`rate-limit:{rl:POST /api/identity/auth/user/login:ip:${ip}}`);
+  const keys = await first.keys(`${prefix}{rl:POST /api/identity/auth/user/login:ip:${ip}}`);
   t.is(keys.length, 1);
   const ttl = await first.pttl(keys[0]!);
   t.true(ttl > 0 && ttl <= 15 * 60 * 1000);

@@ -154,5 +154,5 @@ test('override routes answer 401 without a token and 400 for a non-UUID agentId'
   t.deepEqual(statuses, [401, 401, 401]);
   const owner = await as(t.context.t, 'owner@demo.test');
   const bad = await owner.post(overridesPath('nope'), { toolName: 'x' }).expect(400);
-  t.deepEqual(bad.body.errors, [{ path: ['params', 'agentId'], message: 'must be a UUID' }]);
+  t.deepEqual(bad.body.errors, [{ path: ['params', 'agentId'], message: 'must be a UUID v7' }]);
 });

@@ -158,7 +158,7 @@ test('a missing agent is a 404 AI.AGENT_NOT_FOUND and a non-UUID agentId a 400 a
   const missing = await owner.put(toolsPath('01900000-0000-7000-8000-00000000ffff'), { tools: [] }).expect(404);
   t.deepEqual(missing.body, AGENT_NOT_FOUND);
   const bad = await owner.put(toolsPath('123'), { tools: [] }).expect(400);
-  t.deepEqual(bad.body.errors, [{ path: ['params', 'agentId'], message: 'must be a UUID' }]);
+  t.deepEqual(bad.body.errors, [{ path: ['params', 'agentId'], message: 'must be a UUID v7' }]);
 });
 
 test('tool routes answer 401 without a token', async (t) => {

@@ -9,7 +9,7 @@ import { budgetState } from './status.ts';
 export const DEFAULT_ALERT_THRESHOLDS_PCT = [50, 80, 100];
 
 const BudgetBody = StrictObject({
-  monthlyLimitUsd: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 }),
+  monthlyLimitUsd: Type.Number({ minimum: 0.01, maximum: 1_000_000_000, description: 'USD, at least one cent' }),
   alertThresholdsPct: Type.Optional(
     Type.Array(Type.Integer({ minimum: 1, maximum: 100 }), {
       minItems: 1,

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import type { DatabasePool } from 'slonik';
+import type { CommonQueryMethods, DatabasePool } from 'slonik';
 import {
   claimDueMessages,
+  deleteOutboxMessage,
   markMessageDead,
   markMessageSent,
   scheduleMessageRetry,
@@ -13,6 +14,16 @@ import { openMessageBody } from '../sealing.ts';
 import { retryDelayMs, type BackoffOptions } from './backoff.ts';
 import { DeliveryError } from './sender.ts';
 import type { Senders } from './senders.ts';
+
+/**
+ * Work queued through the outbox (ADR 0114): a row whose template names a job is not sent; the
+ * job runs with the row's recipient and opened text, inside a transaction that also deletes the
+ * row, so its effects (e.g. a new message) commit exactly once.
+ */
+export type OutboxJob = (tx: CommonQueryMethods, job: { recipient: string; payload: string }) => Promise<void>;
+
+/** Templates of queued work start with this; such a row is never handed to a sender. */
+export const JOB_TEMPLATE_PREFIX = 'job:';
 
 export type OutboxWorkerOptions = BackoffOptions & {
   db: DatabasePool;
@@ -33,9 +44,11 @@ export type OutboxWorkerOptions = BackoffOptions & {
   leaseMs?: number;
   /** Wait between rounds that found nothing due, in milliseconds. Default 1 000. */
   pollIntervalMs?: number;
+  /** The jobs this worker runs, by template (`job:…`). A job row without one waits for a worker that has it. */
+  jobs?: Record<string, OutboxJob>;
 };
 
-export type RoundResult = { sent: number; retried: number; dead: number };
+export type RoundResult = { sent: number; retried: number; dead: number; jobs: number };
 
 /**
  * Delivers the notification outbox (ADR 0080): claims due messages (several workers, in one
@@ -75,7 +88,7 @@ export class OutboxWorker {
     const o = this.#options;
     const now = this.#clock();
     const channels = (['email', 'sms'] as const).filter((channel) => o.senders[channel] !== undefined);
-    const result: RoundResult = { sent: 0, retried: 0, dead: 0 };
+    const result: RoundResult = { sent: 0, retried: 0, dead: 0, jobs: 0 };
     // A channel without a sender here is not claimed: its messages wait for a worker that has one.
     if (channels.length === 0) return result;
     const claimed = await claimDueMessages(o.db, {
@@ -90,11 +103,11 @@ export class OutboxWorker {
 
   /** Runs rounds until nothing is due (what the CLI's `outbox deliver` does). */
   async drain(): Promise<RoundResult> {
-    const total: RoundResult = { sent: 0, retried: 0, dead: 0 };
+    const total: RoundResult = { sent: 0, retried: 0, dead: 0, jobs: 0 };
     for (;;) {
       const round = await this.runOnce();
       for (const key of Object.keys(total) as (keyof RoundResult)[]) total[key] += round[key];
-      if (round.sent + round.retried + round.dead === 0) return total;
+      if (round.sent + round.retried + round.dead + round.jobs === 0) return total;
     }
   }
 
@@ -107,7 +120,6 @@ export class OutboxWorker {
       to: maskRecipient(message.recipient),
       attempt: message.attempts,
     };
-    const sender = o.senders[message.channel]!;
     let body;
     try {
       body = openMessageBody(o.keyring, message.id, message.sealedBody);
@@ -116,6 +128,8 @@ export class OutboxWorker {
       o.logger.error(log, 'notification dead-lettered: its body does not open');
       return 'dead';
     }
+    if (message.template.startsWith(JOB_TEMPLATE_PREFIX)) return this.#runJob(message, body.text, log);
+    const sender = o.senders[message.channel]!;
     try {
       await sender.send({
         id: message.id,
@@ -126,21 +140,47 @@ export class OutboxWorker {
         text: body.text,
       });
     } catch (error) {
-      const reason = error instanceof DeliveryError ? error : new DeliveryError(`${sender.name}: unexpected failure`, false);
-      const now = this.#clock();
-      if (reason.permanent || message.attempts >= (o.maxAttempts ?? 8)) {
-        await markMessageDead(o.db, message.id, now, reason.message);
-        o.logger.error({ ...log, error: reason.message }, 'notification dead-lettered');
-        return 'dead';
-      }
-      const next = new Date(now.getTime() + retryDelayMs(message.attempts, o));
-      await scheduleMessageRetry(o.db, message.id, next, reason.message);
-      o.logger.warn({ ...log, error: reason.message, nextAttemptAt: next.toJSON() }, 'notification delivery failed; will retry');
-      return 'retried';
+      return this.#failed(
+        message,
+        error instanceof DeliveryError ? error : new DeliveryError(`${sender.name}: unexpected failure`, false),
+        log,
+      );
     }
     await markMessageSent(o.db, message.id, this.#clock());
     o.logger.info({ ...log, via: sender.name }, 'notification delivered');
     return 'sent';
+  }
+
+  async #runJob(message: ClaimedMessage, payload: string, log: Record<string, unknown>): Promise<keyof RoundResult> {
+    const o = this.#options;
+    const job = o.jobs?.[message.template];
+    if (!job) return this.#failed(message, new DeliveryError(`no worker here runs ${message.template}`, false), log);
+    try {
+      await o.db.transaction(async (tx) => {
+        await job(tx, { recipient: message.recipient, payload });
+        await deleteOutboxMessage(tx, message.id);
+      });
+    } catch (error) {
+      o.logger.error({ ...log, error: error instanceof Error ? error.message : 'unknown' }, 'queued job failed');
+      return this.#failed(message, new DeliveryError(`${message.template}: failed`, false), log);
+    }
+    o.logger.info(log, 'queued job done');
+    return 'jobs';
+  }
+
+  /** A failed attempt: retried with backoff, or dead-lettered when permanent or out of attempts. */
+  async #failed(message: ClaimedMessage, reason: DeliveryError, log: Record<string, unknown>): Promise<keyof RoundResult> {
+    const o = this.#options;
+    const now = this.#clock();
+    if (reason.permanent || message.attempts >= (o.maxAttempts ?? 8)) {
+      await markMessageDead(o.db, message.id, now, reason.message);
+      o.logger.error({ ...log, error: reason.message }, 'notification dead-lettered');
+      return 'dead';
+    }
+    const next = new Date(now.getTime() + retryDelayMs(message.attempts, o));
+    await scheduleMessageRetry(o.db, message.id, next, reason.message);
+    o.logger.warn({ ...log, error: reason.message, nextAttemptAt: next.toJSON() }, 'notification delivery failed; will retry');
+    return 'retried';
   }
 
   #schedule(delayMs: number) {
@@ -157,7 +197,7 @@ export class OutboxWorker {
     let busy = false;
     try {
       const result = await this.runOnce();
-      busy = result.sent + result.retried + result.dead > 0;
+      busy = result.sent + result.retried + result.dead + result.jobs > 0;
     } catch (error) {
       this.#options.logger.error({ err: error }, 'outbox worker round failed');
     }

@@ -1,13 +1,21 @@
 import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../../config.ts';
+import { outboxJobs } from './jobs.ts';
 import { OutboxWorker } from './outbox-worker.ts';
 import { sendersFor } from './senders.ts';
 
 /** The in-process outbox worker of `npm start` (off with `OUTBOX_WORKER=false`). */
 export function startOutboxWorker(db: DatabasePool, config: Config, logger: Logger): OutboxWorker {
   const senders = sendersFor(config, logger.child({ component: 'outbox' }));
-  const worker = new OutboxWorker({ db, keyring: config.credentialsKeyring, senders, logger: logger.child({ component: 'outbox' }) });
+  const outboxLogger = logger.child({ component: 'outbox' });
+  const worker = new OutboxWorker({
+    db,
+    keyring: config.credentialsKeyring,
+    senders,
+    logger: outboxLogger,
+    jobs: outboxJobs(db, config, outboxLogger),
+  });
   for (const channel of ['email', 'sms'] as const) {
     if (!senders[channel]) logger.warn({ channel }, `no ${channel} sender configured: ${channel} messages stay queued in the outbox`);
   }

@@ -2,14 +2,36 @@
 import { projectionChart } from '../chart.ts';
 import { el, formatDateTime, formatUsd } from '../format.ts';
 import type { Panel } from '../panel.ts';
-import type { Projection, TimeSeries } from '../types.ts';
+import type { Budget, Projection, TimeSeries } from '../types.ts';
 import { projectionEnd, type ReportWindow } from '../window.ts';
 
 function facts(rows: [string, string][], attributes: Record<string, string>): HTMLElement {
   return el('dl', { class: 'facts', ...attributes }, ...rows.flatMap(([term, value]) => [el('dt', {}, term), el('dd', {}, value)]));
 }
 
-export function renderProjection(panel: Panel, answer: Projection, series: TimeSeries, window: ReportWindow): void {
+const STATUS_TEXT: Record<Budget['status'], string> = { ok: 'on track', at_risk: 'at risk', exceeded: 'exceeded' };
+
+/** The budget's line of the panel: limit, this month's spend and projection, and the status. */
+function budgetLine(budget: Budget): HTMLElement {
+  const projected = budget.projectedUsd === null ? '' : `, projected ${formatUsd(budget.projectedUsd)}`;
+  return el(
+    'p',
+    {
+      class: `budget budget-${budget.status}`,
+      'data-budget-status': budget.status,
+      'data-budget-limit': String(budget.monthlyLimitUsd),
+    },
+    `Budget ${formatUsd(budget.monthlyLimitUsd)} a month: ${STATUS_TEXT[budget.status]}. Spent ${formatUsd(budget.spentUsd)} in ${budget.month} (UTC)${projected}.`,
+  );
+}
+
+export function renderProjection(
+  panel: Panel,
+  answer: Projection,
+  series: TimeSeries,
+  window: ReportWindow,
+  budget: Budget | undefined,
+): void {
   const timeZone = series.timezone;
   // The cumulative line: 0 at the window's start, then the running total at the end of each bucket.
   const times = [window.from];
@@ -25,7 +47,7 @@ export function renderProjection(panel: Panel, answer: Projection, series: TimeS
   const lower = [...projected];
   const upper = [...projected];
   const monthEnd = projectionEnd(window);
-  const content: (Node | string)[] = [];
+  const content: (Node | string)[] = budget ? [budgetLine(budget)] : [];
 
   if (answer.status === 'insufficient_data') {
     content.push(
@@ -81,7 +103,16 @@ export function renderProjection(panel: Panel, answer: Projection, series: TimeS
     'data-points': String(times.length),
   });
   panel.ready([chart, ...content], () => {
-    const mounted = projectionChart(chart, { times, cumulative, projected, lower, upper, timeZone, format: formatUsd });
+    const mounted = projectionChart(chart, {
+      times,
+      cumulative,
+      projected,
+      lower,
+      upper,
+      budget: budget?.monthlyLimitUsd ?? null,
+      timeZone,
+      format: formatUsd,
+    });
     return () => mounted.destroy();
   });
 }

@@ -4,7 +4,7 @@
 // with this process's CPU time in microseconds; exits when stdin closes.
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
-import { MemoryStore } from '../src/index.ts';
+import { ipKey, MemoryStore } from '../src/index.ts';
 import { rateLimit } from '../src/koa/index.ts';
 
 // A limit the load never reaches, so every request takes the allowed path (counted, headers set, next()).
@@ -22,11 +22,13 @@ const constantHeaders: Middleware = (ctx, next) => {
 /**
  * The least any limiter of this declaration does, written inline: one clock read, one store hit, the two headers.
  * Not a usable limiter (no denial path, no options); it is the floor the real middleware is compared with.
+ * Its key is the middleware's: `rl:<endpoint>:ip:` and the address as `ipKey` writes it (IPv4 as is, IPv4-mapped
+ * as IPv4, other IPv6 as its /56 network, `2001:db8:1:200::/56`), so both do the same work per request.
  */
 const floorStore = new MemoryStore({ sweepIntervalMs: 0 });
 const inlineFloor: Middleware = (ctx, next) => {
   const now = Date.now();
-  const hit = floorStore.hitSync(ctx.ip, 1_000, declaration.limit, now, 'rl:GET /route-floor:ip:');
+  const hit = floorStore.hitSync(ipKey(ctx.ip), 1_000, declaration.limit, now, 'rl:GET /route-floor:ip:');
   ctx.res.setHeader('RateLimit-Policy', '"default";q=1000000000;w=1');
   ctx.res.setHeader('RateLimit', `"default";r=${declaration.limit - hit.count};t=${Math.ceil((hit.oldestMs + 1_000 - now) / 1_000)}`);
   return next();

@@ -16,6 +16,7 @@ import {
   type RedisClient,
 } from './peers.ts';
 import { redisCost, type RedisCost } from './redis-cost.ts';
+import { keyMemory, keysAt, type KeyMemory } from './redis-memory.ts';
 import { interleaved, type Contender, type RoundsResult } from './rounds.ts';
 import { startBenchServers, type BenchServers } from './servers.ts';
 
@@ -23,7 +24,7 @@ const prefix = `bench-rl:${randomUUID()}:`;
 const KEYS = 10_000;
 const FLOODED = 1_000;
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 8);
-/** BENCH_ONLY=allowed,flood,cluster,memory,correctness,koa runs those sections only (all by default). */
+/** BENCH_ONLY=allowed,flood,cluster,memory,keys,correctness,koa runs those sections only (all by default). */
 const ONLY = process.env['BENCH_ONLY']?.split(',');
 const runs = (section: string) => ONLY === undefined || ONLY.includes(section);
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -128,6 +129,41 @@ async function memory(): Promise<void> {
   );
 }
 
+/** Limits of the thirteen endpoints the service interface limits (3 per minute to 10 per 15 minutes). */
+const SEED_LIMITS = [3, 5, 5, 10, 10, 3, 5, 5, 10, 10, 3, 10, 3];
+const MEMORY_LIMITS = [3, 5, 10, 100, 1_000];
+
+async function keysTable(servers: BenchServers): Promise<void> {
+  const peers: Array<(config: PeerConfig) => Peer> = [
+    (config) => ourRedis(servers.connect(), config),
+    (config) => koaRatelimitRedis(servers.connect(), config),
+    (config) => flexibleRedis(servers.connect(), config),
+  ];
+  console.log(
+    `| store | ${MEMORY_LIMITS.map((l) => `limit ${fmt(l)} (${fmt(keysAt(l))} keys)`).join(' | ')} | keys per GiB, thirteen seed limits |`,
+  );
+  console.log(`|---|${MEMORY_LIMITS.map(() => '---:|').join('')}---:|`);
+  for (const make of peers) {
+    const measured = new Map<number, KeyMemory>();
+    let name = '';
+    for (const limit of MEMORY_LIMITS) {
+      const config: PeerConfig = { limit, windowMs: 900_000, prefix: `${prefix}keys:${randomUUID()}:` };
+      const peer = make(config);
+      name = peer.name;
+      measured.set(limit, await keyMemory(servers.admin.single, peer, config));
+    }
+    // As many keys of each seed limit, every one full (the most a key of that limit can take).
+    // Growth where it was measurable, else MEMORY USAGE (which leaves out the key space's dictionary entries).
+    const bytes = (l: number) => (measured.get(l) as KeyMemory).bytesPerKey ?? (measured.get(l) as KeyMemory).memoryUsage;
+    const seedBytes = SEED_LIMITS.reduce((sum, l) => sum + bytes(l), 0) / SEED_LIMITS.length;
+    const cells = MEMORY_LIMITS.map((l) => {
+      const m = measured.get(l) as KeyMemory;
+      return `${m.bytesPerKey === undefined ? '< 1 MB in all' : fmt(m.bytesPerKey)} / ${fmt(m.memoryUsage)}`;
+    });
+    console.log(`| ${name} | ${cells.join(' | ')} | ${fmt(2 ** 30 / seedBytes)} |`);
+  }
+}
+
 async function correctnessTable(servers: BenchServers): Promise<void> {
   const config: PeerConfig = { limit: 10, windowMs: 60_000, prefix: `${prefix}correct:` };
   const cluster = await servers.connectCluster();
@@ -213,6 +249,12 @@ async function main(servers: BenchServers): Promise<void> {
   if (runs('memory')) {
     console.log('\n## In-process stores (100 000 keys round-robin, limit 1 000 / 60 s, awaited one by one)\n');
     await memory();
+  }
+  if (runs('keys')) {
+    console.log(
+      '\n## Redis memory per tracked key, full (holding `limit` entries), bytes: `used_memory` growth per key / mean `MEMORY USAGE`\n',
+    );
+    await keysTable(servers);
   }
   if (runs('correctness')) {
     console.log('\n## Correctness: 200 concurrent checks, one fresh key, limit 10 / 60 s\n');

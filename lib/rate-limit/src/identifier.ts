@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { DEFAULT_IPV6_SUBNET, ipKey, type Ipv6Subnet } from './ip-key.ts';
 
 /** How a declaration identifies the caller. */
 export type IdentifierType = 'userId' | 'ip';
@@ -17,13 +18,19 @@ export type ResolveIdentifier = (ctx: Context) => string | Promise<string>;
 
 /**
  * Builds the default identifier resolver.
- * - `ip`: `ip:<ctx.ip>` (trust of forwarding headers is the app's `proxy` / `maxIpsCount` setting);
- * - `userId`: `user:<sub or id>` of `resolveUser(ctx)` (default: `ctx.state.user`), else `ip:<ctx.ip>`.
+ * - `ip`: `ip:<address>` where the address is `ctx.ip` through {@link ipKey}: IPv4 as is, an
+ *   IPv4-mapped IPv6 address as its IPv4 address, other IPv6 as its `ipv6Subnet` prefix
+ *   (`ip:2001:db8:1:200::/56`). Trust of forwarding headers is the app's `proxy` / `maxIpsCount` setting;
+ * - `userId`: `user:<sub or id>` of `resolveUser(ctx)` (default: `ctx.state.user`), else the `ip` identifier.
  *   A throwing `resolveUser` (e.g. a bad signature) counts as "no user".
  * The `ip:` / `user:` tags keep a user id that looks like an IP from sharing its bucket.
  */
-export function defaultIdentifier(type: IdentifierType, resolveUser: ResolveUser = stateUser): ResolveIdentifier {
-  if (type === 'ip') return (ctx) => `ip:${ctx.ip}`;
+export function defaultIdentifier(
+  type: IdentifierType,
+  resolveUser: ResolveUser = stateUser,
+  ipv6Subnet: Ipv6Subnet = DEFAULT_IPV6_SUBNET,
+): ResolveIdentifier {
+  if (type === 'ip') return (ctx) => `ip:${ipKey(ctx.ip, ipv6Subnet)}`;
   return async (ctx) => {
     let user: RateLimitUser | null | undefined;
     try {
@@ -32,7 +39,7 @@ export function defaultIdentifier(type: IdentifierType, resolveUser: ResolveUser
       user = undefined;
     }
     const id = user?.sub ?? user?.id;
-    return id === undefined || id === '' ? `ip:${ctx.ip}` : `user:${String(id)}`;
+    return id === undefined || id === '' ? `ip:${ipKey(ctx.ip, ipv6Subnet)}` : `user:${String(id)}`;
   };
 }
 

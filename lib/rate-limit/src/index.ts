@@ -8,3 +8,4 @@ export { ResilientStore, type ResilientStoreOptions } from './resilient-store.ts
 export { createSlidingWindowLimiter, type SlidingWindowLimiter, type SlidingWindowLimiterOptions } from './limiter.ts';
 export { parseWindow } from './parse-window.ts';
 export { RateLimiterUnavailableError, StoreTimeoutError } from './errors.ts';
+export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from './ip-key.ts';

@@ -27,9 +27,9 @@
  * mode on 7). Should the server clock step back, a new entry sorts before older ones; it is then counted until
  * the entries ahead of it leave, which only ever denies more, never allows over the limit.
  */
-const NOW = `
+const now = (argsPerCheck: number) => `
 local now
-if #ARGV % 3 == 1 then
+if #ARGV % ${argsPerCheck} == 1 then
   now = tonumber(ARGV[#ARGV]) * 1000
 else
   local time = redis.call('TIME')
@@ -42,6 +42,9 @@ const CHECK_BODY = `
 local cutoff = now - window_ms * 1000
 local head = redis.pcall('LINDEX', key, 0)
 if type(head) == 'table' then
+  -- Any other error than WRONGTYPE: the key is not served here (a cluster batch routed by a stale slot map).
+  -- Nothing was written for it: the reply { -1 } tells the client to send this check again, alone.
+  if string.sub(head.err, 1, 9) ~= 'WRONGTYPE' then return { -1 } end
   -- WRONGTYPE: the sorted set of version 0.1 (scores are the same µs timestamps). Convert it once, in order.
   local old = redis.call('ZRANGE', key, 0, -1, 'WITHSCORES')
   local ttl = redis.call('PTTL', key)
@@ -106,7 +109,7 @@ export const SLIDING_LOG_SCRIPT = `
 local key = KEYS[1]
 local window_ms = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])${NOW}${CHECK_BODY}`;
+local cost = tonumber(ARGV[3])${now(3)}${CHECK_BODY}`;
 
 /**
  * Several checks in one call, run one after the other inside the script (so exactly as if sent one by one,
@@ -120,11 +123,33 @@ export const SLIDING_LOG_BATCH_SCRIPT = `
 local function check(key, window_ms, limit, cost, now)
 ${indent(CHECK_BODY.trim())}
 end
-${NOW}
+${now(3)}
 local replies = {}
 for i = 1, #KEYS do
   local a = i * 3
   replies[i] = check(KEYS[i], tonumber(ARGV[a - 2]), tonumber(ARGV[a - 1]), tonumber(ARGV[a]), now)
+end
+return replies
+`;
+
+/**
+ * A Redis Cluster batch: checks of keys in any slots owned by the node the call reaches (ADR 0150). A script
+ * may touch keys it did not declare, of other slots, only with the `allow-cross-slot-keys` flag (Redis >= 7.0);
+ * the keys therefore travel in ARGV, and KEYS[1] (the first check's key) only routes the call to its owner.
+ * ARGV[4i-3..4i] = key, window ms, limit, cost; optional last ARGV "now" in ms (tests only). One reply of
+ * {@link SLIDING_LOG_SCRIPT} per check, in order, or `{ -1 }` for a key this node does not serve (moved since
+ * the client read the slot map): that check ran nothing and is sent again alone. The flag also makes Redis
+ * refuse the whole call up front when over `maxmemory`, instead of failing at a write halfway through.
+ */
+export const SLIDING_LOG_NODE_BATCH_SCRIPT = `#!lua flags=allow-cross-slot-keys
+local function check(key, window_ms, limit, cost, now)
+${indent(CHECK_BODY.trim())}
+end
+${now(4)}
+local replies = {}
+for i = 1, math.floor(#ARGV / 4) do
+  local a = i * 4
+  replies[i] = check(ARGV[a - 3], tonumber(ARGV[a - 2]), tonumber(ARGV[a - 1]), tonumber(ARGV[a]), now)
 end
 return replies
 `;

@@ -90,18 +90,44 @@ export async function startRedis(port?: number): Promise<LocalRedis> {
   return { nodes: [{ host: '127.0.0.1', port: chosen }], stop: () => stopAll(dir, [chosen]) };
 }
 
-/** Starts three empty masters and joins them into a cluster covering all 16 384 slots. */
-export async function startCluster(ports?: readonly number[]): Promise<LocalRedis> {
+/** Options of {@link startCluster}. */
+export interface ClusterOptions {
+  /** Replicas per master (each a failover candidate). Default: 0. */
+  replicas?: number;
+  /** `cluster-node-timeout`: how long a master may be unreachable before its replica takes over. Redis's default: 15 000. */
+  nodeTimeoutMs?: number;
+}
+
+/**
+ * Starts three empty masters (and `replicas` replicas of each) and joins them into a cluster covering all
+ * 16 384 slots; with replicas, waits until every replica is in sync with its master.
+ */
+export async function startCluster(ports?: readonly number[], options: ClusterOptions = {}): Promise<LocalRedis> {
+  const replicas = options.replicas ?? 0;
   const dir = await mkdtemp(join(tmpdir(), 'rate-limit-cluster-'));
-  const chosen = ports ?? [await freePort(true), await freePort(true), await freePort(true)];
+  const chosen = ports ?? (await Promise.all(Array.from({ length: 3 * (1 + replicas) }, () => freePort(true))));
+  const timeout = options.nodeTimeoutMs === undefined ? [] : ['--cluster-node-timeout', String(options.nodeTimeoutMs)];
   try {
     for (const port of chosen) {
-      await startServer(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`)]);
+      await startServer(dir, port, ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), ...timeout]);
     }
-    await run('redis-cli', ['--cluster', 'create', ...chosen.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...chosen.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      String(replicas),
+      '--cluster-yes',
+    ]);
     const nodes = chosen.map((port) => ({ host: '127.0.0.1', port }));
     for (const node of nodes) {
       await until(async () => /cluster_state:ok/.test(await ask(node, (r) => r.cluster('INFO'))), `cluster state ok on ${node.port}`);
+      await until(
+        async () =>
+          !/role:slave/.test(await ask(node, (r) => r.info('replication'))) ||
+          /master_link_status:up/.test(await ask(node, (r) => r.info('replication'))),
+        `replica on ${node.port} in sync`,
+      );
     }
     return { nodes, stop: () => stopAll(dir, chosen) };
   } catch (error) {

@@ -2,3 +2,4 @@
 export { rateLimit, type RateLimitOptions } from './middleware.ts';
 export { defaultErrorBody, type DenialInfo } from '../error-body.ts';
 export type { IdentifierType, RateLimitUser, ResolveIdentifier, ResolveUser } from '../identifier.ts';
+export type { Ipv6Subnet } from '../ip-key.ts';

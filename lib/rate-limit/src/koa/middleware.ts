@@ -4,6 +4,7 @@ import { defaultErrorBody, UNAVAILABLE_BODY, type DenialInfo } from '../error-bo
 import { RateLimiterUnavailableError } from '../errors.ts';
 import { ceilSeconds, formatPolicy, formatRateLimit, quotePolicyName } from '../headers.ts';
 import { assertIdentifierType, defaultIdentifier, type IdentifierType, type ResolveIdentifier, type ResolveUser } from '../identifier.ts';
+import { assertIpv6Subnet, DEFAULT_IPV6_SUBNET, ipKey, type Ipv6Subnet } from '../ip-key.ts';
 import { createSlidingWindowLimiter } from '../limiter.ts';
 import { MemoryStore } from '../memory-store.ts';
 import { windowToMs } from '../parse-window.ts';
@@ -22,6 +23,12 @@ export interface RateLimitOptions {
   limit: number;
   /** `"ip"`: the request IP. `"userId"`: the verified user's `sub` or `id`, else the request IP. */
   identifierType: IdentifierType;
+  /**
+   * How an IPv6 client is counted by the default identifiers: by its first `ipv6Subnet` bits
+   * (an integer from 32 to 128), or each full address apart with `false`. An IPv4-mapped IPv6
+   * address (`::ffff:192.0.2.1`) always counts as its IPv4 address. Default: `56`.
+   */
+  ipv6Subnet?: Ipv6Subnet;
   /** First segment of every key: `<keyPrefix>:<endpoint>:<identifier>`. Default: `"rl"`. */
   keyPrefix?: string;
   /** Endpoint segment of the key. Default: `` `${ctx.method} ${ctx._matchedRoute ?? ctx.path}` `` (route pattern when routed). */
@@ -59,19 +66,20 @@ export interface RateLimitOptions {
 export function rateLimit(options: RateLimitOptions): Middleware {
   const windowMs = windowToMs(options.windowMs);
   const identifierType = assertIdentifierType(options.identifierType);
+  const ipv6Subnet = assertIpv6Subnet(options.ipv6Subnet ?? DEFAULT_IPV6_SUBNET);
   const now = options.now ?? Date.now;
   const limiter = createSlidingWindowLimiter({ store: resolveStore(options, now), limit: options.limit, windowMs, now });
   const { limit } = limiter;
   const keyPrefix = options.keyPrefix ?? 'rl';
   const policyName = quotePolicyName(options.policyName ?? 'default');
   const policyHeader = formatPolicy(policyName, limit, windowMs);
-  const identify = options.identifier ?? defaultIdentifier(identifierType, options.resolveUser);
+  const identify = options.identifier ?? defaultIdentifier(identifierType, options.resolveUser, ipv6Subnet);
   const errorBody = options.errorBody ?? defaultErrorBody;
 
   const { checkSync } = limiter;
   const routeScope = routeScopeOf(keyPrefix, options.endpoint, '');
-  // The default `ip` identifier is `ip:<ctx.ip>`: over an in-process store the tag joins the route's scope
-  // and `ctx.ip` is the id, so no key string is built per request (see MemoryStore.hitSync).
+  // The default `ip` identifier is `ip:<ipKey(ctx.ip)>`: over an in-process store the tag joins the route's
+  // scope and the address is the id, so no key string is built per request (see MemoryStore.hitSync).
   const ipScope =
     options.identifier === undefined && identifierType === 'ip' ? routeScopeOf(keyPrefix, options.endpoint, 'ip:') : undefined;
 
@@ -107,7 +115,7 @@ export function rateLimit(options: RateLimitOptions): Middleware {
   return function rateLimitMiddleware(ctx: Context, next: Next): Promise<void> | undefined {
     // In-process store and a synchronous identifier: no promise of our own on the request path.
     if (checkSync !== undefined) {
-      if (ipScope !== undefined) return apply(ctx, next, checkSync(ctx.ip, ipScope(ctx)));
+      if (ipScope !== undefined) return apply(ctx, next, checkSync(ipKey(ctx.ip, ipv6Subnet), ipScope(ctx)));
       const identifier = identify(ctx);
       if (typeof identifier === 'string') return apply(ctx, next, checkSync(identifier, routeScope(ctx)));
       return checkAsync(ctx, next, identifier);

@@ -98,12 +98,7 @@ test.serial('a denial with a reason: the tool never runs, the card says denied a
   await page.context().close();
 });
 
-// Known failure of the chat route, not of the page: an approval answered `approved: true` after the
-// user's override of that tool was recorded comes back `output-denied` and the tool never runs
-// (reproduced without a browser: POST the override, then send the approval through the AI SDK's
-// transport). `failing` keeps the run green while it stays broken and turns red once the route is
-// fixed, so it is then switched back to `test.serial`.
-test.serial.failing(
+test.serial(
   '“Always allow for me” records the override and approves; the next call of the tool runs without a pause',
   async (t) => {
     const { auth, mcp, page, send } = await chatPage(t);

@@ -98,35 +98,32 @@ test.serial('a denial with a reason: the tool never runs, the card says denied a
   await page.context().close();
 });
 
-test.serial(
-  '“Always allow for me” records the override and approves; the next call of the tool runs without a pause',
-  async (t) => {
-    const { auth, mcp, page, send } = await chatPage(t);
-    await send('open an issue');
-    await card(page, 'approval-requested').getByRole('button', { name: 'Always allow for me' }).click();
-    await card(page, 'output-available')
-      .waitFor({ timeout: 10_000 })
-      .catch(async (error: unknown) => {
-        await screenshot(page, 'console-chat-always-failed');
-        t.log(await page.locator('#chat-status').textContent());
-        throw error;
-      });
-    await page.locator('#chat[data-status="ready"]').waitFor();
-    const overrides = await t.context.t.http().get(`/api/ai/agents/${agentId}/tool-overrides`).set('authorization', auth).expect(200);
-    t.deepEqual(
-      (overrides.body as { overrides: { toolName: string }[] }).overrides.map((override) => override.toolName),
-      ['create_issue'],
-    );
-    await send('and another one');
-    await page.locator('#messages .tool-card[data-state="output-available"]').nth(1).waitFor();
-    t.is(await card(page, 'approval-requested').count(), 0, 'no second pause');
-    t.deepEqual(
-      mcp.calls.map((call) => call.arguments),
-      [{ title: 'Bug 1' }, { title: 'Bug 2' }],
-    );
-    await page.context().close();
-  },
-);
+test.serial('“Always allow for me” records the override and approves; the next call of the tool runs without a pause', async (t) => {
+  const { auth, mcp, page, send } = await chatPage(t);
+  await send('open an issue');
+  await card(page, 'approval-requested').getByRole('button', { name: 'Always allow for me' }).click();
+  await card(page, 'output-available')
+    .waitFor({ timeout: 10_000 })
+    .catch(async (error: unknown) => {
+      await screenshot(page, 'console-chat-always-failed');
+      t.log(await page.locator('#chat-status').textContent());
+      throw error;
+    });
+  await page.locator('#chat[data-status="ready"]').waitFor();
+  const overrides = await t.context.t.http().get(`/api/ai/agents/${agentId}/tool-overrides`).set('authorization', auth).expect(200);
+  t.deepEqual(
+    (overrides.body as { overrides: { toolName: string }[] }).overrides.map((override) => override.toolName),
+    ['create_issue'],
+  );
+  await send('and another one');
+  await page.locator('#messages .tool-card[data-state="output-available"]').nth(1).waitFor();
+  t.is(await card(page, 'approval-requested').count(), 0, 'no second pause');
+  t.deepEqual(
+    mcp.calls.map((call) => call.arguments),
+    [{ title: 'Bug 1' }, { title: 'Bug 2' }],
+  );
+  await page.context().close();
+});
 
 test.serial('Stop cancels the answer being streamed and the model call is dropped', async (t) => {
   let called: () => void = () => {};

@@ -17,6 +17,7 @@ import { requestId } from './core/request-id.ts';
 import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
 import { dashboard } from './dashboard/serve.ts';
+import { ACCESS_TOKEN_TTL_SECONDS } from './identity/tokens.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { isRateLimited, rateLimitLookup } from './rate-limits.ts';
 import { areaRoutes } from './routes.ts';
@@ -29,6 +30,8 @@ export type CreateAppOptions = {
   config: Config;
   clock?: () => Date;
   logger?: Logger;
+  /** Access-token lifetime in seconds. Default 900 (15 minutes); tests of token expiry shorten it. */
+  accessTokenTtlSeconds?: number;
   /** The limiter of each declared route. Default: the table of app/rate-limits.ts over one shared store. */
   rateLimitFor?: RateLimitLookup;
   /** Folder of the built dashboard page. Default: `dashboard/dist` (see app/dashboard/serve.ts). */
@@ -46,6 +49,7 @@ export function createApp(options: CreateAppOptions): App {
     config: options.config,
     clock: options.clock ?? (() => new Date()),
     logger,
+    accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
     replica:
       options.replica &&
       new ReplicaReads({ primary: options.db, replica: options.replica, maxLagMs: options.config.replicaMaxLagMs, logger }),

@@ -14,7 +14,23 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 /** Where `npm run build:dashboard` writes and where the server looks by default. */
 export const DEFAULT_DASHBOARD_DIR = join(here, 'dist');
 
-export type DashboardBuild = { outDir: string; script: string; stylesheet: string };
+export type DashboardAsset = {
+  name: string;
+  bytes: number;
+  /** The source module this output is the entry of (`main.ts`, or a page loaded by `import()`). */
+  entryPoint: string | undefined;
+  /** npm packages bundled into this output. */
+  packages: string[];
+  imports: { name: string; dynamic: boolean }[];
+};
+
+export type DashboardBuild = {
+  outDir: string;
+  script: string;
+  stylesheet: string;
+  /** Every output under `assets/` with the assets each one imports (statically or with `import()`). */
+  assets: DashboardAsset[];
+};
 
 /** Bundles `dashboard/src` into `outDir` (emptied first). Minified unless `minify` is false. */
 export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { minify?: boolean } = {}): Promise<DashboardBuild> {
@@ -25,6 +41,8 @@ export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { 
   const result = await build({
     entryPoints: [join(here, 'src', 'main.ts')],
     bundle: true,
+    // Each page is an `import()` of its own, so a page loads only the chunks it uses.
+    splitting: true,
     format: 'esm',
     platform: 'browser',
     target: ['es2022'],
@@ -33,18 +51,38 @@ export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { 
     legalComments: 'eof',
     outdir: assets,
     entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
     metafile: true,
     logLevel: 'warning',
   });
-  const outputs = Object.keys(result.metafile.outputs).map((file) => basename(file));
-  const script = outputs.find((name) => name.endsWith('.js'));
-  const stylesheet = outputs.find((name) => name.endsWith('.css'));
+  const entries = Object.entries(result.metafile.outputs);
+  const outputs = entries.map(([file]) => basename(file));
+  const script = entries.find(([file, output]) => file.endsWith('.js') && output.entryPoint?.endsWith('main.ts'))?.[0];
+  const stylesheets = outputs.filter((name) => name.endsWith('.css'));
+  const stylesheet = stylesheets.length === 1 ? stylesheets[0] : undefined;
   if (!script || !stylesheet) throw new Error(`dashboard build produced ${outputs.join(', ')}`);
   const template = await readFile(join(here, 'src', 'index.html'), 'utf8');
-  const page = template.replace('{{stylesheet}}', `/dashboard/assets/${stylesheet}`).replace('{{script}}', `/dashboard/assets/${script}`);
+  const page = template
+    .replace('{{stylesheet}}', `/dashboard/assets/${stylesheet}`)
+    .replace('{{script}}', `/dashboard/assets/${basename(script)}`);
   await writeFile(join(target, 'index.html'), page);
-  return { outDir: target, script, stylesheet };
+  const assetList = entries.map(([file, output]) => ({
+    name: basename(file),
+    bytes: output.bytes,
+    entryPoint: output.entryPoint,
+    packages: [
+      ...new Set(
+        Object.entries(output.inputs).flatMap(([input, { bytesInOutput }]) =>
+          bytesInOutput > 0 ? (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? []) : [],
+        ),
+      ),
+    ],
+    imports: output.imports
+      .filter((imported) => !imported.external)
+      .map((imported) => ({ name: basename(imported.path), dynamic: imported.kind === 'dynamic-import' })),
+  }));
+  return { outDir: target, script: basename(script), stylesheet, assets: assetList };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

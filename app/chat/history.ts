@@ -22,7 +22,13 @@ export const UNANSWERED_REASON = 'The user sent a new message without answering 
 
 const TITLE_CHARS = 80;
 
-export type PreparedTurn = { conversationId: string; history: StoredMessage[] };
+/**
+ * `approvedCallIds`: the tool calls whose approval this request consumed as approved. They run
+ * even if the tool no longer needs approval (an "always allow" recorded while the call waited):
+ * the AI SDK turns an approval of a tool that needs none into a denial.
+ */
+export type PreparedTurn = { conversationId: string; history: StoredMessage[]; approvedCallIds: ReadonlySet<string> };
+const NONE: ReadonlySet<string> = new Set();
 type Part = StoredMessage['parts'][number];
 
 /**
@@ -45,7 +51,7 @@ export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clien
       await closePending(tx, scope, conversation.id, history, now);
       const message: StoredMessage = { id: uuidv7(), role: 'user', parts: [{ type: 'text', text: incoming.text }] };
       await saveMessage(tx, conversation.id, message, now);
-      return { conversationId: conversation.id, history: [...history, message] };
+      return { conversationId: conversation.id, history: [...history, message], approvedCallIds: NONE };
     });
   }
   const conversation = await findConversation(deps.db, scope, clientId);
@@ -63,6 +69,7 @@ export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clien
       }
       const history = [...(await listMessages(tx, conversation.id))];
       const last = history.at(-1);
+      const approvedCallIds = new Set<string>();
       if (last?.role === 'assistant') {
         last.parts = last.parts.map((part) => {
           const answer = pendingApprovalId(part) === undefined ? undefined : answered.get(pendingApprovalId(part)!);
@@ -72,11 +79,12 @@ export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clien
             approved: answer.approved,
             ...(answer.reason === null ? {} : { reason: answer.reason }),
           };
+          if (answer.approved && typeof part.toolCallId === 'string') approvedCallIds.add(part.toolCallId);
           return { ...part, state: 'approval-responded', approval };
         });
       }
       await closePending(tx, scope, conversation.id, history, now);
-      return { conversationId: conversation.id, history };
+      return { conversationId: conversation.id, history, approvedCallIds };
     });
   }
   if (!conversation) throw conversationNotFound();
@@ -90,7 +98,7 @@ export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clien
     }
     if (history.at(-1)?.role !== 'user')
       throw new ValidationError([{ path: ['trigger'], message: 'there is no user message to answer again' }]);
-    return { conversationId: conversation.id, history };
+    return { conversationId: conversation.id, history, approvedCallIds: NONE };
   });
 }
 

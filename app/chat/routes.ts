@@ -64,7 +64,12 @@ export const chatRoutes = [
       const scope = scopeOf(auth, agent.id);
       const prepared = await prepareTurn(deps, scope, body.id, incoming);
       const offered = (await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: agent.id, userId: auth.userId })) ?? new Map();
-      const tools = await buildToolSet(deps, { agencyId: auth.agencyId, agentId: agent.id, signal: abort.signal }, offered, chatRunners);
+      const tools = await buildToolSet(
+        deps,
+        { agencyId: auth.agencyId, agentId: agent.id, signal: abort.signal, approvedCallIds: prepared.approvedCallIds },
+        offered,
+        chatRunners,
+      );
       const stream = await streamTurn({
         deps,
         organizationId: auth.agencyId,

@@ -10,14 +10,16 @@ import type { McpToolExecutor } from './mcp-executor.ts';
 import { asToolFailure } from './stream-errors.ts';
 
 export type ToolRunners = { builtins: BuiltinExecutors; mcp: McpToolExecutor };
-type Scope = { agencyId: string; agentId: string; signal: AbortSignal };
+/** `approvedCallIds`: calls approved in this request, which run whatever the tool's level is now. */
+type Scope = { agencyId: string; agentId: string; signal: AbortSignal; approvedCallIds: ReadonlySet<string> };
 
 /**
  * The tool map of one turn: exactly the offered tools (the agent's non-blocked ones, see
  * resolveAgentTools), keyed by tool name. MCP tools carry the input schema their server lists
  * now (through the discovery cache); a tool the server no longer lists, or a server that cannot
  * be listed within the MCP client's timeout, is left out. `needsApproval` mirrors
- * `requiresApproval` (needs_approval without this user's override).
+ * `requiresApproval` (needs_approval without this user's override), and holds for a call the
+ * user approved in this request.
  */
 export async function buildToolSet(
   deps: AppDeps,
@@ -28,6 +30,8 @@ export async function buildToolSet(
   const listed = await listServers(deps, scope, offered);
   const tools: ToolSet = {};
   for (const entry of offered.values()) {
+    const needsApproval = (_input: unknown, { toolCallId }: { toolCallId: string }) =>
+      entry.requiresApproval || scope.approvedCallIds.has(toolCallId);
     if (entry.providerKey.startsWith(MCP_PROVIDER_PREFIX)) {
       const serverId = entry.providerKey.slice(MCP_PROVIDER_PREFIX.length);
       const found = listed.get(serverId)?.find((candidate) => candidate.name === entry.toolName);
@@ -35,7 +39,7 @@ export async function buildToolSet(
       tools[entry.toolName] = tool({
         description: found.description ?? found.title ?? entry.toolName,
         inputSchema: jsonSchema(found.inputSchema as JSONSchema7),
-        needsApproval: entry.requiresApproval,
+        needsApproval,
         execute: (input: unknown, { abortSignal }) =>
           asToolFailure(() =>
             runners.mcp(deps, { agencyId: scope.agencyId, serverId, toolName: entry.toolName, input, signal: abortSignal ?? scope.signal }),
@@ -50,7 +54,7 @@ export async function buildToolSet(
     tools[entry.toolName] = tool({
       description: catalog.description,
       inputSchema: jsonSchema<Record<string, unknown>>(schema),
-      needsApproval: entry.requiresApproval,
+      needsApproval,
       execute: (input: Record<string, unknown>, { abortSignal }) =>
         asToolFailure(() => {
           if (!run) throw new Error(noExecutorMessage(entry.toolName));

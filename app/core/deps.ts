@@ -12,6 +12,8 @@ export type AppDeps = {
   /** The current instant; injected so tests control time. */
   clock: () => Date;
   logger: Logger;
+  /** Lifetime of new access tokens in seconds: 15 minutes, shorter only in tests of token expiry. */
+  accessTokenTtlSeconds: number;
   /** Set with DATABASE_REPLICA_URL: routes reads that tolerate a second of staleness (see `readStale`). */
   replica?: ReplicaReads;
 };

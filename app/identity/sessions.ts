@@ -13,14 +13,7 @@ import { HttpError } from '../core/errors.ts';
 import type { PrincipalType } from '../core/route.ts';
 import { emailNotVerified } from './errors.ts';
 import { verifyPassword } from './passwords.ts';
-import {
-  ACCESS_TOKEN_TTL_SECONDS,
-  REFRESH_TOKEN_TTL_MS,
-  hashRefreshToken,
-  newRefreshToken,
-  signAccessToken,
-  type TokenPair,
-} from './tokens.ts';
+import { REFRESH_TOKEN_TTL_MS, hashRefreshToken, newRefreshToken, signAccessToken, type TokenPair } from './tokens.ts';
 import { sendEmailVerificationCode } from './verification-codes.ts';
 
 /** One message for every failed sign-in, so a caller cannot tell which part was wrong. */
@@ -44,10 +37,10 @@ export async function issueTokens(
     expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_MS),
   });
   return {
-    accessToken: signAccessToken(subject, deps.config.jwtSecret, now),
+    accessToken: signAccessToken(subject, deps.config.jwtSecret, now, deps.accessTokenTtlSeconds),
     refreshToken: refresh.token,
     tokenType: 'Bearer',
-    expiresIn: ACCESS_TOKEN_TTL_SECONDS,
+    expiresIn: deps.accessTokenTtlSeconds,
   };
 }
 

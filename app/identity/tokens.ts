@@ -9,7 +9,12 @@ export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 export type TokenPair = { accessToken: string; refreshToken: string; tokenType: 'Bearer'; expiresIn: number };
 
-export function signAccessToken(principal: { id: string; organizationId: string; type: PrincipalType }, secret: string, now: Date): string {
+export function signAccessToken(
+  principal: { id: string; organizationId: string; type: PrincipalType },
+  secret: string,
+  now: Date,
+  ttlSeconds = ACCESS_TOKEN_TTL_SECONDS,
+): string {
   const iat = Math.floor(now.getTime() / 1000);
   return jwt.sign(
     {
@@ -18,7 +23,7 @@ export function signAccessToken(principal: { id: string; organizationId: string;
       agencyId: principal.organizationId,
       type: principal.type,
       iat,
-      exp: iat + ACCESS_TOKEN_TTL_SECONDS,
+      exp: iat + ttlSeconds,
     },
     accessTokenKey(secret),
     { algorithm: ACCESS_TOKEN_ALGORITHM },

@@ -36,6 +36,7 @@ import { runWorker, type Sample } from './load.ts';
 import { startPrivateRedis } from './private-redis.ts';
 import { latencyTable, perSecondTable, sampleChecks, type Check } from './report.ts';
 import { writeChecks } from './write-checks.ts';
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../app/identity/tokens.ts';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_PORT = Number(process.env.BENCH_FAULTS_REDIS_PORT ?? 7250);
@@ -68,7 +69,7 @@ async function main(): Promise<number> {
     cleanups.unshift(async () => redis.disconnect());
     const config = testConfig({ databaseUrl, redisUrl: redisServer.url, trustProxyHops: 1, logLevel: 'silent' });
     const logger = pino({ level: 'silent' });
-    const deps: AppDeps = { db: pool, redis, config, clock: () => new Date(), logger };
+    const deps: AppDeps = { db: pool, redis, config, clock: () => new Date(), logger, accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS };
     const store = createRateLimitStore(deps) as ResilientStore;
     const app = createApp({ db: pool, redis, config, logger, rateLimitFor: rateLimitLookup(deps, store) });
     const server = createServer(app.callback());

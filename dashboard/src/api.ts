@@ -5,11 +5,25 @@ export class ApiError extends Error {
   readonly status: number;
   /** Seconds from `Retry-After` on a 429, when present. */
   readonly retryAfterSeconds: number | undefined;
+  /** The parsed error body (a 400's `errors[].path` names the offending field). */
+  readonly body: unknown;
 
-  constructor(status: number, message: string, retryAfterSeconds?: number) {
+  constructor(status: number, message: string, retryAfterSeconds?: number, body?: unknown) {
     super(message);
     this.status = status;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.body = body;
+  }
+
+  /** A 400's issues: where (`path`) and what. */
+  get issues(): { path: string[]; message: string }[] {
+    const errors = (this.body as { errors?: unknown } | undefined)?.errors;
+    return Array.isArray(errors)
+      ? errors.map((issue: { path?: unknown; message?: unknown }) => ({
+          path: Array.isArray(issue.path) ? issue.path.map(String) : [],
+          message: typeof issue.message === 'string' ? issue.message : '',
+        }))
+      : [];
   }
 }
 
@@ -28,17 +42,23 @@ function messageOf(body: unknown, status: number): string {
   return `HTTP ${status}`;
 }
 
-export async function requestJson<T>(
-  path: string,
-  options: { token?: string; body?: unknown; query?: Record<string, string>; signal?: AbortSignal } = {},
-): Promise<T> {
+export type RequestOptions = {
+  token?: string;
+  /** Default: POST with a body, GET without. */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  body?: unknown;
+  query?: Record<string, string>;
+  signal?: AbortSignal;
+};
+
+export async function requestJson<T>(path: string, options: RequestOptions = {}): Promise<T> {
   const url = new URL(path, window.location.origin);
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(url, {
-    method: options.body === undefined ? 'GET' : 'POST',
+    method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     signal: options.signal,
@@ -57,6 +77,7 @@ export async function requestJson<T>(
       response.status,
       messageOf(body, response.status),
       Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+      body,
     );
   }
   return body as T;

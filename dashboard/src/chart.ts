@@ -3,7 +3,6 @@
  * handles thousands of points (90 days by hour is 2,160 buckets per series) without effort.
  */
 import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import { colorAt, withAlpha } from './colors.ts';
 import { formatDateTime } from './format.ts';
 

@@ -1,26 +1,28 @@
 /**
- * The usage dashboard: sign in, then five analytics answers for the caller's organization.
- * Only same-origin `/api` routes that exist for every client are called; nothing is shown that
- * the API does not answer, apart from running totals for drawing.
+ * The console: sign-in and session, then one page per hash route (usage, agents, an agent's
+ * tools, MCP servers and chat, settings), each loaded when first visited.
  */
+// One stylesheet for every page: CSS imported by a lazily loaded chunk would not be linked.
+import 'uplot/dist/uPlot.min.css';
 import './styles.css';
-import { Controls } from './controls.ts';
-import { Reports } from './reports.ts';
-import { loadSession } from './session.ts';
+import { leave, route } from './router.ts';
+import { session, SESSION_ENDED } from './session.ts';
 import { setUpSignIn } from './sign-in.ts';
-import { show } from './views.ts';
+import { oauthLanding } from './oauth-landing.ts';
 
-// The callbacks run on user actions, after all three exist.
-const signIn = setUpSignIn(
-  () => void reports.load(),
-  () => reports.abort(),
-);
-const controls = new Controls(() => void reports.load());
-const reports = new Reports(controls, (message) => signIn.showSignIn(message));
+const signIn = setUpSignIn(() => void route(), leave);
+window.addEventListener('hashchange', () => {
+  if (session.email) void route();
+});
 
-if (loadSession()) {
-  show('dashboard');
-  void reports.load();
+// Back from an MCP authorization server (the API's browser landing): say how it went.
+const landing = oauthLanding();
+
+if (session.resumable) {
+  void session.refresh().then((ok) => {
+    if (!ok) return signIn.showSignIn(SESSION_ENDED);
+    return route().then(() => landing?.(route));
+  });
 } else {
   signIn.showSignIn();
 }

@@ -3,7 +3,8 @@
  * load aborts the previous one. 401 ends the session, 403 shows the no-access view, 429 keeps
  * what could be shown and says when to try again.
  */
-import { ApiError, requestJson } from './api.ts';
+import { ApiError } from './api.ts';
+import { api } from './authed.ts';
 import type { Controls, Settings } from './controls.ts';
 import { el, formatDateTime } from './format.ts';
 import { Panel } from './panel.ts';
@@ -13,7 +14,7 @@ import { renderHeatmap } from './panels/heatmap.ts';
 import { renderProjection } from './panels/projection.ts';
 import { renderTimeSeries } from './panels/time-series.ts';
 import { retryText } from './retry.ts';
-import { loadSession } from './session.ts';
+import { session, SESSION_ENDED } from './session.ts';
 import type { Budget, CacheSavings, Heatmap, ModelEfficiency, Projection, TimeSeries } from './types.ts';
 import { byId, show } from './views.ts';
 import { reportWindow, type ReportWindow } from './window.ts';
@@ -62,8 +63,7 @@ export class Reports {
   }
 
   async load(): Promise<void> {
-    const session = loadSession();
-    if (!session) return this.#onSessionEnded('');
+    if (!session.email) return this.#onSessionEnded('');
     const settings = this.#controls.settings;
     const window = reportWindow(settings, new Date());
     if (typeof window === 'string') {
@@ -89,11 +89,9 @@ export class Reports {
     this.#status.textContent = 'Loading…';
 
     const get = <T>(path: string, params: Record<string, string>) =>
-      requestJson<T>(`/api/ai/org-usage/${path}`, { token: session.accessToken, query: params, signal: current.signal });
+      api<T>(`/api/ai/org-usage/${path}`, { query: params, signal: current.signal });
     // The budget is optional: none (404) or any failure leaves the charts without its line.
-    const budget = requestJson<Budget>('/api/ai/org-usage/budget', { token: session.accessToken, signal: current.signal }).catch(
-      () => undefined,
-    );
+    const budget = api<Budget>('/api/ai/org-usage/budget', { signal: current.signal }).catch(() => undefined);
     const results = await Promise.allSettled([
       get<TimeSeries>('time-series', query.timeSeries),
       get<Projection>('projection', query.common),
@@ -104,7 +102,7 @@ export class Reports {
     const budgetAnswer = await budget;
     if (current.signal.aborted) return;
     const errors = results.flatMap((result) => (result.status === 'rejected' ? [asApiError(result.reason)] : []));
-    if (errors.some((error) => error.status === 401)) return this.#onSessionEnded('Your session has ended. Sign in again.');
+    if (errors.some((error) => error.status === 401)) return this.#onSessionEnded(SESSION_ENDED);
     if (errors.some((error) => error.status === 403)) return show('forbidden');
 
     this.#render(results, budgetAnswer, settings, window);

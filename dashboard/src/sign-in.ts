@@ -1,7 +1,7 @@
 /** The sign-in form: login, then `/identity/me` for the address shown in the header. */
 import { ApiError, requestJson } from './api.ts';
 import { retryText } from './retry.ts';
-import { clearSession, saveSession } from './session.ts';
+import { session, type TokenPair } from './session.ts';
 import { byId, show } from './views.ts';
 
 export type SignIn = { showSignIn(message?: string): void };
@@ -11,7 +11,7 @@ export function setUpSignIn(onSignedIn: () => void, onSignedOut: () => void): Si
   const error = byId('sign-in-error');
 
   const showSignIn = (message = '') => {
-    clearSession();
+    session.clear();
     onSignedOut();
     show('signIn', message);
     byId('email').focus();
@@ -31,13 +31,12 @@ export function setUpSignIn(onSignedIn: () => void, onSignedOut: () => void): Si
     const button = form.querySelector('button');
     if (button) button.disabled = true;
     try {
-      const tokens = await requestJson<{ accessToken: string }>('/api/identity/auth/user/login', { body: { email, password } });
+      const tokens = await requestJson<TokenPair>('/api/identity/auth/user/login', { body: { email, password } });
       const me = await requestJson<{ email: string }>('/api/identity/me', { token: tokens.accessToken });
-      saveSession({ accessToken: tokens.accessToken, email: me.email });
+      session.start(tokens, me.email);
       byId<HTMLInputElement>('password').value = '';
-      show('dashboard');
-      byId('main').focus();
       onSignedIn();
+      byId('main').focus();
     } catch (caught) {
       const apiError = caught instanceof ApiError ? caught : undefined;
       fail(
@@ -56,6 +55,9 @@ export function setUpSignIn(onSignedIn: () => void, onSignedOut: () => void): Si
     event.preventDefault();
     void signIn();
   });
-  byId('sign-out').addEventListener('click', () => showSignIn('Signed out.'));
+  byId('sign-out').addEventListener('click', () => {
+    void session.signOut().then(() => showSignIn('Signed out.'));
+  });
+  session.onEnded = (message) => showSignIn(message);
   return { showSignIn };
 }

@@ -1,5 +1,5 @@
-/** The page's three views (sign-in, dashboard, no access) and the notice above them. */
-import { loadSession } from './session.ts';
+/** The console's views (sign-in, usage, no access, the other pages) and the notice above them. */
+import { session } from './session.ts';
 
 export const byId = <T extends HTMLElement = HTMLElement>(id: string): T => {
   const element = document.getElementById(id);
@@ -7,7 +7,7 @@ export const byId = <T extends HTMLElement = HTMLElement>(id: string): T => {
   return element as T;
 };
 
-const views = { signIn: byId('sign-in'), dashboard: byId('dashboard'), forbidden: byId('forbidden') };
+const views = { signIn: byId('sign-in'), dashboard: byId('dashboard'), forbidden: byId('forbidden'), page: byId('page') };
 export type View = keyof typeof views;
 
 /** Shows one view (and `message` as a notice); `data-view` on the body names it. */
@@ -16,8 +16,9 @@ export function show(view: View, message = ''): void {
   const notice = byId('notice');
   notice.textContent = message;
   notice.hidden = message === '';
-  const session = loadSession();
-  byId('who').hidden = view === 'signIn' || !session;
-  byId('who-email').textContent = session?.email ?? '';
+  const signedIn = view !== 'signIn' && session.email !== undefined;
+  byId('who').hidden = !signedIn;
+  byId('nav').hidden = !signedIn;
+  byId('who-email').textContent = session.email ?? '';
   document.body.dataset.view = view;
 }

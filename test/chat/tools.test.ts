@@ -206,6 +206,29 @@ test.serial("a user's override runs a needs_approval tool without the pause", as
   t.is(mcp.calls.length, 1);
 });
 
+test.serial('"always allow" recorded while a call waits, then approved: the waiting call runs once', async (t) => {
+  const { auth, mcp, base } = await setup(t, callThenText('create_issue', { title: 'Pending' }));
+  const user = userMessage('open an issue');
+  const first = await sendChat(base, auth, 'always', [user]);
+  t.like(toolParts(first.message)[0], { state: 'approval-requested' });
+  await t.context.t
+    .http()
+    .post(`/api/ai/agents/${agentId}/tool-overrides`)
+    .set('authorization', auth)
+    .send({ toolName: 'create_issue' })
+    .expect(200);
+  t.teardown(() =>
+    t.context.t
+      .http()
+      .delete(`/api/ai/agents/${agentId}/tool-overrides/create_issue`)
+      .set('authorization', auth)
+      .then(() => undefined),
+  );
+  const second = await sendChat(base, auth, 'always', [user, answered(first.message!, true)]);
+  t.like(toolParts(second.message)[0], { state: 'output-available', output: 'create_issue ran with {"title":"Pending"}' });
+  t.is(mcp.calls.length, 1);
+});
+
 test.serial('a built-in tool without an executor ends output-error saying so', async (t) => {
   const { auth, base } = await setup(t, callThenText('send_email', { to: ['a@example.com'], subject: 'Hi', body: 'Hello' }));
   const { message } = await sendChat(base, auth, 'no-executor', [userMessage('email them')]);

@@ -35,10 +35,10 @@ test.serial('a session the API no longer accepts goes back to sign-in with a not
   const { page } = await t.context.open();
   await signIn(page, t.context.origin, 'owner@demo.test');
   await waitForReports(page);
-  // What an expired access token looks like to the page: the API answers 401.
+  // What a revoked or expired refresh token looks like to the page: the API refuses to refresh it.
   await page.evaluate(() => {
     const storage = (globalThis as unknown as InPage).sessionStorage;
-    storage.setItem('usage-dashboard.session', JSON.stringify({ accessToken: 'expired.token.value', email: 'owner@demo.test' }));
+    storage.setItem('console.session', JSON.stringify({ refreshToken: 'revoked-refresh-token', email: 'owner@demo.test' }));
   });
   await page.reload();
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();

@@ -6,6 +6,7 @@ import type { TestFn } from 'ava';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { DEMO_PASSWORD } from '../../seeds/demo-fixtures.ts';
 import { buildDashboard } from '../../dashboard/build.ts';
+import type { CreateAppOptions } from '../../app/app.ts';
 import { withTestApp, type TestApp } from './app.ts';
 import { launchChromium, listen } from './browser.ts';
 
@@ -24,9 +25,9 @@ export type DashboardContext = {
  * A test file's app over its own database with the demo data, the dashboard built into a folder
  * of its own (so parallel files never share one), a listening server and one Chromium.
  */
-export function withDashboard(anyTest: TestFn): TestFn<DashboardContext> {
+export function withDashboard(anyTest: TestFn, options: { app?: Partial<CreateAppOptions> } = {}): TestFn<DashboardContext> {
   const dashboardRoot = join(tmpdir(), `dashboard-test-${randomBytes(6).toString('hex')}`);
-  const test = withTestApp(anyTest, { app: { dashboardRoot } }) as unknown as TestFn<DashboardContext>;
+  const test = withTestApp(anyTest, { app: { ...options.app, dashboardRoot } }) as unknown as TestFn<DashboardContext>;
   const closers: (() => Promise<void>)[] = [];
   // Serial: runs after withTestApp's hook has built the app.
   test.serial.before(async (t) => {

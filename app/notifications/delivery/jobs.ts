@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from '../../config.ts';
 import { PASSWORD_RESET_JOB, passwordResetJob } from '../../identity/password-reset.ts';
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../identity/tokens.ts';
 import type { OutboxJob } from './outbox-worker.ts';
 
 /**
@@ -14,6 +15,6 @@ export function outboxJobs(
   logger: Logger,
   clock: () => Date = () => new Date(),
 ): Record<string, OutboxJob> {
-  const deps = { db, redis: undefined, config, logger, clock };
+  const deps = { db, redis: undefined, config, logger, clock, accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS };
   return { [PASSWORD_RESET_JOB]: passwordResetJob(deps) };
 }

@@ -1,0 +1,39 @@
+/** The organization's agents, each with links to its chat, tool permissions and MCP servers. */
+import { api } from '../authed.ts';
+import { el } from '../format.ts';
+import type { PageContext } from '../router.ts';
+import type { Agent } from '../console-types.ts';
+import { describeError, pageHeading, say, statusLine } from '../ui.ts';
+import { show } from '../views.ts';
+
+export async function render({ root, signal }: PageContext): Promise<void> {
+  show('page');
+  const status = statusLine('agents-status');
+  const list = el('ul', { class: 'agents', id: 'agent-list' });
+  root.append(pageHeading('Agents'), status, list);
+  status.textContent = 'Loading…';
+  try {
+    const { agents } = await api<{ agents: Agent[] }>('/api/ai/agents', { signal });
+    say(status, agents.length === 0 ? 'No agents yet.' : '', 'ok');
+    for (const agent of agents) {
+      const base = `#/agents/${agent.id}`;
+      list.append(
+        el(
+          'li',
+          { class: 'card agent', 'data-agent-id': agent.id },
+          el('h3', {}, agent.name),
+          agent.description ? el('p', { class: 'note' }, agent.description) : '',
+          el(
+            'p',
+            { class: 'links' },
+            el('a', { href: `${base}/chat`, 'aria-label': `Chat with ${agent.name}` }, 'Chat'),
+            el('a', { href: `${base}/tools`, 'aria-label': `Tool permissions of ${agent.name}` }, 'Tool permissions'),
+            el('a', { href: `${base}/mcp-servers`, 'aria-label': `MCP servers of ${agent.name}` }, 'MCP servers'),
+          ),
+        ),
+      );
+    }
+  } catch (error) {
+    if (!signal.aborted) say(status, describeError(error, 'read on ai.agent'));
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Chat with an agent through the AI SDK's client (`AbstractChat` + `DefaultChatTransport`): the
+ * caller's conversations (listed, resumable), the answer streamed as it arrives, each tool call
+ * as a card (`tool-card.ts`) with Approve / Deny / Always allow when it waits for approval, and
+ * Stop, which aborts the request (the service then aborts the model call).
+ */
+import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import { api } from '../authed.ts';
+import { ConsoleChat } from '../chat-state.ts';
+import { el } from '../format.ts';
+import type { PageContext } from '../router.ts';
+import { session } from '../session.ts';
+import { describeError, pageHeading, say, statusLine } from '../ui.ts';
+import { show } from '../views.ts';
+import { renderMessage } from './chat-message.ts';
+
+type Conversation = { id: string; title: string | null; createdAt: string; updatedAt: string };
+
+/** `fetch` for the transport: the session's token, and one refresh and retry on a 401. */
+async function authedFetch(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
+  const send = () => {
+    const headers = new Headers(init.headers);
+    if (session.accessToken) headers.set('authorization', `Bearer ${session.accessToken}`);
+    return fetch(input, { ...init, headers, credentials: 'omit' });
+  };
+  if (!session.accessToken) await session.refresh();
+  const token = session.accessToken;
+  const response = await send();
+  if (response.status !== 401) return response;
+  if (session.accessToken === token && !(await session.refresh())) return response;
+  return send();
+}
+
+export async function render({ root, params, signal }: PageContext): Promise<void> {
+  show('page');
+  const [agentId = '', resumed] = params;
+  const base = `/api/ai/agents/${agentId}`;
+  const conversationId = resumed ?? crypto.randomUUID();
+  const list = el('ul', { class: 'conversations', id: 'conversation-list' });
+  const status = statusLine('chat-status');
+  const log = el('div', { class: 'messages', id: 'messages', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation' });
+  const input = el('textarea', { id: 'chat-input', name: 'message', rows: '3', required: '' });
+  const send = el('button', { type: 'submit' }, 'Send');
+  const stop = el('button', { type: 'button', id: 'chat-stop' }, 'Stop');
+  stop.disabled = true;
+  const composer = el(
+    'form',
+    { class: 'composer', id: 'composer', 'aria-label': 'Send a message' },
+    el('label', { for: 'chat-input' }, 'Message'),
+    input,
+    el('div', { class: 'actions' }, send, stop),
+  );
+  root.append(
+    pageHeading('Chat'),
+    el(
+      'p',
+      { class: 'links' },
+      el('a', { href: `#/agents/${agentId}/tools` }, 'Tool permissions'),
+      el('a', { href: `#/agents/${agentId}/mcp-servers` }, 'MCP servers'),
+    ),
+    el(
+      'div',
+      { class: 'chat' },
+      el(
+        'nav',
+        { class: 'card', 'aria-label': 'Conversations' },
+        el('a', { href: `#/agents/${agentId}/chat`, id: 'new-conversation' }, 'New conversation'),
+        list,
+      ),
+      el('section', { class: 'card', 'aria-label': 'Messages', id: 'chat', 'data-conversation-id': conversationId }, log, status, composer),
+    ),
+  );
+
+  const showConversations = async () => {
+    try {
+      const { conversations } = await api<{ conversations: Conversation[] }>(`${base}/conversations`, { signal });
+      list.replaceChildren(
+        ...conversations.map((conversation) =>
+          el(
+            'li',
+            {},
+            el(
+              'a',
+              {
+                href: `#/agents/${agentId}/chat/${conversation.id}`,
+                'data-conversation-id': conversation.id,
+                'aria-current': String(conversation.id === conversationId),
+              },
+              conversation.title || 'Untitled conversation',
+            ),
+          ),
+        ),
+      );
+    } catch (error) {
+      if (!signal.aborted) list.replaceChildren(el('li', { class: 'error' }, describeError(error)));
+    }
+  };
+
+  let messages: UIMessage[] = [];
+  if (resumed) {
+    try {
+      messages = (await api<{ id: string; messages: UIMessage[] }>(`${base}/conversations/${resumed}`, { signal })).messages;
+    } catch (error) {
+      if (!signal.aborted) say(status, describeError(error));
+      return;
+    }
+  }
+
+  let frame = 0;
+  const draw = () => {
+    frame = 0;
+    const busy = chat.status === 'submitted' || chat.status === 'streaming';
+    stop.disabled = !busy;
+    send.disabled = busy;
+    root.querySelector('#chat')?.setAttribute('data-status', chat.status);
+    log.replaceChildren(...chat.messages.map((message) => renderMessage(message, actions)));
+    if (chat.error) say(status, `The answer failed: ${chat.error.message}`);
+    else say(status, chat.status === 'submitted' ? 'Waiting for the answer…' : chat.status === 'streaming' ? 'Answering…' : '', 'ok');
+  };
+  const chat: ConsoleChat = new ConsoleChat({
+    id: conversationId,
+    messages,
+    onChange: () => {
+      frame ||= requestAnimationFrame(draw);
+    },
+    transport: new DefaultChatTransport({ api: `${base}/chat`, fetch: authedFetch, credentials: 'omit' }),
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    onFinish: () => {
+      if (!resumed) history.replaceState(null, '', `#/agents/${agentId}/chat/${conversationId}`);
+      void showConversations();
+    },
+  });
+  const actions = {
+    approve: (id: string) => void chat.addToolApprovalResponse({ id, approved: true }),
+    deny: (id: string, reason: string) => void chat.addToolApprovalResponse({ id, approved: false, ...(reason ? { reason } : {}) }),
+    alwaysAllow: async (id: string, toolName: string) => {
+      // Recorded first: if the override is refused, nothing is approved.
+      await api(`${base}/tool-overrides`, { method: 'POST', body: { toolName } });
+      await chat.addToolApprovalResponse({ id, approved: true });
+    },
+    fail: (error: unknown) => say(status, describeError(error)),
+  };
+  signal.addEventListener('abort', () => void chat.stop());
+
+  composer.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const text = input.value.trim();
+    if (!text) return;
+    input.value = '';
+    void chat.sendMessage({ text });
+  });
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey) {
+      event.preventDefault();
+      composer.requestSubmit();
+    }
+  });
+  stop.addEventListener('click', () => void chat.stop());
+  draw();
+  // What the browser test measures as the chat view's first meaningful paint.
+  performance.mark('chat-view-ready');
+  await showConversations();
+}

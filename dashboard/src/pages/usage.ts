@@ -1,0 +1,21 @@
+/** The usage page: the report settings and the six panels over the analytics endpoints. */
+import { Controls } from '../controls.ts';
+import { Reports } from '../reports.ts';
+import type { PageContext } from '../router.ts';
+import { session } from '../session.ts';
+import { show } from '../views.ts';
+
+let reports: Reports | undefined;
+
+export async function render({ signal }: PageContext): Promise<void> {
+  show('dashboard');
+  if (!reports) {
+    // The callbacks run on user actions, after both exist.
+    const controls = new Controls(() => void current.load());
+    const current = new Reports(controls, (message) => session.onEnded(message));
+    reports = current;
+  }
+  const active = reports;
+  signal.addEventListener('abort', () => active.abort());
+  await active.load();
+}

@@ -1,5 +1,5 @@
 /**
- * The demo fixtures of contract §3. Ids are fixed (valid UUID v7 values) so the seed is
+ * The demo fixtures of docs/interface.md §3. Ids are fixed (valid UUID v7 values) so the seed is
  * idempotent and docs and black-box tests can name them.
  */
 export const DEMO_PASSWORD = 'demo-password-1';

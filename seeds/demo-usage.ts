@@ -3,7 +3,7 @@ import { GENERATED_MODELS, generateUsage } from './usage-generator.ts';
 import { insertMissingModelPricing, insertUsageEvents, organizationHasUsage } from '../sql/usage-import.ts';
 import { AGENTS, ORGANIZATIONS, USERS } from './demo-fixtures.ts';
 
-/** Days of demo usage, ending at the seed's run (contract §3). */
+/** Days of demo usage, ending at the seed's run (docs/interface.md §3). */
 export const DEMO_USAGE_DAYS = 120;
 export const DEMO_USAGE_ROWS = 3_000;
 /** A model the demo uses but does not price, so cache-savings shows `skippedModelsCount`. */

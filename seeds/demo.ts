@@ -4,7 +4,7 @@ import { seedDemoUsage } from './demo-usage.ts';
 import { AGENTS, DEMO_PASSWORD, ORGANIZATIONS, PLANS, ROLES, USERS } from './demo-fixtures.ts';
 
 /**
- * Creates the demo organizations, roles, accounts, plans and agents of contract §3.
+ * Creates the demo organizations, roles, accounts, plans and agents of docs/interface.md §3.
  * Idempotent: rows are keyed by fixed ids and inserted only when absent, so a second run
  * changes nothing (and never resets a demo password someone changed).
  */

@@ -2,7 +2,7 @@ import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { ActionType, UsageSource } from './usage-window.ts';
 
-/** One usage row as stored (contract §4); `costUsd` is a decimal string or number. */
+/** One usage row as stored (docs/interface.md §4); `costUsd` is a decimal string or number. */
 export type UsageEventInput = {
   id: string;
   organizationId: string;

@@ -11,7 +11,7 @@ const DailySpendRow = z.strictObject({
 });
 export type DailySpendRow = z.infer<typeof DailySpendRow>;
 
-/** Cost per UTC calendar day of the window, only days with usage rows (contract §5). */
+/** Cost per UTC calendar day of the window, only days with usage rows (docs/interface.md §5). */
 export async function findDailySpendInWindow(db: CommonQueryMethods, window: UsageWindow): Promise<readonly DailySpendRow[]> {
   return db.any(sql.type(DailySpendRow)`
     SELECT ((at AT TIME ZONE 'UTC')::date - (${ts(window.from)} AT TIME ZONE 'UTC')::date) AS t,

@@ -7,7 +7,7 @@ import { AgentIdParams, AgentListSchema, AgentSchema, agentNotFoundResponse, Cre
 
 const AGENT = 'ai.agent';
 
-/** Minimal agent routes (contract §7), always scoped to the caller's agency (`agencyId` claim). */
+/** Minimal agent routes (docs/interface.md §7), always scoped to the caller's agency (`agencyId` claim). */
 export const agentRoutes = [
   defineRoute({
     method: 'POST',

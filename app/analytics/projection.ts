@@ -15,7 +15,7 @@ const utcDay = (ms: number) => Math.floor(ms / DAY_MS);
 
 /**
  * Whole UTC days after the day that contains `to - 1 ms`, through the last day of that month,
- * as day offsets from the UTC day of `from` (contract §5).
+ * as day offsets from the UTC day of `from` (docs/interface.md §5).
  */
 export function remainingDaysOfMonth(from: Date, to: Date): number[] {
   const lastMs = to.getTime() - 1;
@@ -27,7 +27,7 @@ export function remainingDaysOfMonth(from: Date, to: Date): number[] {
 }
 
 /**
- * Month-end cost projection (contract §5): OLS of daily spend on the day index over the days
+ * Month-end cost projection (docs/interface.md §5): OLS of daily spend on the day index over the days
  * with data, the k remaining days of the month predicted and floored at 0, and the 80%
  * prediction interval for their sum (@agents/analytics `projectFutureTotal`).
  */

@@ -5,7 +5,7 @@ import { forbidden, ValidationError } from '../core/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
 
 /**
- * The organization a request reads (contract §5): `x-org-id` when present, else the token's
+ * The organization a request reads (docs/interface.md §5): `x-org-id` when present, else the token's
  * `agencyId`; a header naming another organization is a 403.
  */
 export function requestedOrganization(ctx: Context, auth: AccessClaims): string {

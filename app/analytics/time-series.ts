@@ -4,7 +4,7 @@ import { findUsageByBucket, type BucketRow, type UsageGroupBy } from '../../sql/
 import type { UsageWindow } from '../../sql/usage-window.ts';
 import { ValidationError } from '../core/errors.ts';
 
-/** Largest number of buckets one answer may hold (contract §5). */
+/** Largest number of buckets one answer may hold (docs/interface.md §5). */
 export const MAX_BUCKETS = 10_000;
 
 type Totals = { totalTokens: number; totalCostUsd: number };

@@ -10,7 +10,7 @@ import type { AccessClaims, Policy, PrincipalType } from './route.ts';
 /** Longer Authorization headers are refused before any parsing. */
 export const MAX_TOKEN_LENGTH = 4096;
 
-/** The only algorithm accepted for access tokens (contract §2). */
+/** The only algorithm accepted for access tokens (docs/interface.md §2). */
 export const ACCESS_TOKEN_ALGORITHM = 'HS256';
 
 const hmacKeys = new Map<string, KeyObject>();

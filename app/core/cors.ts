@@ -1,7 +1,7 @@
 import cors from '@koa/cors';
 import type { Context, Middleware, Next } from 'koa';
 
-/** Headers a browser script may read on a cross-origin response (contract §8's rate-limit headers). */
+/** Headers a browser script may read on a cross-origin response (docs/interface.md §8's rate-limit headers). */
 const EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After'];
 
 /** How long a browser may cache a preflight answer, in seconds. */

@@ -14,7 +14,7 @@ const GENERIC: Record<number, string> = {
 };
 
 /**
- * The one place where errors become responses (contract §1). Errors we did not expect are
+ * The one place where errors become responses (docs/interface.md §1). Errors we did not expect are
  * answered with a bare 500 carrying the request id and handed to `app.on('error')`, the one
  * place where they are logged. No response carries a stack trace, SQL or an internal message.
  */

@@ -1,4 +1,4 @@
-/** The error types a handler throws; the error middleware turns each into its envelope (contract §1). */
+/** The error types a handler throws; the error middleware turns each into its envelope (docs/interface.md §1). */
 
 export type Localized = { en: string; es: string };
 export type ValidationIssue = { path: string[]; message: string };
@@ -41,7 +41,7 @@ export const forbidden = () => new HttpError(403, 'Forbidden');
 export const notFound = (what = 'Resource') => new HttpError(404, `${what} not found`);
 
 /**
- * 503 `CORE.SERVICE_UNAVAILABLE` (contract §9), shaped like the 429 with `metadata.retryAfterSeconds`.
+ * 503 `CORE.SERVICE_UNAVAILABLE` (docs/interface.md §9), shaped like the 429 with `metadata.retryAfterSeconds`.
  * `retryAfterSeconds`: seconds the client should wait; default 1.
  */
 export function serviceUnavailable(cause: unknown, retryAfterSeconds = 1): CodedError {

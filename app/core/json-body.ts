@@ -5,7 +5,7 @@ import { HttpError, ValidationError } from './errors.ts';
 /**
  * Parses a JSON body into `ctx.request.body`. Mounted per route after the rate limiter
  * (app/core/mount.ts), so that a request with malformed JSON or an oversized body counts
- * against the limit like any other (contract §8: every request counts, whatever its body).
+ * against the limit like any other (docs/interface.md §8: every request counts, whatever its body).
  * Bodies of other content types are left unread; a route with a body schema answers them 415.
  *
  * @param limitBytes largest accepted body in bytes (`BODY_LIMIT_BYTES`); larger ones get 413.

@@ -5,7 +5,7 @@ import { HttpError } from './errors.ts';
 /**
  * Answers a request that no route took, when its path is a known one: OPTIONS gets 204 with
  * `Allow`; any other method, TRACE and WebDAV's included, gets 405 `{ statusCode, message }`
- * with `Allow` (contract §9). An unknown path stays a 404. Replaces @koa/router's
+ * with `Allow` (docs/interface.md §9). An unknown path stays a 404. Replaces @koa/router's
  * `allowedMethods`, whose 501 for methods outside its list became a 500 and whose 405 had
  * no `Allow` once thrown. Methods Node's parser does not know never get here: the server's
  * `clientError` handler answers them (see client-errors.ts).

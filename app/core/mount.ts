@@ -40,7 +40,7 @@ export function parseQuery(querystring: string): Record<string, unknown> {
  * A route declaring `idempotent: true` runs its handler under an `Idempotency-Key` when the
  * request sends one (app/core/idempotency.ts): handler and answer record share one transaction.
  * The limiter comes first, before the body is even read, so that every request to a limited route
- * counts, malformed or oversized bodies included (contract §8). The bracketed part runs under
+ * counts, malformed or oversized bodies included (docs/interface.md §8). The bracketed part runs under
  * `databaseFaults`: a lost database connection is retried once for a read-only route and is
  * otherwise a 503 with Retry-After (ADR 0065).
  */

@@ -1,7 +1,7 @@
 import type { DenialInfo } from '@agents/rate-limit/koa';
 
 /**
- * The service's 429 body (contract §1 envelope): `{ statusCode: 429, errorCode: 'CORE.RATE_LIMIT_EXCEEDED',
+ * The service's 429 body (docs/interface.md §1 envelope): `{ statusCode: 429, errorCode: 'CORE.RATE_LIMIT_EXCEEDED',
  * message: { en, es }, metadata: { retryAfterSeconds } }`, the wait equal to the `Retry-After` header.
  * Passed to the limiter as `errorBody` (the library's own default is a neutral body).
  */

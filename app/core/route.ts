@@ -11,7 +11,7 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type PrincipalType = 'user' | 'client';
 export { API_KEY_SCOPES, type ApiKeyScope } from '../../sql/api-keys.ts';
 
-/** Claims of a verified access token (contract §2). */
+/** Claims of a verified access token (docs/interface.md §2). */
 export type AccessClaims = {
   sub: string;
   userId: string;

@@ -64,7 +64,7 @@ export async function registerClient(
 }
 
 /**
- * A business under an agency and its owner (contract §6). The gates run fail-fast in this
+ * A business under an agency and its owner (docs/interface.md §6). The gates run fail-fast in this
  * order, each from its own area: the flag, an active public plan, user capacity; a taken
  * email is checked after them. The agency row is locked first, so the gates read a state
  * that Guard 1, Guard 2 and concurrent registrations cannot change before this commits.

@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import { ACCESS_TOKEN_ALGORITHM, accessTokenKey } from '../core/auth.ts';
 import type { PrincipalType } from '../core/route.ts';
 
-/** Access tokens live 15 minutes; refresh tokens 30 days (contract §2). */
+/** Access tokens live 15 minutes; refresh tokens 30 days (docs/interface.md §2). */
 export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 

@@ -2,7 +2,7 @@ import { HttpError, ValidationError, type ValidationIssue } from '../core/errors
 import type { Variant } from './schemas.ts';
 
 /**
- * The catalog rules a JSON schema cannot state (contract §7), checked after the schema:
+ * The catalog rules a JSON schema cannot state (docs/interface.md §7), checked after the schema:
  * - `variants` present and non-empty on create, non-empty when given on update: else 422;
  * - one variant per type in an entry: 400 at the repeated variant's `type`;
  * - credential field keys unique within a variant: 400 at the repeated field's `key`.

@@ -121,7 +121,7 @@ const Logo = Type.Union(
       '(`logos/<id>.<png|jpg|webp>`) are served there; another relative path is stored as given for a front-end that serves it.',
   },
 );
-/** Not required by the schema: a missing or empty list is a 422 (contract §7), checked by the handler. */
+/** Not required by the schema: a missing or empty list is a 422 (docs/interface.md §7), checked by the handler. */
 const Variants = Type.Array(Variant, { maxItems: 3 });
 
 export const CreateAvailableMcpBody = StrictObject(

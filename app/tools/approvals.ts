@@ -3,7 +3,7 @@ import { uuidv7 } from 'uuidv7';
 import { answerPendingToolApproval, insertPendingToolApproval, type AnsweredApproval } from '../../sql/tool-approvals.ts';
 import { approvalReasonTooLong, approvalUnknownId } from './errors.ts';
 
-/** Longest denial reason, in characters (service-interface.md, "Other limits and constants"). */
+/** Longest denial reason, in characters (docs/interface.md §10). */
 export const MAX_DENIAL_REASON_CHARS = 2000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

@@ -1,5 +1,5 @@
 /**
- * The static tool catalog (contract §7): the built-in providers and their tools. A tool name
+ * The static tool catalog (docs/interface.md §7): the built-in providers and their tools. A tool name
  * is unique across the catalog; a built-in tool in an agent's set must name its own provider.
  * Tools of an agent's MCP servers are not listed here (their provider key is `mcp:<serverId>`).
  */

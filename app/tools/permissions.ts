@@ -20,7 +20,7 @@ const mcpServerIdOf = (providerKey: string): string | undefined => {
 };
 
 /**
- * Checks each element against the catalog and the agent's MCP servers (contract §7) and
+ * Checks each element against the catalog and the agent's MCP servers (docs/interface.md §7) and
  * returns the rows to store, or the issues at each element's path.
  */
 function checkToolSet(tools: ToolPermission[], serversOfAgent: Set<string>) {

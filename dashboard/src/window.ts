@@ -45,7 +45,7 @@ export function reportWindow(settings: WindowSettings, now: Date): ReportWindow 
   return { from: new Date(subDays(end, DAYS[settings.range]).getTime()), to: new Date(end.getTime()) };
 }
 
-/** End of the UTC month that contains the window's last instant: where the projection ends (contract §5). */
+/** End of the UTC month that contains the window's last instant: where the projection ends (docs/interface.md §5). */
 export function projectionEnd(window: ReportWindow): Date {
   const last = new Date(window.to.getTime() - 1);
   return new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1));

@@ -7,7 +7,7 @@ import { TEST_JWT_SECRET, type TestApp } from '../helpers/app.ts';
 
 /**
  * Tests here mint access tokens instead of logging in: signing in is the identity area's
- * concern, and the tokens carry exactly the claims of contract §2.
+ * concern, and the tokens carry exactly the claims of docs/interface.md §2.
  */
 export function accessToken(userId: string, agencyId: string): string {
   const now = Math.floor(Date.now() / 1000);

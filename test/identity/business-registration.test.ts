@@ -13,7 +13,7 @@ const test = withTestApp(anyTest);
 
 type AgencySetup = { flag: boolean; plan?: { isPublic: boolean; isActive: boolean }; capacity: number | null };
 
-/** An agency in a state written directly, as data predating the guards would be (contract §6). */
+/** An agency in a state written directly, as data predating the guards would be (docs/interface.md §6). */
 async function agency(t: T, setup: AgencySetup): Promise<string> {
   const id = uuidv7();
   const db = t.context.t.db.pool;

@@ -111,7 +111,7 @@ test('a client registration with a non-UUID organization is a 400 at organizatio
   t.deepEqual(response.body.errors, [{ path: ['organizationId'], message: 'must be a UUID v7' }]);
 });
 
-test('the demo accounts of contract §3 sign in', async (t) => {
+test('the demo accounts of docs/interface.md §3 sign in', async (t) => {
   for (const user of Object.values(USERS)) {
     await t.context.t.http().post('/api/identity/auth/user/login').send({ email: user.email, password: 'demo-password-1' }).expect(200);
   }

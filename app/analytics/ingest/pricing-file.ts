@@ -5,7 +5,7 @@ const PRICE_FIELDS = ['inputUsdPerMTok', 'outputUsdPerMTok', 'cacheReadUsdPerMTo
 
 /**
  * Parses a pricing file: `[ { modelId, inputUsdPerMTok, outputUsdPerMTok, cacheReadUsdPerMTok } ]`
- * (USD per million tokens, contract §4). Throws an Error naming the entry and field.
+ * (USD per million tokens, docs/interface.md §4). Throws an Error naming the entry and field.
  */
 export function parsePricingFile(text: string): ModelPricingInput[] {
   let value: unknown;

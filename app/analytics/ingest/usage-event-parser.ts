@@ -33,7 +33,7 @@ const KNOWN = new Set([
 ]);
 const MAX_TOKENS = 2 ** 53 - 1;
 
-/** Parses one NDJSON line into a row ready for insert (contract §4 usage event). */
+/** Parses one NDJSON line into a row ready for insert (docs/interface.md §4 usage event). */
 export function parseUsageLine(text: string, line: number): UsageEventInput {
   let value: unknown;
   try {

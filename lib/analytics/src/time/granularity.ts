@@ -1,7 +1,7 @@
 /**
  * Bucket granularity chosen from the length of a reporting window.
  *
- * Rule (service contract §5): d = to − from; d ≤ 7 days → 'hour'; d ≤ 90 days → 'day';
+ * Rule (service docs/interface.md §5): d = to − from; d ≤ 7 days → 'hour'; d ≤ 90 days → 'day';
  * d ≤ 365 days → 'week'; otherwise 'month'. Bounds are inclusive; days are fixed
  * 86 400 000 ms spans (the window length is absolute time, not calendar days).
  */

@@ -54,22 +54,9 @@ export async function chatModelFor(deps: AppDeps, organizationId: string, reques
           onFailure: () => {},
         })
       : undefined;
+    const endpoint = { name: 'byok', baseURL: stored.baseUrl ?? deps.config.ai.gatewayUrl, apiKey };
     const outbound = providerFetch(session ? session.fetch : fetch, limits);
-    const provider = createOpenAICompatible({
-      name: 'byok',
-      baseURL: stored.baseUrl ?? deps.config.ai.gatewayUrl,
-      apiKey,
-      includeUsage: true,
-      fetch: outbound.fetch,
-    });
-    return {
-      model: metered(provider.chatModel(requestedModelId)),
-      modelId: requestedModelId,
-      source: 'byok',
-      calls: meter.calls,
-      failures: outbound.failures,
-      close: async () => session?.close(),
-    };
+    return { ...openAiCompatible(endpoint, outbound, 'byok'), close: async () => session?.close() };
   }
   const apiKey = deps.config.ai.gatewayApiKey;
   if (apiKey === undefined) {
@@ -83,20 +70,22 @@ export async function chatModelFor(deps: AppDeps, organizationId: string, reques
       close: async () => {},
     };
   }
-  const outbound = providerFetch(fetch, limits);
-  const provider = createOpenAICompatible({
-    name: 'gateway',
-    baseURL: deps.config.ai.gatewayUrl,
-    apiKey,
-    includeUsage: true,
-    fetch: outbound.fetch,
-  });
-  return {
-    model: metered(provider.chatModel(requestedModelId)),
-    modelId: requestedModelId,
-    source: 'system',
-    calls: meter.calls,
-    failures: outbound.failures,
-    close: async () => {},
-  };
+  const endpoint = { name: 'gateway', baseURL: deps.config.ai.gatewayUrl, apiKey };
+  return { ...openAiCompatible(endpoint, providerFetch(fetch, limits), 'system'), close: async () => {} };
+
+  /** A Chat Completions model at `endpoint`, over the turn's bounded fetch, metered. */
+  function openAiCompatible(
+    endpoint: { name: string; baseURL: string; apiKey: string },
+    outbound: ReturnType<typeof providerFetch>,
+    source: ChatModel['source'],
+  ): Omit<ChatModel, 'close'> {
+    const provider = createOpenAICompatible({ ...endpoint, includeUsage: true, fetch: outbound.fetch });
+    return {
+      model: metered(provider.chatModel(requestedModelId)),
+      modelId: requestedModelId,
+      source,
+      calls: meter.calls,
+      failures: outbound.failures,
+    };
+  }
 }

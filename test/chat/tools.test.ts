@@ -42,9 +42,9 @@ const callThenText =
     index === 0 ? { kind: 'tool-call', toolName, input } : { kind: 'text', text: 'All done.' };
 
 /** The agent's set: MCP search_docs (always), create_issue (needs approval), wipe_disk (blocked), built-ins send_email and fetch_url. */
-async function setup(t: T, script: Parameters<typeof provider>[1]) {
+async function setup(t: T, script: Parameters<typeof provider>[1], answer?: Parameters<typeof mcpPeer>[1]) {
   const auth = await bearer(t);
-  const mcp = await mcpPeer(t);
+  const mcp = await mcpPeer(t, answer);
   const serverId = await addMcpServer(t, auth, mcp.url);
   await setTools(t, auth, [
     { toolName: 'search_docs', permissionStatus: 'always_allow', providerKey: `mcp:${serverId}` },
@@ -227,6 +227,15 @@ test.serial('"always allow" recorded while a call waits, then approved: the wait
   const second = await sendChat(base, auth, 'always', [user, answered(first.message!, true)]);
   t.like(toolParts(second.message)[0], { state: 'output-available', output: 'create_issue ran with {"title":"Pending"}' });
   t.is(mcp.calls.length, 1);
+});
+
+test.serial('an MCP tool that reports an error ends output-error with its message and the turn goes on', async (t) => {
+  const failing = () => ({ isError: true, content: [{ type: 'text' as const, text: 'the search index is rebuilding' }] });
+  const { base, auth, mcp } = await setup(t, callThenText('search_docs', { query: 'limits' }), failing);
+  const { message } = await sendChat(base, auth, 'mcp-error', [userMessage('search the docs')]);
+  t.like(toolParts(message)[0], { state: 'output-error', errorText: 'The MCP tool failed: the search index is rebuilding' });
+  t.is(mcp.calls.length, 1);
+  t.is(textOf(message), 'All done.');
 });
 
 test.serial('a built-in tool without an executor ends output-error saying so', async (t) => {

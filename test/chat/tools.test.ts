@@ -58,6 +58,18 @@ async function setup(t: T, script: Parameters<typeof provider>[1], answer?: Para
   return { auth, mcp, peer, base, serverId };
 }
 
+/** Records this user's approve-always override of `toolName`, removed when the test ends. */
+async function alwaysAllow(t: T, auth: string, toolName: string) {
+  await t.context.t.http().post(`/api/ai/agents/${agentId}/tool-overrides`).set('authorization', auth).send({ toolName }).expect(200);
+  t.teardown(() =>
+    t.context.t
+      .http()
+      .delete(`/api/ai/agents/${agentId}/tool-overrides/${toolName}`)
+      .set('authorization', auth)
+      .then(() => undefined),
+  );
+}
+
 const pendingCount = (t: T, approvalId: string) =>
   t.context.t.db.pool.oneFirst(sql.type(z.strictObject({ n: z.number() }))`
     SELECT count(*)::int AS n FROM tool_approvals WHERE id = ${approvalId} AND answered_at IS NULL`);
@@ -188,19 +200,7 @@ test.serial("an approval of another conversation or another user's is TOOL_APPRO
 
 test.serial("a user's override runs a needs_approval tool without the pause", async (t) => {
   const { auth, mcp, base } = await setup(t, callThenText('create_issue', { title: 'Trusted' }));
-  await t.context.t
-    .http()
-    .post(`/api/ai/agents/${agentId}/tool-overrides`)
-    .set('authorization', auth)
-    .send({ toolName: 'create_issue' })
-    .expect(200);
-  t.teardown(() =>
-    t.context.t
-      .http()
-      .delete(`/api/ai/agents/${agentId}/tool-overrides/create_issue`)
-      .set('authorization', auth)
-      .then(() => undefined),
-  );
+  await alwaysAllow(t, auth, 'create_issue');
   const { message } = await sendChat(base, auth, 'override', [userMessage('open an issue')]);
   t.like(toolParts(message)[0], { state: 'output-available' });
   t.is(mcp.calls.length, 1);
@@ -211,19 +211,7 @@ test.serial('"always allow" recorded while a call waits, then approved: the wait
   const user = userMessage('open an issue');
   const first = await sendChat(base, auth, 'always', [user]);
   t.like(toolParts(first.message)[0], { state: 'approval-requested' });
-  await t.context.t
-    .http()
-    .post(`/api/ai/agents/${agentId}/tool-overrides`)
-    .set('authorization', auth)
-    .send({ toolName: 'create_issue' })
-    .expect(200);
-  t.teardown(() =>
-    t.context.t
-      .http()
-      .delete(`/api/ai/agents/${agentId}/tool-overrides/create_issue`)
-      .set('authorization', auth)
-      .then(() => undefined),
-  );
+  await alwaysAllow(t, auth, 'create_issue');
   const second = await sendChat(base, auth, 'always', [user, answered(first.message!, true)]);
   t.like(toolParts(second.message)[0], { state: 'output-available', output: 'create_issue ran with {"title":"Pending"}' });
   t.is(mcp.calls.length, 1);

@@ -1,4 +1,4 @@
--- Token usage of organizations (docs/interface.md §4), model pricing, and the 15-minute rollup the
+-- Token usage of organizations (contract §4), model pricing, and the 15-minute rollup the
 -- analytics endpoints read (docs/decisions/0040-usage-rollup-15m.md).
 
 CREATE TABLE usage_events (

@@ -1,0 +1,48 @@
+import test from 'ava';
+import { readMigrations } from '../../sql/migrate.ts';
+
+/**
+ * The SHA-256 of every migration file as released. Databases record these when they apply a file
+ * and refuse to start when a file changed afterwards, so a released file is never edited, not
+ * even a comment; a change is a new migration. Add a row here when adding a file.
+ */
+const RELEASED: Record<string, string> = {
+  '0001_identity.sql': 'e6cfa6769a8a7f195e8de319a74a4f8b38c03302208f4fdd683701764f239979',
+  '0002_agent_mcp_servers.sql': 'feb6834bc152e184f511ac57702346200cc5ef0a53f66ce9a21990492095ca5f',
+  '0100_identity_registration.sql': '2ca40be6736a83c4097b97afa8c61758440a5ef6d85ef69331c2a17bbcfb61b8',
+  '0101_outbox_key_id.sql': '88be7a7e51603585a7bc7dc9577361c5cbf5467822a848ade906aba2cc9149b0',
+  '0200_agent_tools.sql': '28c35116b5188d955ab90f3ef86c738527d5c1ffcad76f3b2736c6605f5ad374',
+  '0300_available_mcps.sql': '72cac197f670aaf3689a42a7db6b45ed7912bc331916dbdab2a2b4f17b221d3b',
+  '0301_agent_mcp_servers_catalog_link.sql': '1afb538ab7551319c741ec30822048856bc6e18ac7aba4794825133a982a05e1',
+  '0340_mcp_oauth.sql': 'bc580ea3ebab5fb27932b3cd9d6df4c027f214db6ecfba7906eb890124092cda',
+  '0350_mcp_server_status.sql': '69c7542dda1d1d268b929445a42e1afefb153237aee37d9112b9df49794dc11d',
+  '0400_usage.sql': '81e238e7fbd2fa2c72672b40e83cbdde6b022f8bdc7e63985de6a9a0e38f4c18',
+  '0401_usage_rollups_by_grain.sql': '7ddb4adbc5cb23acc8d5601695703ee98a5347260d7201c34ed242647dd383e5',
+  '0402_usage_latency_index.sql': 'ea21e3de26d635cdac119e1f62b15774e055505fce9b5d5d0cba2b77ddf4a8b1',
+  '0403_identity_delivery_reset_handoffs.sql': '305fc8cb5af1c9383422d944be9a13afab13d89cc55c586f2659fd5c6d7d35e5',
+  '0510_mcp_oauth_browser_handoffs.sql': '974463cbbfec2ff5b101b40e0ddc94892094d3ea7d54862bc3c812e2df8ee7eb',
+  '0550_available_mcp_logo_images.sql': '33f07df40c56df6dfed7a66d814f5d1856e049815369e9f25622e35b7d2d4bd0',
+  '0551_idempotency_keys.sql': '78530a60f79ecc87ed86c8c28c711bfdde3232807ba72eee2ca3fd7a1dafd1ab',
+  '0600_chat.sql': 'f7cb2d11bdac95d970197f27657a315a2a0b3eb6883a8e1195d0eebeacdaf989',
+  '0700_usage_ingestion.sql': '85cc896d9dcdf9618a5c98538b9e96f64f1746befab9149fb86305fafb5253e1',
+};
+
+test('no released migration file has changed since it was released', async (t) => {
+  const files = await readMigrations();
+  for (const file of files) {
+    if (file.name in RELEASED) t.is(file.checksum, RELEASED[file.name], `${file.name} was edited after its release`);
+  }
+});
+
+test('every migration file has its released checksum recorded', async (t) => {
+  const names = (await readMigrations()).map((file) => file.name);
+  t.deepEqual(
+    names.filter((name) => !(name in RELEASED)),
+    [],
+  );
+  t.deepEqual(
+    Object.keys(RELEASED).filter((name) => !names.includes(name)),
+    [],
+    'a recorded migration file is missing',
+  );
+});

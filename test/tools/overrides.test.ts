@@ -23,10 +23,14 @@ test('a new override is answered 200 (not 201) with the toolName and its created
 
 test('a repeated POST answers 200 with the stored row and creates no duplicate', async (t) => {
   const owner = await as(t.context.t, 'owner@demo.test');
-  const first = await owner.post(overridesPath(SUPPORT), { toolName: 'create_event' }).expect(200);
-  await new Promise((resolve) => setTimeout(resolve, 15));
+  await owner.post(overridesPath(SUPPORT), { toolName: 'create_event' }).expect(200);
+  // Backdated by an hour: a second insert (or a refreshed timestamp) could not answer this createdAt.
+  const createdAt = await t.context.t.db.pool.oneFirst(sql.type(z.object({ createdAt: z.string() }))`
+    UPDATE tool_overrides SET created_at = created_at - interval '1 hour'
+    WHERE user_id = ${OWNER.id} AND agent_id = ${SUPPORT} AND tool_name = 'create_event'
+    RETURNING to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "createdAt"`);
   const second = await owner.post(overridesPath(SUPPORT), { toolName: 'create_event' }).expect(200);
-  t.deepEqual(second.body, first.body);
+  t.deepEqual(second.body, { toolName: 'create_event', createdAt });
   t.is(await countOverrides(t, OWNER.id, SUPPORT, 'create_event'), 1);
 });
 

@@ -8,7 +8,8 @@ import { RedisStore } from '../src/redis-store.ts';
 import { testCluster, type TestCluster } from './helpers/cluster.ts';
 import { firstDisagreement } from './helpers/model-run.ts';
 import { scenario } from './helpers/model.ts';
-import { sleep, uniquePrefix } from './helpers/redis.ts';
+import { FakeClock } from './helpers/fake-clock.ts';
+import { uniquePrefix } from './helpers/redis.ts';
 import { runStoreContract } from './helpers/store-contract.ts';
 
 const prefix = uniquePrefix('cluster');
@@ -22,13 +23,16 @@ test.after.always(async () => {
   await env?.close();
 });
 
-runStoreContract('RedisStore on a Redis Cluster', async () => ({
-  store: new RedisStore(env.cluster, opts),
-  now: Date.now,
-  advance: sleep,
-  toleranceMs: 2,
-  close: async () => {},
-}));
+runStoreContract('RedisStore on a Redis Cluster', async () => {
+  const clock = new FakeClock();
+  return {
+    store: new RedisStore(env.cluster, { ...opts, clock: clock.now }),
+    now: clock.now,
+    advance: async (ms) => clock.advance(ms),
+    toleranceMs: 0,
+    close: async () => {},
+  };
+});
 
 test('on a cluster, 200 concurrent checks over two connections allow exactly the limit', async (t) => {
   const other = await env.connect();

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { createSlidingWindowLimiter } from '../src/limiter.ts';
 import { RedisStore } from '../src/redis-store.ts';
 import { FakeClock } from './helpers/fake-clock.ts';
-import { connectRedis, REDIS_HOST, REDIS_PORT, sleep, uniquePrefix } from './helpers/redis.ts';
+import { connectRedis, REDIS_HOST, REDIS_PORT, uniquePrefix } from './helpers/redis.ts';
 
 const prefix = uniquePrefix('deny-cache');
 const opts = { prefix, timeoutMs: 5_000 };
@@ -20,11 +20,14 @@ test.after.always(async () => {
 
 /**
  * Every command Redis receives that names `redisKey`, seen through MONITOR on a raw connection of our own
- * (each line is `+<time> [<db> <client address>] "<command>" "<arg>" ...`).
+ * (each line is `+<time> [<db> <client address>] "<command>" "<arg>" ...`). MONITOR lines arrive after the
+ * replies they describe, so `settled` sends a marker (EXISTS on the key) and waits for MONITOR to show it:
+ * Redis reports commands in the order it ran them, so every earlier command has been seen by then.
  */
-async function watchKey(redisKey: string, port = REDIS_PORT): Promise<{ commands: string[]; stop(): void }> {
-  const socket = createConnection(port, REDIS_HOST);
+async function watchKey(redisKey: string): Promise<{ commands: string[]; settled(): Promise<void>; stop(): void }> {
+  const socket = createConnection(REDIS_PORT, REDIS_HOST);
   const commands: string[] = [];
+  let marker: (() => void) | undefined;
   let pending = '';
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
@@ -32,7 +35,10 @@ async function watchKey(redisKey: string, port = REDIS_PORT): Promise<{ commands
     pending = lines.pop() ?? '';
     for (const line of lines) {
       // Commands a script runs show as `[0 lua]`: only calls made by clients count.
-      if (line.includes(`"${redisKey}"`) && !line.includes(' lua] ')) commands.push((/\] "([^"]+)"/.exec(line)?.[1] ?? '?').toLowerCase());
+      if (!line.includes(`"${redisKey}"`) || line.includes(' lua] ')) continue;
+      const command = (/\] "([^"]+)"/.exec(line)?.[1] ?? '?').toLowerCase();
+      if (command === 'exists' && marker !== undefined) marker();
+      else commands.push(command);
     }
   });
   await new Promise<void>((resolve, reject) => {
@@ -40,72 +46,61 @@ async function watchKey(redisKey: string, port = REDIS_PORT): Promise<{ commands
     socket.write('MONITOR\r\n');
     socket.once('data', () => resolve());
   });
-  return { commands, stop: () => socket.destroy() };
+  const settled = async () => {
+    const seen = new Promise<void>((resolve) => (marker = resolve));
+    await redis.exists(redisKey);
+    await seen;
+    marker = undefined;
+  };
+  return { commands, settled, stop: () => socket.destroy() };
 }
 
 test('under a flood of one key, Redis receives no call for that key until its oldest entry leaves the window', async (t) => {
-  const store = new RedisStore(redis, opts);
-  const limiter = createSlidingWindowLimiter({ store, limit: 3, windowMs: 1_200 });
+  const clock = new FakeClock();
+  const store = new RedisStore(redis, { ...opts, clock: clock.now });
+  const limiter = createSlidingWindowLimiter({ store, limit: 3, windowMs: 1_200, now: clock.now });
   const key = randomUUID();
+  await limiter.check(randomUUID()); // loads the script, so no NOSCRIPT retry shows below
   const watch = await watchKey(store.redisKey(key));
   t.teardown(() => watch.stop());
 
-  const started = performance.now();
-  t.true((await limiter.check(key)).allowed);
-  // Redis stamped the first entry before this moment (same host clock), so it leaves, at T, by firstBy + 1 200 ms.
-  const firstBy = Date.now();
-  t.true((await limiter.check(key)).allowed);
-  const third = performance.now();
-  t.true((await limiter.check(key)).allowed);
-  // The third check filled the log. The cache trusts it until T minus that call's latency at worst (it errs
-  // early, never late), so flood until then: every answer must be local.
-  const floodUntil = started + 1_200 - (performance.now() - third) - 30;
-  let flooded = 0;
-  let lastDenial;
-  let lastBurstAt = 0;
-  while (performance.now() < floodUntil) {
-    lastBurstAt = Date.now();
-    const burst = await Promise.all(Array.from({ length: 200 }, () => limiter.check(key)));
-    t.true(burst.every((r) => !r.allowed));
-    lastDenial = burst.at(-1);
-    flooded += burst.length;
-    await sleep(10);
+  const first = clock.now();
+  for (let i = 0; i < 3; i++) {
+    t.true((await limiter.check(key)).allowed);
+    clock.advance(100);
   }
-  await sleep(50); // MONITOR lines arrive after the replies they describe
+  // The log is full; the first entry leaves at first + 1 200 ms. Until then every answer must be local.
+  let flooded = 0;
+  while (clock.now() < first + 1_200) {
+    const burst = await Promise.all(Array.from({ length: 200 }, () => limiter.check(key)));
+    t.true(burst.every((r) => !r.allowed && r.retryAfterMs === first + 1_200 - clock.now()));
+    flooded += burst.length;
+    clock.advance(100);
+  }
+  await watch.settled();
   t.deepEqual(watch.commands, ['evalsha', 'evalsha', 'evalsha'], 'only the three allowed checks reached Redis');
-  t.true(flooded >= 200 && store.denyCacheHits === flooded, `${store.denyCacheHits} of ${flooded}`);
-  const waitBound = firstBy + 1_200 - lastBurstAt + 1;
-  t.true(
-    lastDenial !== undefined && lastDenial.retryAfterMs > 0 && lastDenial.retryAfterMs <= waitBound,
-    `${lastDenial?.retryAfterMs} <= ${waitBound}`,
-  );
+  t.true(flooded === 1_800 && store.denyCacheHits === flooded, `${store.denyCacheHits} of ${flooded}`);
 
-  await sleep(Math.max(0, firstBy + 1_200 - Date.now()) + 10);
-  t.true((await limiter.check(key)).allowed, 'after T the check goes to Redis, and the first entry has left');
-  await sleep(50);
+  t.true((await limiter.check(key)).allowed, 'at first + 1 200 ms the check goes to Redis, and the first entry has left');
+  await watch.settled();
   t.is(watch.commands.length, 4);
 });
 
-test('a cached denial gives the same wait and headers as Redis, never a longer one', async (t) => {
-  const cached = new RedisStore(redis, opts);
-  const uncached = new RedisStore(redis, { ...opts, denyCache: false });
+test('a cached denial gives the same wait and headers as Redis', async (t) => {
+  const clock = new FakeClock();
+  const cached = new RedisStore(redis, { ...opts, clock: clock.now });
+  const uncached = new RedisStore(redis, { ...opts, clock: clock.now, denyCache: false });
   const key = randomUUID();
-  const a = createSlidingWindowLimiter({ store: cached, limit: 2, windowMs: '5s' });
-  const b = createSlidingWindowLimiter({ store: uncached, limit: 2, windowMs: '5s' });
+  const a = createSlidingWindowLimiter({ store: cached, limit: 2, windowMs: '5s', now: clock.now });
+  const b = createSlidingWindowLimiter({ store: uncached, limit: 2, windowMs: '5s', now: clock.now });
   await a.check(key);
   await a.check(key);
-  await sleep(100);
+  clock.advance(100);
   const fromRedis = await b.check(key);
   const fromCache = await a.check(key);
   t.is(cached.denyCacheHits, 1);
-  t.like(fromCache, { allowed: false, remaining: 0, limit: 2 });
-  t.like(fromRedis, { allowed: false, remaining: 0, limit: 2 });
-  // Asked one after the other: the cache's wait is at most Redis's (it errs early) and off by the round trip only.
-  t.true(
-    fromCache.retryAfterMs <= fromRedis.retryAfterMs && fromRedis.retryAfterMs - fromCache.retryAfterMs < 250,
-    `cache ${fromCache.retryAfterMs} ms, Redis ${fromRedis.retryAfterMs} ms`,
-  );
-  t.is(Math.ceil(fromCache.retryAfterMs / 1000), Math.ceil(fromRedis.retryAfterMs / 1000), 'same Retry-After header');
+  t.like(fromCache, { allowed: false, remaining: 0, limit: 2, retryAfterMs: 4_900 });
+  t.deepEqual(fromCache, fromRedis);
 });
 
 test('with an injected clock the cache answers exactly what Redis would, to the millisecond', async (t) => {

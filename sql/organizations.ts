@@ -27,7 +27,7 @@ export function findOrganization(db: CommonQueryMethods, id: string) {
  * Locks the organization row until the transaction ends. Guard 1, Guard 2, plan creation and
  * business registration all take this lock first, so the invariant "flag on implies at least
  * one active public plan" is checked and changed by one transaction at a time per agency
- * (docs/decisions/0010-agency-row-lock-for-registration-invariant.md).
+ * (docs/identity.md, "Decisions", was ADR 0010).
  */
 export function lockOrganization(db: CommonQueryMethods, id: string) {
   return db.maybeOne(sql.type(Organization)`SELECT ${columns} FROM organizations WHERE id = ${id} FOR UPDATE`);

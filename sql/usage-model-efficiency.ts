@@ -21,7 +21,7 @@ export type ModelEfficiencyRow = z.infer<typeof ModelEfficiencyRow>;
  * pos = 0.95 * (n - 1), result = v[floor(pos)] + (v[ceil(pos)] - v[floor(pos)]) * (pos -
  * floor(pos)) in float8). n is the rollup's exact latency count, and the one or two values
  * are found walking the model's latencies from the top (index usage_events_org_model_latency_idx),
- * which reads only about 5% of the model's rows (docs/decisions/0044-p95-top-down-walk.md).
+ * which reads only about 5% of the model's rows (docs/analytics.md, "Decisions", was ADR 0044).
  */
 export async function findModelEfficiency(
   db: CommonQueryMethods,

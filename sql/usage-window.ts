@@ -27,7 +27,7 @@ export const SLOT_MS = 15 * 60_000;
 export const DAY_MS = 86_400_000;
 
 /**
- * Which rollup a query reads (docs/decisions/0043-rollups-by-grain.md): the 15-minute slots
+ * Which rollup a query reads (docs/analytics.md, "Decisions", was ADR 0043): the 15-minute slots
  * per source, per source and action, per source and model, or whole UTC days with every
  * dimension (for window totals). A query may only read dimensions its rollup keeps.
  */

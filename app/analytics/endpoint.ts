@@ -39,7 +39,7 @@ export type AnalyticsEndpoint<Q extends TSchema, P extends Record<string, unknow
  * One analytics route: read `from`, `to`, `source` (and the endpoint's filter) of the requested
  * organization (403 for another one), check the window (400 unless `from < to`), resolve the
  * endpoint's parameters, then answer from the per-app cache or compute and store
- * (docs/decisions/0042-analytics-cache-per-app.md).
+ * (docs/analytics.md, "Decisions", was ADR 0042).
  */
 export function analyticsEndpoint<Q extends TSchema, P extends Record<string, unknown> = Record<never, never>>(
   endpoint: AnalyticsEndpoint<Q, P>,

@@ -17,7 +17,7 @@ import { checkOutboundUrl, UrlRefusedError, type HostLookup, type UrlPolicy } fr
  * DNS rebinding: `checkOutboundUrl` resolves the host before the request, and the connection
  * is made through a dispatcher whose socket lookup checks the addresses again at connect time
  * (`connect-guard.ts`), so a changed DNS answer cannot reach a refused address.
- * See docs/decisions/0036-outbound-http.md.
+ * See docs/mcp-oauth.md, "Decisions" (was ADR 0036).
  */
 export type OutboundOptions = {
   policy: UrlPolicy;

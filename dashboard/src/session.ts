@@ -1,5 +1,5 @@
 /**
- * The signed-in session (docs/decisions/0160): the access token lives only in this module's
+ * The signed-in session (dashboard/README.md, "Decisions", was ADR 0160): the access token lives only in this module's
  * memory; the refresh token is kept in this tab's `sessionStorage` (same origin, this tab,
  * never `localStorage`) so a reload can get a new access token. The access token is refreshed
  * silently before it expires and once on a 401; a refresh the API refuses ends the session.

@@ -1,12 +1,12 @@
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { README, renderRateLimitTable, tableIn } from '../../bin/docs/rate-limit-table.ts';
+import { TABLE_PAGE, renderRateLimitTable, tableIn } from '../../bin/docs/rate-limit-table.ts';
 import { rateLimitedRoutes } from '../../app/core/route-rate-limit.ts';
 import { ALL_RATE_LIMITS, rateLimitOf } from '../../app/rate-limits.ts';
 import { areaRoutes } from '../../app/routes.ts';
 
-test("the README's rate-limit table is the one generated from the routes' declarations", (t) => {
-  t.is(tableIn(readFileSync(README, 'utf8')), renderRateLimitTable(ALL_RATE_LIMITS));
+test("docs/rate-limit.md's rate-limit table is the one generated from the routes' declarations", (t) => {
+  t.is(tableIn(readFileSync(TABLE_PAGE, 'utf8')), renderRateLimitTable(ALL_RATE_LIMITS));
 });
 
 test('the list of limited routes is generated from the routes: the 13 of the interface first, then the project', (t) => {
@@ -31,7 +31,7 @@ test('a limited route is found by its endpoint, and an unlimited one is not', (t
   t.is(rateLimitOf('GET /api/ai/agents'), undefined);
 });
 
-test('a changed limit shows in the generated table, so a stale README fails the first test', (t) => {
+test('a changed limit shows in the generated table, so a stale docs/rate-limit.md fails the first test', (t) => {
   const changed = ALL_RATE_LIMITS.map((row) => (row.endpoint === 'POST /api/notifications/sms/test' ? { ...row, limit: 4 } : row));
   t.not(renderRateLimitTable(changed), renderRateLimitTable(ALL_RATE_LIMITS));
   t.regex(renderRateLimitTable(changed), /\| `POST \/api\/notifications\/sms\/test` \| 4 \| 5 min \| IP \| interface \|/);

@@ -143,9 +143,9 @@ async function send(context: LoadContext, step: Step): Promise<{ status: number;
 export async function runSlot(context: LoadContext, worker: number, i: number): Promise<void> {
   if (i % (2 * MIX.length) === 2 * MIX.length - 1) {
     const body = { name: `soak key ${worker}-${i}`, scopes: [API_KEY_SCOPES[0]] };
-    const created = await send(context, { kind: 'create-key', method: 'POST', path: '/api-keys', body, token: 'owner' });
+    const created = await send(context, { kind: 'create-key', method: 'POST', path: '/api/api-keys', body, token: 'owner' });
     if (created.status === 201 && created.json.id) {
-      await send(context, { kind: 'delete-key', method: 'DELETE', path: `/api-keys/${created.json.id}`, token: 'owner' });
+      await send(context, { kind: 'delete-key', method: 'DELETE', path: `/api/api-keys/${created.json.id}`, token: 'owner' });
     }
     return;
   }

@@ -206,16 +206,20 @@ async function main(): Promise<number> {
       print(tableLine(row));
     };
     const reader = setInterval(() => void readService().catch((error: unknown) => log(`probe: ${String(error)}`)), READ_EVERY_MS);
+    // Windows 1..n-1 close on timers; the last closes when the load has stopped, with the requests still in flight then.
     let windowChain = Promise.resolve();
-    const windower = setInterval(
-      () => (windowChain = windowChain.then(closeWindow).catch((error: unknown) => void log(`window: ${String(error)}`))),
-      WINDOW_SECONDS * 1000,
+    const windowCount = Math.ceil(TOTAL_SECONDS / WINDOW_SECONDS);
+    const windowTimers = Array.from({ length: windowCount - 1 }, (_, k) =>
+      setTimeout(
+        () => (windowChain = windowChain.then(closeWindow).catch((error: unknown) => void log(`window: ${String(error)}`))),
+        origin + (k + 1) * WINDOW_SECONDS * 1000 - performance.now(),
+      ),
     );
     const worstLagMs = await pacedLoop(context, WORKERS, rate, origin + TOTAL_SECONDS * 1000);
     clearInterval(reader);
-    clearInterval(windower);
+    windowTimers.forEach((timer) => clearTimeout(timer));
     await windowChain;
-    if (bucket.length > 0 || rows.length === 0) await closeWindow();
+    await closeWindow();
 
     print(`\nLargest delay of a send behind its schedule: ${worstLagMs.toFixed(0)} ms`);
     print('Answers by kind and status (429 on a limited route is expected):');

@@ -177,15 +177,24 @@ export async function closedLoop(context: LoadContext, workers: number, stopAt: 
   return done;
 }
 
+/** A slot more than this late is skipped rather than sent: a backlog is never sent as a burst above the rate. */
+const MAX_LATENESS_MS = 1_000;
+
 /**
  * Paced: slot k is due at `origin + k / ratePerSecond` and taken by the next free worker (at most
- * `workers` in flight). Latency is measured from the send, so a backlog shows as lag, returned
- * as the largest delay of a send behind its due time.
+ * `workers` in flight); a slot found more than 1 s late is skipped and counted. Latency is
+ * measured from the send; the largest lateness of a sent slot is returned too.
  */
-export async function pacedLoop(context: LoadContext, workers: number, ratePerSecond: number, stopAt: number): Promise<number> {
+export async function pacedLoop(
+  context: LoadContext,
+  workers: number,
+  ratePerSecond: number,
+  stopAt: number,
+): Promise<{ worstLagMs: number; skipped: number }> {
   const origin = performance.now();
   let next = 0;
   let worstLagMs = 0;
+  let skipped = 0;
   await Promise.all(
     Array.from({ length: workers }, async (_, worker) => {
       for (;;) {
@@ -194,10 +203,13 @@ export async function pacedLoop(context: LoadContext, workers: number, ratePerSe
         if (due >= stopAt) return;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        else worstLagMs = Math.max(worstLagMs, -wait);
+        else if (-wait > MAX_LATENESS_MS) {
+          skipped++;
+          continue;
+        } else worstLagMs = Math.max(worstLagMs, -wait);
         await runSlot(context, worker, k);
       }
     }),
   );
-  return worstLagMs;
+  return { worstLagMs, skipped };
 }

@@ -115,7 +115,7 @@ async function main(): Promise<number> {
       },
       log,
     );
-    cleanups.unshift(() => service.stop());
+    cleanups.unshift(() => service.stop().then((code) => log(`service exited with code ${code}`)));
     const control = new pg.Client({ connectionString: urlFor(database) });
     await control.connect();
     cleanups.unshift(() => control.end());

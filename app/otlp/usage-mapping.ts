@@ -16,6 +16,17 @@ export const GEN_AI = {
   action: 'agents.usage.action',
 } as const;
 
+/**
+ * Where the cached input tokens may stand, in order: the GenAI convention's attribute, then the two
+ * the AI SDK's telemetry (`experimental_telemetry`) writes instead (its model-call spans carry
+ * `gen_ai.usage.input_tokens` as the total, cached included, but the cached part only as `ai.usage.*`).
+ */
+export const CACHE_READ_KEYS = [
+  GEN_AI.cacheReadTokens,
+  'ai.usage.inputTokenDetails.cacheReadTokens',
+  'ai.usage.cachedInputTokens',
+] as const;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NANOS_PER_MS = 1_000_000n;
 const MAX_LATENCY_MS = 2_147_483_647n;
@@ -46,9 +57,9 @@ const isRejection = (value: unknown): value is Rejection => typeof value === 'ob
 
 /**
  * One usage span as a usage event of `organizationId` (docs/analytics.md, "OTLP mapping"):
- * model from `gen_ai.response.model`, else `gen_ai.request.model`; input tokens less the cached
- * ones (never below 0); latency the span's duration; the span's end as `createdAt`; idempotent on
- * (traceId, spanId). `agentIds` are the organization's agents: another `gen_ai.agent.id` is dropped.
+ * model from `gen_ai.response.model`, else `gen_ai.request.model`; cached tokens from the first
+ * of `CACHE_READ_KEYS` the span has; input tokens less the cached ones (never below 0); latency
+ * the span's duration; the span's end as `createdAt`; idempotent on (traceId, spanId). `agentIds` are the organization's agents: another `gen_ai.agent.id` is dropped.
  */
 export function usageEventOf(span: OtlpSpan, organizationId: string, agentIds: ReadonlySet<string>): IngestedUsageEvent | Rejection {
   if (span.traceId === undefined || span.spanId === undefined)
@@ -59,7 +70,7 @@ export function usageEventOf(span: OtlpSpan, organizationId: string, agentIds: R
   }
   const input = tokens(span.attributes, GEN_AI.inputTokens);
   const output = tokens(span.attributes, GEN_AI.outputTokens);
-  const cacheRead = tokens(span.attributes, GEN_AI.cacheReadTokens);
+  const cacheRead = tokens(span.attributes, CACHE_READ_KEYS.find((key) => span.attributes.has(key)) ?? GEN_AI.cacheReadTokens);
   const source = oneOf<UsageSource>(span, GEN_AI.source, USAGE_SOURCES, 'system');
   const actionType = oneOf<ActionType>(span, GEN_AI.action, ACTION_TYPES, 'user_interaction');
   for (const field of [input, output, cacheRead, source, actionType]) if (isRejection(field)) return field;

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A scripted OpenAI-compatible Chat Completions server on 127.0.0.1 for the chat stream's tests
  * and bench: it streams `chat.completion.chunk` events (text deltas, tool-call deltas, a final
- * usage chunk with `prompt_tokens_details.cached_tokens`), and can misbehave on purpose (an HTTP
+ * usage chunk with `prompt_tokens_details.cached_tokens`), or one `chat.completion` when the
+ * request does not ask for a stream, and can misbehave on purpose (an HTTP
  * status, a stream that hangs, malformed JSON, a connection cut mid-stream).
  */
 export type Usage = { prompt: number; completion: number; cached?: number };
@@ -111,6 +112,30 @@ export function eventsOf(reply: Extract<Reply, { kind: 'text' | 'tool-call' }>, 
   ];
 }
 
+/** A well-formed reply as one `chat.completion` (a request without `stream: true`, as `generateText` sends). */
+export function completionOf(reply: Extract<Reply, { kind: 'text' | 'tool-call' }>, model: string): unknown {
+  const usage = (usageChunk(model, reply.usage ?? { prompt: 10, completion: 5 }) as { usage: unknown }).usage;
+  const message =
+    reply.kind === 'text'
+      ? { role: 'assistant', content: reply.text }
+      : {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: reply.id ?? 'call_1', type: 'function', function: { name: reply.toolName, arguments: JSON.stringify(reply.input) } },
+          ],
+        };
+  const finish = reply.kind === 'text' ? 'stop' : 'tool_calls';
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model,
+    choices: [{ index: 0, message, finish_reason: finish }],
+    usage,
+  };
+}
+
 function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
   const sse = () => response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const send = (event: unknown) => response.write(`data: ${JSON.stringify(event)}\n\n`);
@@ -142,6 +167,10 @@ function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
       return;
     }
     default:
+      if (body.stream !== true) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completionOf(reply, body.model)));
+        return;
+      }
       sse();
       for (const event of eventsOf(reply, body.model)) send(event);
       response.end('data: [DONE]\n\n');

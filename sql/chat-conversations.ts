@@ -85,3 +85,17 @@ export async function saveMessage(db: CommonQueryMethods, conversationId: string
 export async function deleteMessage(db: CommonQueryMethods, conversationId: string, messageId: string): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
 }
+
+/**
+ * The caller's conversation with this client id and its messages in the order they were written,
+ * in one statement (the chat stream reads it before the first model call); null when absent.
+ */
+export function findConversationHistory(db: CommonQueryMethods, scope: ConversationScope, clientId: string) {
+  return db.maybeOne(sql.type(z.strictObject({ id: z.string(), messages: z.array(StoredMessage) }))`
+    SELECT c.id, COALESCE(
+      (SELECT json_agg(json_build_object('id', m.id, 'role', m.role, 'parts', m.parts) ORDER BY m.id)
+       FROM chat_messages m WHERE m.conversation_id = c.id), '[]'::json) AS messages
+    FROM chat_conversations c
+    WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
+      AND c.user_id = ${scope.userId} AND c.client_id = ${clientId}`);
+}

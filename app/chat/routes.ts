@@ -1,7 +1,13 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
-import { deleteConversation, findConversation, listConversations, listMessages } from '../../sql/chat-conversations.ts';
+import {
+  deleteConversation,
+  findConversation,
+  findConversationHistory,
+  listConversations,
+  listMessages,
+} from '../../sql/chat-conversations.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { findProviderKey } from '../../sql/provider-keys.ts';
 import { agentNotFound } from '../agents/errors.ts';
@@ -63,10 +69,14 @@ export const chatRoutes = [
     handler: async ({ deps, auth, params, body, ctx }) => {
       // The reads that do not depend on each other run at once (docs/chat.md, "Decisions"); their
       // failures are still answered in the order of the checks: agent, body, provider, history.
-      const [agentRead, keyRead, toolsRead] = await Promise.allSettled([
+      // A new user message (the common turn) also reads the conversation's history now.
+      const last = body.messages.at(-1);
+      const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
+      const [agentRead, keyRead, toolsRead, historyRead] = await Promise.allSettled([
         findAgentInAgency(deps.db, auth.agencyId, params.agentId),
         findProviderKey(deps.db, auth.agencyId),
         offeredToolsOf(deps.db, params.agentId, auth.userId),
+        isUserMessage ? findConversationHistory(deps.db, scopeOf(auth, params.agentId), body.id) : null,
       ]);
       const agent = settled(agentRead);
       if (!agent) throw agentNotFound();
@@ -78,7 +88,7 @@ export const chatRoutes = [
       const model = chatModelWith(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, abort.signal, settled(keyRead));
       try {
         const offered = settled(toolsRead);
-        const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming);
+        const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, settled(historyRead));
         const tools = await buildToolSet(
           deps,
           { agencyId: auth.agencyId, agentId: agent.id, signal: abort.signal, approvedCallIds: prepared.approvedCallIds },

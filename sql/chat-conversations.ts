@@ -74,11 +74,14 @@ export function listMessages(db: CommonQueryMethods, conversationId: string) {
 
 /** Writes a message, replacing the parts of one already stored with this id (an assistant message continued after an approval). */
 export async function saveMessage(db: CommonQueryMethods, conversationId: string, message: StoredMessage, now: Date): Promise<void> {
+  // One statement (a data-modifying CTE always runs): the message, then the conversation's activity time.
   await db.query(sql.unsafe`
-    INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
-    VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
-    ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at`);
-  await db.query(sql.unsafe`UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}`);
+    WITH saved AS (
+      INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
+      VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
+      ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at
+    )
+    UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}`);
 }
 
 /** Removes one message (the assistant answer a `regenerate-message` replaces). */

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
+import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from 'ai';
 import {
   deleteConversation,
   findConversation,
@@ -32,6 +31,15 @@ const policy = { subject: 'ai.agent', action: 'read' };
 
 /** Who runs tools: the built-in executors of this deployment and the MCP `tools/call`. */
 export const chatRunners: ToolRunners = { builtins: DEFAULT_BUILTIN_EXECUTORS, mcp: callMcpTool };
+
+/**
+ * The UI message stream as server-sent events, as the SDK's `JsonToSseTransformStream` writes them
+ * (`data: <chunk JSON>` each, then `data: [DONE]`), without one more web stream stage per turn.
+ */
+async function* asServerSentEvents(stream: ReadableStream<UIMessageChunk>): AsyncGenerator<string> {
+  for await (const chunk of stream) yield `data: ${JSON.stringify(chunk)}\n\n`;
+  yield 'data: [DONE]\n\n';
+}
 
 /** The value of a settled read, or its failure thrown. */
 function settled<T>(read: PromiseSettledResult<T>): T {
@@ -107,7 +115,7 @@ export const chatRoutes = [
           signal: abort.signal,
         });
         ctx.set(UI_MESSAGE_STREAM_HEADERS);
-        return Readable.fromWeb(stream.pipeThrough(new JsonToSseTransformStream()) as NodeReadableStream<string>);
+        return Readable.from(asServerSentEvents(stream));
       } catch (error) {
         // No stream started: the turn's outbound connections (BYOK) end here.
         await model.close();

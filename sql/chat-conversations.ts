@@ -74,14 +74,31 @@ export function listMessages(db: CommonQueryMethods, conversationId: string) {
 
 /** Writes a message, replacing the parts of one already stored with this id (an assistant message continued after an approval). */
 export async function saveMessage(db: CommonQueryMethods, conversationId: string, message: StoredMessage, now: Date): Promise<void> {
+  // One statement (a data-modifying CTE always runs): the message, then the conversation's activity time.
   await db.query(sql.unsafe`
-    INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
-    VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
-    ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at`);
-  await db.query(sql.unsafe`UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}`);
+    WITH saved AS (
+      INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
+      VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
+      ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at
+    )
+    UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}`);
 }
 
 /** Removes one message (the assistant answer a `regenerate-message` replaces). */
 export async function deleteMessage(db: CommonQueryMethods, conversationId: string, messageId: string): Promise<void> {
   await db.query(sql.unsafe`DELETE FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
+}
+
+/**
+ * The caller's conversation with this client id and its messages in the order they were written,
+ * in one statement (the chat stream reads it before the first model call); null when absent.
+ */
+export function findConversationHistory(db: CommonQueryMethods, scope: ConversationScope, clientId: string) {
+  return db.maybeOne(sql.type(z.strictObject({ id: z.string(), messages: z.array(StoredMessage) }))`
+    SELECT c.id, COALESCE(
+      (SELECT json_agg(json_build_object('id', m.id, 'role', m.role, 'parts', m.parts) ORDER BY m.id)
+       FROM chat_messages m WHERE m.conversation_id = c.id), '[]'::json) AS messages
+    FROM chat_conversations c
+    WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
+      AND c.user_id = ${scope.userId} AND c.client_id = ${clientId}`);
 }

@@ -27,32 +27,53 @@ const TITLE_CHARS = 80;
  * even if the tool no longer needs approval (an "always allow" recorded while the call waited):
  * the AI SDK turns an approval of a tool that needs none into a denial.
  */
-export type PreparedTurn = { conversationId: string; history: StoredMessage[]; approvedCallIds: ReadonlySet<string> };
+export type PreparedTurn = {
+  /** The conversation's id, once the request's writes are committed (a rejection: they failed). */
+  conversationId: Promise<string>;
+  history: StoredMessage[];
+  approvedCallIds: ReadonlySet<string>;
+};
 const NONE: ReadonlySet<string> = new Set();
 type Part = StoredMessage['parts'][number];
+/** The conversation and its messages as `findConversationHistory` read them (null: none yet). */
+export type KnownHistory = { id: string; messages: readonly StoredMessage[] } | null;
 
 /**
- * Applies what the request contributes to the stored conversation, in one transaction, before
- * any stream starts:
+ * Applies what the request contributes to the stored conversation, in one transaction, and
+ * returns the stored history the model will be given:
  * - a user message: the conversation is created when new (its title from this first message),
- *   approvals still pending in the last answer are closed as denied, the message is stored;
+ *   approvals still pending in the last answer are closed as denied, the message is stored.
+ *   The history is `known` (read before, with the turn's other reads) and the write is not waited
+ *   for: the model call starts while it commits, and the turn waits for it before it writes
+ *   anything of its own (`conversationId`). A failed write ends the stream with an error chunk;
  * - approval answers: each is consumed through `answerToolApproval` (unknown, answered, another
  *   user's or another conversation's id: 400, nothing changed) and written into the stored tool
  *   part as `approval-responded`; the stored call (input included) is what will run;
  * - regenerate: the last assistant answer is dropped.
- * Returns the stored history the model will be given.
+ * Everything but the user message's write happens before any stream starts.
  */
-export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clientId: string, incoming: Incoming): Promise<PreparedTurn> {
+export async function prepareTurn(
+  deps: AppDeps,
+  scope: ConversationScope,
+  clientId: string,
+  incoming: Incoming,
+  known: KnownHistory,
+): Promise<PreparedTurn> {
   const now = deps.clock();
   if (incoming.kind === 'user') {
-    return deps.db.transaction(async (tx) => {
-      const conversation = await ensureConversation(tx, scope, { id: uuidv7(), clientId, title: titleOf(incoming.text), now });
-      const history = [...(await listMessages(tx, conversation.id))];
-      await closePending(tx, scope, conversation.id, history, now);
-      const message: StoredMessage = { id: uuidv7(), role: 'user', parts: [{ type: 'text', text: incoming.text }] };
+    const history = known ? known.messages.map((message) => ({ ...message })) : [];
+    const denied = closePendingParts(history);
+    const message: StoredMessage = { id: uuidv7(), role: 'user', parts: [{ type: 'text', text: incoming.text }] };
+    const conversationId = deps.db.transaction(async (tx) => {
+      const conversation = await ensureConversation(tx, scope, { id: known?.id ?? uuidv7(), clientId, title: titleOf(incoming.text), now });
+      await denyPending(tx, scope, conversation.id, denied, now);
+      if (denied.message) await saveMessage(tx, conversation.id, denied.message, now);
       await saveMessage(tx, conversation.id, message, now);
-      return { conversationId: conversation.id, history: [...history, message], approvedCallIds: NONE };
+      return conversation.id;
     });
+    // Observed by the turn; this keeps a failure that the turn has not reached yet from being unhandled.
+    conversationId.catch(() => {});
+    return { conversationId, history: [...history, message], approvedCallIds: NONE };
   }
   const conversation = await findConversation(deps.db, scope, clientId);
   if (incoming.kind === 'answers') {
@@ -84,7 +105,7 @@ export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clien
         });
       }
       await closePending(tx, scope, conversation.id, history, now);
-      return { conversationId: conversation.id, history, approvedCallIds };
+      return { conversationId: Promise.resolve(conversation.id), history, approvedCallIds };
     });
   }
   if (!conversation) throw conversationNotFound();
@@ -98,7 +119,7 @@ export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clien
     }
     if (history.at(-1)?.role !== 'user')
       throw new ValidationError([{ path: ['trigger'], message: 'there is no user message to answer again' }]);
-    return { conversationId: conversation.id, history, approvedCallIds: NONE };
+    return { conversationId: Promise.resolve(conversation.id), history, approvedCallIds: NONE };
   });
 }
 
@@ -108,11 +129,19 @@ export async function prepareTurn(deps: AppDeps, scope: ConversationScope, clien
  * never sees a tool call without a result. The message is saved when it changed.
  */
 async function closePending(db: CommonQueryMethods, scope: ConversationScope, conversationId: string, history: StoredMessage[], now: Date) {
+  const denied = closePendingParts(history);
+  await denyPending(db, scope, conversationId, denied, now);
+  if (denied.message) await saveMessage(db, conversationId, denied.message, now);
+}
+
+type Denied = { approvalIds: string[]; message: StoredMessage | undefined };
+
+/** `closePending` in memory: the last message's parts as they will be stored, and what to consume. */
+function closePendingParts(history: StoredMessage[]): Denied {
   const last = history.at(-1);
-  if (last?.role !== 'assistant') {
-    return;
-  }
+  if (last?.role !== 'assistant') return { approvalIds: [], message: undefined };
   let changed = last.parts.some((part) => part.state === 'approval-responded');
+  const approvalIds: string[] = [];
   const parts: Part[] = [];
   for (const part of last.parts) {
     const approvalId = pendingApprovalId(part);
@@ -121,20 +150,21 @@ async function closePending(db: CommonQueryMethods, scope: ConversationScope, co
       continue;
     }
     changed = true;
-    await answerPendingToolApproval(
-      db,
-      { userId: scope.userId, agentId: scope.agentId, conversationId },
-      {
-        approvalId,
-        approved: false,
-        reason: UNANSWERED_REASON,
-        answeredAt: now,
-      },
-    );
+    approvalIds.push(approvalId);
     parts.push({ ...part, state: 'output-denied', approval: { id: approvalId, approved: false, reason: UNANSWERED_REASON } });
   }
   last.parts = parts;
-  if (changed) await saveMessage(db, conversationId, last, now);
+  return { approvalIds, message: changed ? last : undefined };
+}
+
+/** Consumes the approvals `closePendingParts` closed, as denied. */
+async function denyPending(db: CommonQueryMethods, scope: ConversationScope, conversationId: string, denied: Denied, now: Date) {
+  for (const approvalId of denied.approvalIds)
+    await answerPendingToolApproval(
+      db,
+      { userId: scope.userId, agentId: scope.agentId, conversationId },
+      { approvalId, approved: false, reason: UNANSWERED_REASON, answeredAt: now },
+    );
 }
 
 /** The approval id of a tool part waiting in `approval-requested`. */

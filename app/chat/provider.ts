@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { wrapLanguageModel } from 'ai';
-import { findProviderKey } from '../../sql/provider-keys.ts';
+import { findProviderKey, type ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson } from '../crypto/credentials.ts';
 import { guardedSession } from '../net/guarded-fetch.ts';
@@ -36,10 +37,20 @@ export type ChatModel = {
  * Throws before any stream starts.
  */
 export async function chatModelFor(deps: AppDeps, organizationId: string, requestedModelId: string, turn: AbortSignal): Promise<ChatModel> {
+  return chatModelWith(deps, organizationId, requestedModelId, turn, await findProviderKey(deps.db, organizationId));
+}
+
+/** `chatModelFor` given the organization's stored key (`findProviderKey`), read by the caller. */
+export function chatModelWith(
+  deps: AppDeps,
+  organizationId: string,
+  requestedModelId: string,
+  turn: AbortSignal,
+  stored: ProviderKeyRow | null,
+): ChatModel {
   const meter = usageMeter(deps.clock);
   const limits = { idleTimeoutMs: deps.config.ai.providerTimeoutMs, maxResponseBytes: MAX_PROVIDER_RESPONSE_BYTES };
   const metered = (model: LanguageModelV3) => wrapLanguageModel({ model, middleware: meter.middleware }) as LanguageModelV3;
-  const stored = await findProviderKey(deps.db, organizationId);
   if (stored) {
     const apiKey = openJson<string>(
       deps.config.credentialsKeyring,
@@ -79,13 +90,36 @@ export async function chatModelFor(deps: AppDeps, organizationId: string, reques
     outbound: ReturnType<typeof providerFetch>,
     source: ChatModel['source'],
   ): Omit<ChatModel, 'close'> {
-    const provider = createOpenAICompatible({ ...endpoint, includeUsage: true, fetch: outbound.fetch });
     return {
-      model: metered(provider.chatModel(requestedModelId)),
+      model: metered(chatModelOver(endpoint, requestedModelId, outbound.fetch)),
       modelId: requestedModelId,
       source,
       calls: meter.calls,
       failures: outbound.failures,
     };
   }
+}
+
+/** Most chat model instances kept for reuse (one per endpoint, key and model id). */
+const MAX_CACHED_MODELS = 64;
+const cachedModels = new Map<string, LanguageModelV3>();
+
+/**
+ * A Chat Completions model at `endpoint` whose requests go through `fetch` (the turn's bounded,
+ * failure-recording fetch). Building the SDK's model compiles its zod chunk schema, and the first
+ * parse with a new schema compiles it again: together most of the service's added time to the
+ * first chunk. So one instance per endpoint, key (by hash) and model id is kept, and each turn
+ * gets an object inheriting from it with its own `config` (the SDK reads `this.config.fetch` on
+ * every call). The cache only saves work: the key is still looked up for every turn.
+ */
+function chatModelOver(endpoint: { name: string; baseURL: string; apiKey: string }, modelId: string, fetch: typeof globalThis.fetch) {
+  const key = [endpoint.name, endpoint.baseURL, createHash('sha256').update(endpoint.apiKey).digest('base64'), modelId].join('\n');
+  let shared = cachedModels.get(key);
+  if (!shared) {
+    if (cachedModels.size >= MAX_CACHED_MODELS) cachedModels.delete(cachedModels.keys().next().value!);
+    shared = createOpenAICompatible({ ...endpoint, includeUsage: true }).chatModel(modelId);
+    cachedModels.set(key, shared);
+  }
+  const config = (shared as unknown as { config: Record<string, unknown> }).config;
+  return Object.assign(Object.create(shared) as LanguageModelV3, { config: { ...config, fetch } });
 }

@@ -1,21 +1,27 @@
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { JsonToSseTransformStream, UI_MESSAGE_STREAM_HEADERS } from 'ai';
-import { deleteConversation, findConversation, listConversations, listMessages } from '../../sql/chat-conversations.ts';
+import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from 'ai';
+import {
+  deleteConversation,
+  findConversation,
+  findConversationHistory,
+  listConversations,
+  listMessages,
+} from '../../sql/chat-conversations.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
+import { findProviderKey } from '../../sql/provider-keys.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import { agentNotFoundResponse } from '../agents/schemas.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, ValidationErrorBody } from '../core/schemas.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { resolveAgentTools } from '../tools/resolution.ts';
+import { offeredToolsOf } from '../tools/resolution.ts';
 import { DEFAULT_BUILTIN_EXECUTORS } from './builtin-tools.ts';
 import { conversationNotFound } from './errors.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
-import { chatModelFor } from './provider.ts';
+import { chatModelWith } from './provider.ts';
 import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationParams } from './schemas.ts';
 import { buildToolSet, type ToolRunners } from './tool-map.ts';
 import { streamTurn } from './turn.ts';
@@ -25,6 +31,21 @@ const policy = { subject: 'ai.agent', action: 'read' };
 
 /** Who runs tools: the built-in executors of this deployment and the MCP `tools/call`. */
 export const chatRunners: ToolRunners = { builtins: DEFAULT_BUILTIN_EXECUTORS, mcp: callMcpTool };
+
+/**
+ * The UI message stream as server-sent events, as the SDK's `JsonToSseTransformStream` writes them
+ * (`data: <chunk JSON>` each, then `data: [DONE]`), without one more web stream stage per turn.
+ */
+async function* asServerSentEvents(stream: ReadableStream<UIMessageChunk>): AsyncGenerator<string> {
+  for await (const chunk of stream) yield `data: ${JSON.stringify(chunk)}\n\n`;
+  yield 'data: [DONE]\n\n';
+}
+
+/** The value of a settled read, or its failure thrown. */
+function settled<T>(read: PromiseSettledResult<T>): T {
+  if (read.status === 'rejected') throw read.reason;
+  return read.value;
+}
 
 const scopeOf = (auth: AccessClaims, agentId: string) => ({ organizationId: auth.agencyId, agentId, userId: auth.userId });
 
@@ -54,35 +75,52 @@ export const chatRoutes = [
       503: { description: '`AI.PROVIDER_NOT_CONFIGURED`: production without a provider key', schema: CodedErrorBody },
     },
     handler: async ({ deps, auth, params, body, ctx }) => {
-      const agent = await requireAgent(deps, auth.agencyId, params.agentId);
+      // The reads that do not depend on each other run at once (docs/chat.md, "Decisions"); their
+      // failures are still answered in the order of the checks: agent, body, provider, history.
+      // A new user message (the common turn) also reads the conversation's history now.
+      const last = body.messages.at(-1);
+      const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
+      const [agentRead, keyRead, toolsRead, historyRead] = await Promise.allSettled([
+        findAgentInAgency(deps.db, auth.agencyId, params.agentId),
+        findProviderKey(deps.db, auth.agencyId),
+        offeredToolsOf(deps.db, params.agentId, auth.userId),
+        isUserMessage ? findConversationHistory(deps.db, scopeOf(auth, params.agentId), body.id) : null,
+      ]);
+      const agent = settled(agentRead);
+      if (!agent) throw agentNotFound();
       const incoming = readIncoming(body);
       const abort = new AbortController();
       // The response closes after the turn's last chunk, or earlier when the client goes away:
       // either way nothing is left to wait for, so the provider call and any tool call end.
       ctx.res.once('close', () => abort.abort());
-      const model = await chatModelFor(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, abort.signal);
-      const scope = scopeOf(auth, agent.id);
-      const prepared = await prepareTurn(deps, scope, body.id, incoming);
-      const offered = (await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: agent.id, userId: auth.userId })) ?? new Map();
-      const tools = await buildToolSet(
-        deps,
-        { agencyId: auth.agencyId, agentId: agent.id, signal: abort.signal, approvedCallIds: prepared.approvedCallIds },
-        offered,
-        chatRunners,
-      );
-      const stream = await streamTurn({
-        deps,
-        organizationId: auth.agencyId,
-        userId: auth.userId,
-        agent,
-        conversationId: prepared.conversationId,
-        history: prepared.history,
-        model,
-        tools,
-        signal: abort.signal,
-      });
-      ctx.set(UI_MESSAGE_STREAM_HEADERS);
-      return Readable.fromWeb(stream.pipeThrough(new JsonToSseTransformStream()) as NodeReadableStream<string>);
+      const model = chatModelWith(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, abort.signal, settled(keyRead));
+      try {
+        const offered = settled(toolsRead);
+        const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, settled(historyRead));
+        const tools = await buildToolSet(
+          deps,
+          { agencyId: auth.agencyId, agentId: agent.id, signal: abort.signal, approvedCallIds: prepared.approvedCallIds },
+          offered,
+          chatRunners,
+        );
+        const stream = await streamTurn({
+          deps,
+          organizationId: auth.agencyId,
+          userId: auth.userId,
+          agent,
+          conversationId: prepared.conversationId,
+          history: prepared.history,
+          model,
+          tools,
+          signal: abort.signal,
+        });
+        ctx.set(UI_MESSAGE_STREAM_HEADERS);
+        return Readable.from(asServerSentEvents(stream));
+      } catch (error) {
+        // No stream started: the turn's outbound connections (BYOK) end here.
+        await model.close();
+        throw error;
+      }
     },
   }),
   defineRoute({

@@ -22,7 +22,8 @@ export type Turn = {
   organizationId: string;
   userId: string;
   agent: Agent;
-  conversationId: string;
+  /** Resolves once the request's own writes are committed (`PreparedTurn`); awaited before the turn writes. */
+  conversationId: Promise<string>;
   /** The stored history, ending with the new user message or the answered assistant message. */
   history: StoredMessage[];
   model: ChatModel;
@@ -44,10 +45,15 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
   const history = turn.history as UIMessage[];
   const messages = await convertToModelMessages(history, { tools: turn.tools, ignoreIncompleteToolCalls: true });
   const startedAt = deps.clock();
+  let conversationId: string | undefined;
+  turn.conversationId.then(
+    (id) => (conversationId = id),
+    () => {},
+  );
   const describe = (error: unknown) => {
     const text = describeFailure(error, model.failures);
     if (error instanceof ToolFailure) return text;
-    deps.logger.warn({ agentId: turn.agent.id, conversationId: turn.conversationId, cause: text }, 'chat turn failed');
+    deps.logger.warn({ agentId: turn.agent.id, conversationId, cause: text }, 'chat turn failed');
     return text;
   };
   return createUIMessageStream({
@@ -86,7 +92,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
               id: chunk.approvalId,
               userId: turn.userId,
               agentId: turn.agent.id,
-              conversationId: turn.conversationId,
+              conversationId: await turn.conversationId,
               toolName: call?.toolName ?? 'unknown',
               toolCallId: chunk.toolCallId,
               input: call?.input ?? {},
@@ -110,15 +116,13 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
 async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Date): Promise<void> {
   const { deps, model } = turn;
   const now = deps.clock();
+  let conversationId: string | undefined;
   try {
+    const written = await turn.conversationId;
+    conversationId = written;
     await deps.db.transaction(async (tx) => {
       if (answer && answer.parts.length > 0)
-        await saveMessage(
-          tx,
-          turn.conversationId,
-          { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] },
-          now,
-        );
+        await saveMessage(tx, written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, now);
       await insertChatUsage(
         tx,
         model.calls.map((call) => ({
@@ -137,10 +141,7 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
       );
     });
   } catch (error) {
-    deps.logger.error(
-      { conversationId: turn.conversationId, err: error instanceof Error ? error.message : String(error) },
-      'chat turn not saved',
-    );
+    deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
     throw new TurnNotSaved('the turn could not be saved');
   }
 }

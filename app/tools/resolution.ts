@@ -32,7 +32,15 @@ export async function resolveAgentTools(
   scope: { agencyId: string; agentId: string; userId: string },
 ): Promise<Map<string, OfferedTool> | null> {
   if (!(await findAgentInAgency(db, scope.agencyId, scope.agentId))) return null;
-  const rows = await listOfferableToolsForUser(db, scope.agentId, scope.userId);
+  return offeredToolsOf(db, scope.agentId, scope.userId);
+}
+
+/**
+ * The offered tools of an agent the caller has already found in its agency (`resolveAgentTools`
+ * without that lookup: the chat stream reads the agent itself, at the same time).
+ */
+export async function offeredToolsOf(db: CommonQueryMethods, agentId: string, userId: string): Promise<Map<string, OfferedTool>> {
+  const rows = await listOfferableToolsForUser(db, agentId, userId);
   return new Map(
     rows.map((row) => [
       row.toolName,

@@ -61,6 +61,23 @@ export default tseslint.config(
     },
   },
   {
+    // Connections go back to the pool without `DISCARD ALL` (app/db/pool.ts), which holds only while no
+    // statement leaves state on the session: settings only through SET LOCAL or set_config(..., true),
+    // advisory locks only transaction-scoped, no LISTEN, no temporary tables. (The migration runner uses
+    // its own client, not the pool.) SQL keywords are written in capitals, which the pattern relies on.
+    files: ['app/**/*.ts', 'sql/**/*.ts'],
+    ignores: ['sql/migrate.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: String.raw`TemplateElement[value.raw=/(^|;)\s*(SET\s+(?!LOCAL\b)|RESET\b|LISTEN\b|CREATE\s+(TEMP|TEMPORARY)\b)|pg_advisory_lock|pg_try_advisory_lock\(/]`,
+          message: 'no session state on pooled connections: use SET LOCAL, set_config(..., true) or pg_advisory_xact_lock',
+        },
+      ],
+    },
+  },
+  {
     // The composition root: it alone in app/ runs the start-up seeding.
     files: [SERVER_ENTRY],
     rules: {

@@ -1,6 +1,5 @@
 import { createPool, createTypeParserPreset, SchemaValidationError, type DatabasePool, type Interceptor } from 'slonik';
 
-import { isConnectionLoss } from './connection-loss.ts';
 import { pgDriverFactory } from './driver.ts';
 
 export type { DatabasePool } from 'slonik';
@@ -34,24 +33,19 @@ export type PoolOptions = {
 };
 
 /**
- * Resets a connection on its way back to the pool, as Slonik does by default (`DISCARD ALL`).
- * Slonik runs this after the caller's query has succeeded and hands a failure to the caller, so a
- * backend terminated at that moment turned a committed write into an error. A lost connection is
- * therefore not reported here: the result stands, and the dead connection fails its next query,
- * which Slonik answers by destroying it (a read is then retried, ADR 0065).
+ * Connections go back to the pool as they are, without Slonik's default `DISCARD ALL`: that reset
+ * is an awaited round trip after every statement (it doubled the round trips of every request),
+ * and it has nothing to undo here because no statement leaves state on a session (settings only
+ * through SET LOCAL or set_config(..., true), transaction-scoped advisory locks, no LISTEN, no
+ * temporary tables; the lint rule "no session state on pooled connections" keeps it so). Slonik
+ * ends every transaction it opens and destroys a connection whose query failed.
  */
-async function resetConnection({ query }: { query: (sql: string) => Promise<void> }): Promise<void> {
-  try {
-    await query('DISCARD ALL');
-  } catch (error) {
-    if (!isConnectionLoss(error)) throw error;
-  }
-}
+const keepConnection = async (): Promise<void> => {};
 
 export function createDatabasePool(url: string, options: PoolOptions = {}): Promise<DatabasePool> {
   return createPool(url, {
     driverFactory: pgDriverFactory(),
-    resetConnection,
+    resetConnection: keepConnection,
     maximumPoolSize: options.maximumPoolSize ?? 10,
     connectionTimeout: options.connectionTimeoutMs ?? 5_000,
     idleTimeout: 10_000,

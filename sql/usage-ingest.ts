@@ -36,35 +36,21 @@ export async function insertIngestedUsageEvents(db: CommonQueryMethods, rows: re
     WITH inserted AS (
       INSERT INTO usage_events (id, organization_id, agent_id, user_id, model_id, action_type, source, input_tokens,
                                 output_tokens, cache_read_tokens, cost_usd, latency_ms, created_at, ingest_key)
-      SELECT e.id, e.organization_id, e.agent_id, e.user_id, e.model_id, e.action_type, e.source, e.input_tokens,
-             e.output_tokens, e.cache_read_tokens,
+      SELECT e.id, e."organizationId", e."agentId", e."userId", e."modelId", e."actionType", e.source, e."inputTokens",
+             e."outputTokens", e."cacheReadTokens",
              -- Capped at the column's largest value: absurd token counts times absurd prices are no 500.
-             CASE WHEN e.cost_usd IS NOT NULL THEN e.cost_usd
+             CASE WHEN e."costUsd" IS NOT NULL THEN e."costUsd"
                   WHEN p.model_id IS NULL THEN 0
-                  ELSE least((e.input_tokens * p.input_usd_per_mtok + e.output_tokens * p.output_usd_per_mtok
-                              + e.cache_read_tokens * p.cache_read_usd_per_mtok) / 1000000, 9999999999) END,
-             e.latency_ms, e.created_at, e.ingest_key
-      FROM ${sql.unnest(
-        rows.map((row) => [
-          row.id,
-          row.organizationId,
-          row.agentId,
-          row.userId,
-          row.modelId,
-          row.actionType,
-          row.source,
-          row.inputTokens,
-          row.outputTokens,
-          row.cacheReadTokens,
-          row.costUsd === null ? null : String(row.costUsd),
-          row.latencyMs,
-          row.createdAt,
-          row.ingestKey,
-        ]),
-        ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int8', 'int8', 'int8', 'numeric', 'int4', 'timestamptz', 'text'],
-      )} AS e(id, organization_id, agent_id, user_id, model_id, action_type, source, input_tokens, output_tokens,
-              cache_read_tokens, cost_usd, latency_ms, created_at, ingest_key)
-      LEFT JOIN model_pricing p ON p.model_id = e.model_id
+                  ELSE least((e."inputTokens" * p.input_usd_per_mtok + e."outputTokens" * p.output_usd_per_mtok
+                              + e."cacheReadTokens" * p.cache_read_usd_per_mtok) / 1000000, 9999999999) END,
+             e."latencyMs", e."createdAt", e."ingestKey"
+      -- One JSON text parameter: JSON.stringify is native, where 14 array parameters of 1000
+      -- elements were escaped element by element in JS (a tenth of a batch's time in Node).
+      FROM json_to_recordset(${JSON.stringify(rows)}::json)
+        AS e(id uuid, "organizationId" uuid, "agentId" uuid, "userId" uuid, "modelId" text, "actionType" text,
+             source text, "inputTokens" int8, "outputTokens" int8, "cacheReadTokens" int8, "costUsd" numeric,
+             "latencyMs" int4, "createdAt" timestamptz, "ingestKey" text)
+      LEFT JOIN model_pricing p ON p.model_id = e."modelId"
       ON CONFLICT (organization_id, ingest_key) WHERE ingest_key IS NOT NULL DO NOTHING
       RETURNING 1
     )

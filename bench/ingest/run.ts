@@ -40,6 +40,10 @@ const DB_NAME = process.env.BENCH_INGEST_DB ?? 'bench_ingest';
 const BASE_ROWS = Number(process.env.BENCH_ROWS ?? 10_000_000);
 const ROWS = Number(process.env.BENCH_INGEST_ROWS ?? 200_000);
 const CONCURRENCY = 8;
+/** Fewer batches than this and p99 is little more than the slowest batch. */
+const MIN_BATCHES = 200;
+/** The issue's target for p99 per batch. */
+const P99_TARGET_MS = 250;
 const EVENTS_PER_BATCH = 1000;
 const SPANS_PER_BATCH = 512;
 const BASE_ORGS = 20;
@@ -49,11 +53,15 @@ const dbUrl = () => Object.assign(new URL(ADMIN_URL), { pathname: `/${DB_NAME}` 
 const orgId = (i: number) => `01900000-0000-7000-8000-${(0xc000 + i).toString(16).padStart(12, '0')}`;
 
 async function ensureBase(db: DatabasePool): Promise<void> {
-  const count = Number(await db.oneFirst(sql.unsafe`SELECT count(*) AS n FROM usage_events`));
-  if (count >= BASE_ROWS) {
-    log(`reusing ${DB_NAME}: ${count} rows`);
+  // The planner's estimate (exact after the VACUUM ANALYZE below): counting 10M rows costs seconds.
+  const estimate = Number(
+    await db.oneFirst(sql.unsafe`SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'usage_events'::regclass`),
+  );
+  if (estimate >= BASE_ROWS * 0.99) {
+    log(`reusing ${DB_NAME}: about ${estimate} rows`);
     return;
   }
+  const count = Number(await db.oneFirst(sql.unsafe`SELECT count(*) AS n FROM usage_events`));
   if (count > 0) throw new Error(`${DB_NAME} holds ${count} rows, fewer than ${BASE_ROWS}: drop it and run again`);
   const per = Math.ceil(BASE_ROWS / BASE_ORGS);
   const started = performance.now();
@@ -212,6 +220,11 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
 };
 
+const latencyVersusTarget = (name: string, run: Run) => {
+  const p99 = percentile(run.latencies, 0.99);
+  return `${name} p50 ${percentile(run.latencies, 0.5).toFixed(0)} / p99 ${p99.toFixed(0)} ms (${p99 <= P99_TARGET_MS ? 'met' : 'missed'})`;
+};
+
 async function main() {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -250,6 +263,9 @@ async function main() {
     const events = eventPosts(sample(eventsOrg, 11));
     const otlp = otlpPosts(sample(otlpOrg, 12));
     log(`measuring ${ROWS} rows per path over a table of ${BASE_ROWS}+ rows`);
+    if (events.posts.length < MIN_BATCHES) {
+      log(`warning: ${events.posts.length} event batches (< ${MIN_BATCHES}): p99 is about the slowest batch; raise BENCH_INGEST_ROWS`);
+    }
     const cli = await cliImport(db, sample(cliOrg, 10));
     const eventsKey = await keyFor(eventsOrg);
     const fresh = await sendAll(port, eventsKey, events.posts, events.sizes);
@@ -266,21 +282,25 @@ async function main() {
     const cliRate = cli.rows / cli.seconds;
     const row = (name: string, run: Run, batch: string) => {
       const rate = run.rows / run.seconds;
-      return `| ${name} | ${batch} | ${run.rows} | ${Math.round(rate).toLocaleString('en-US')} | ${(rate / cliRate).toFixed(2)}x | ${run.latencies.length ? percentile(run.latencies, 0.5).toFixed(0) : '–'} | ${run.latencies.length ? percentile(run.latencies, 0.99).toFixed(0) : '–'} |`;
+      return `| ${name} | ${batch} | ${run.latencies.length || 1} | ${run.rows} | ${Math.round(rate).toLocaleString('en-US')} | ${(rate / cliRate).toFixed(2)}x | ${run.latencies.length ? percentile(run.latencies, 0.5).toFixed(0) : '–'} | ${run.latencies.length ? percentile(run.latencies, 0.99).toFixed(0) : '–'} |`;
     };
     const lines = [
       `Ingestion into a usage table of ${BASE_ROWS.toLocaleString('en-US')}+ rows, ${ROWS.toLocaleString('en-US')} rows per path, c=${CONCURRENCY} over HTTP (shared machine).`,
       '',
-      '| path | batch | rows | rows/s | vs CLI import | p50 ms/batch | p99 ms/batch |',
-      '|---|---|---:|---:|---:|---:|---:|',
+      '| path | batch | batches | rows | rows/s | vs CLI import | p50 ms/batch | p99 ms/batch |',
+      '|---|---|---:|---:|---:|---:|---:|---:|',
       row('CLI import-usage (one transaction)', cli, '5000 lines'),
       row('events API, fresh', fresh, `${EVENTS_PER_BATCH} events`),
       row('events API, all duplicates', duplicates, `${EVENTS_PER_BATCH} events`),
       row('OTLP protobuf, fresh', spans, `${SPANS_PER_BATCH} spans`),
       '',
       `Targets: events >= 0.8x CLI (${(fresh.rows / fresh.seconds / cliRate).toFixed(2)}x), OTLP >= 0.5x (${(spans.rows / spans.seconds / cliRate).toFixed(2)}x), ` +
-        `p99 <= 250 ms (events ${percentile(fresh.latencies, 0.99).toFixed(0)}, OTLP ${percentile(spans.latencies, 0.99).toFixed(0)}), ` +
-        `duplicates >= 2x fresh (${(duplicates.rows / duplicates.seconds / (fresh.rows / fresh.seconds)).toFixed(2)}x).`,
+        `duplicates >= 2x fresh (${(duplicates.rows / duplicates.seconds / (fresh.rows / fresh.seconds)).toFixed(2)}x), ` +
+        `p99 per batch <= ${P99_TARGET_MS} ms: ${latencyVersusTarget('events', fresh)}, ${latencyVersusTarget('OTLP', spans)}.`,
+      '',
+      `At c=${CONCURRENCY} with every client waiting for its answer, the mean latency is ${CONCURRENCY} / (batches per second) ` +
+        `(Little's law): p99 <= ${P99_TARGET_MS} ms needs more than ${Math.ceil((CONCURRENCY * 1000) / P99_TARGET_MS)} batches a second ` +
+        `(events ${(fresh.latencies.length / fresh.seconds).toFixed(1)}/s, OTLP ${(spans.latencies.length / spans.seconds).toFixed(1)}/s here).`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

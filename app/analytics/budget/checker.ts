@@ -50,17 +50,52 @@ async function checkBudgetOn(db: CommonQueryMethods, deps: BudgetCheckDeps, orga
 /** Checks one organization's budget now (see checkBudgetOn). */
 export const checkBudget = (deps: BudgetCheckDeps, organizationId: string) => checkBudgetOn(deps.db, deps, organizationId);
 
-/**
- * Call after every write of an organization's usage (events, OTLP, chat, import): an alert
- * leaves with the write that caused it. Never throws: the usage is already stored, and the
- * once-a-minute sweep retries what failed here.
- */
-export async function afterUsageWritten(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
+async function checkAfterWrite(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
   try {
+    // Most organizations have no budget: one read, no transaction (checkBudgetOn reads it again inside).
+    if ((await findBudget(deps.db, organizationId)) === null) return;
     await checkBudget(deps, organizationId);
   } catch (error) {
     deps.logger.warn({ err: error, organizationId }, 'budget check failed; the next sweep retries');
   }
+}
+
+type Checks = { running: Promise<void>; queued?: Promise<void> };
+/** Per pool and organization: the check running, and the one queued behind it. */
+const checksByPool = new WeakMap<object, Map<string, Checks>>();
+
+/**
+ * Call after every write of an organization's usage (events, OTLP, chat, import): an alert
+ * leaves with the write that caused it. Writes that finish while a check of their organization
+ * runs share one check that starts after it (it sees all of them), so concurrent batches of one
+ * organization do not each run their own. Never throws: the usage is already stored, and the
+ * once-a-minute sweep retries what failed here.
+ */
+export function afterUsageWritten(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
+  const checks = checksByPool.get(deps.db) ?? new Map<string, Checks>();
+  checksByPool.set(deps.db, checks);
+  const current = checks.get(organizationId);
+  if (current?.queued) return current.queued;
+  const start = (): Promise<void> => {
+    const running = checkAfterWrite(deps, organizationId).finally(() => {
+      // A queued check replaces this entry when it starts; until then writes still join it.
+      const entry = checks.get(organizationId);
+      if (entry?.running === running && entry.queued === undefined) checks.delete(organizationId);
+    });
+    return running;
+  };
+  if (current === undefined) {
+    const running = start();
+    checks.set(organizationId, { running });
+    return running;
+  }
+  const queued = current.running.then(() => {
+    const next = start();
+    checks.set(organizationId, { running: next });
+    return next;
+  });
+  current.queued = queued;
+  return queued;
 }
 
 /**

@@ -57,8 +57,9 @@ export async function ingestEvents(
   events: Static<typeof IngestEventsBody>['events'],
 ): Promise<IngestResult> {
   const issues: ValidationIssue[] = [];
+  const instants = events.map((event) => Date.parse(event.createdAt));
   events.forEach((event, index) => {
-    if (!isStorableInstant(Date.parse(event.createdAt))) {
+    if (!isStorableInstant(instants[index]!)) {
       issues.push({ path: ['events', String(index), 'createdAt'], message: 'must be an ISO-8601 date-time from the year 2000 to 9999' });
     }
   });
@@ -73,7 +74,7 @@ export async function ingestEvents(
   return storeIngestedEvents(
     deps,
     caller.organizationId,
-    events.map((event) => ({
+    events.map((event, index) => ({
       id: uuidv7(),
       organizationId: caller.organizationId,
       ingestKey: `event:${event.id}`,
@@ -87,7 +88,7 @@ export async function ingestEvents(
       cacheReadTokens: event.cacheReadTokens,
       costUsd: event.costUsd ?? null,
       latencyMs: event.latencyMs ?? null,
-      createdAt: new Date(event.createdAt).toISOString(),
+      createdAt: new Date(instants[index]!).toISOString(),
     })),
   );
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CodedErrorBody, DateTime, LINE_CHAR, NUL_FREE_PATTERN, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
+import { CodedErrorBody, DateTime, NON_BLANK_LINE_PATTERN, NUL_FREE_PATTERN, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
 
 export const AgentIdParams = UuidParam('agentId');
 
@@ -14,7 +14,7 @@ export const ModelId = Type.String({
 const AgentName = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: `^${LINE_CHAR}*\\S${LINE_CHAR}*$`,
+  pattern: NON_BLANK_LINE_PATTERN,
   errorMessage: 'must be 1 to 200 characters on one line, not only spaces',
 });
 const AgentDescription = Type.String({ maxLength: 2000, pattern: NUL_FREE_PATTERN, errorMessage: 'must be at most 2000 characters' });

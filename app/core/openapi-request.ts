@@ -4,14 +4,17 @@ import { NUL_FREE_PATTERN } from './schemas.ts';
 
 type Json = Record<string, unknown>;
 
+/** Formats whose check refuses NUL already (`uri` does not: its check ends in `[^\\s]*`). */
+const NUL_FREE_FORMATS = new Set(['uuid', 'date-time', 'email', 'binary']);
+
 /** Keys whose values are data, not schemas (a `default` object is not walked). */
 const DATA_KEYS = new Set(['default', 'examples', 'const', 'enum']);
 
 /**
  * A request schema as documented: every string that the server checks for NUL
  * (app/core/input-hygiene.ts: every request string and object key) says so. A string without
- * pattern, format, enum or const gets `NUL_FREE_PATTERN`; one with its own pattern excludes NUL
- * in it (test/core/openapi-strings.test.ts checks every pattern); formats exclude it already.
+ * pattern, enum, const or NUL-free format gets `NUL_FREE_PATTERN`; one with its own pattern
+ * excludes NUL in it (test/core/openapi-strings.test.ts checks every pattern).
  * Objects with free keys get `propertyNames` with the same pattern. Changes `json` in place.
  */
 export function withStringRules(json: Json): Json {
@@ -29,7 +32,7 @@ function visit(node: unknown): void {
   if (
     isString(schema) &&
     schema.pattern === undefined &&
-    schema.format === undefined &&
+    !NUL_FREE_FORMATS.has(schema.format as string) &&
     schema.enum === undefined &&
     schema.const === undefined
   ) {

@@ -28,6 +28,8 @@ export const NUL_FREE_PATTERN = '^[^\\u0000]*$';
 export const NON_BLANK_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
 /** Single-line text: no control character (C0, including NUL, and DEL). */
 export const LINE_CHAR = '[^\\u0000-\\u001f\\u007f]';
+/** Single-line text with at least one character that is not white space (`\\S` alone would let NUL through). */
+export const NON_BLANK_LINE_PATTERN = `^${LINE_CHAR}*[^\\s\\u0000-\\u001f\\u007f]${LINE_CHAR}*$`;
 
 /**
  * An email address as the server's check (ajv-formats' `email`, case-insensitive) reads it: a

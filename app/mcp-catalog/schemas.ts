@@ -45,7 +45,7 @@ export type CredentialField = Static<typeof CredentialField>;
 const VariantUrl = Type.String({
   format: 'uri',
   maxLength: 2048,
-  pattern: '^https?://',
+  pattern: '^https?://[^\\u0000]*$',
   errorMessage: 'must be an absolute http(s) URL',
 });
 

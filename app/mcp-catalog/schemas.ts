@@ -125,7 +125,11 @@ const Logo = Type.Union(
   },
 );
 /** Not required by the schema: a missing or empty list is a 422 (docs/interface.md §7), checked by the handler. */
-const Variants = Type.Array(Variant, { maxItems: 3 });
+const Variants = Type.Array(Variant, {
+  maxItems: 3,
+  description:
+    'At least one variant (checked by the handler: 422 when missing or empty), and at most one of each type (400 at the repeated one).',
+});
 
 export const CreateAvailableMcpBody = StrictObject(
   {

@@ -1,8 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CodedErrorBody, DateTime, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
-
-/** Text without control characters (PostgreSQL text cannot hold NUL; names are single-line). */
-export const LINE_CHAR = '[^\\u0000-\\u001f\\u007f]';
+import { CodedErrorBody, DateTime, NON_BLANK_LINE_PATTERN, NUL_FREE_PATTERN, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
 
 export const AgentIdParams = UuidParam('agentId');
 
@@ -17,10 +14,10 @@ export const ModelId = Type.String({
 const AgentName = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: `^${LINE_CHAR}*\\S${LINE_CHAR}*$`,
+  pattern: NON_BLANK_LINE_PATTERN,
   errorMessage: 'must be 1 to 200 characters on one line, not only spaces',
 });
-const AgentDescription = Type.String({ maxLength: 2000, pattern: '^[^\\u0000]*$', errorMessage: 'must be at most 2000 characters' });
+const AgentDescription = Type.String({ maxLength: 2000, pattern: NUL_FREE_PATTERN, errorMessage: 'must be at most 2000 characters' });
 
 export const CreateAgentBody = StrictObject({
   name: AgentName,

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { HEADER_LIMIT_BYTES, mayExceedHeaderLimit, withStringRules } from './openapi-request.ts';
 import { fullPath, type Route } from './route.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
@@ -11,6 +12,9 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '
 
 /** Plain JSON of a TypeBox schema (drops TypeBox's symbol keys). */
 const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
+
+/** A request part's schema as documented: plain, with the NUL rule on every string (app/core/openapi-request.ts). */
+const requestSchema = (schema: TSchema): Json => withStringRules(plain(schema));
 
 function parametersOf(location: 'path' | 'query', schema: TSchema | undefined): Json[] {
   if (!schema) return [];
@@ -25,7 +29,7 @@ function parametersOf(location: 'path' | 'query', schema: TSchema | undefined): 
             name,
             in: location,
             required: location === 'path' || (required.has(name) && property.default === undefined),
-            schema: plain(property),
+            schema: requestSchema(property),
             ...(property.description ? { description: property.description } : {}),
           },
         ],
@@ -51,7 +55,7 @@ function bracketParameters(name: string, schema: TSchema): Json[] {
         name: `${name}[${index}][${property}]`,
         in: 'query',
         required: false,
-        schema: plain(propertySchema),
+        schema: requestSchema(propertySchema),
         description:
           `Item ${index} of \`${name}\`, property \`${property}\` (bracket form, read with indices from 0).` +
           (required.has(property) ? ` Required when any \`${name}[${index}][…]\` is given.` : ''),
@@ -66,7 +70,7 @@ function bracketParameters(name: string, schema: TSchema): Json[] {
  * `x-required-by-handler`, answered with the route's own status when missing) are `required`.
  */
 function documentedBody(schema: TSchema): Json {
-  const json = plain(schema);
+  const json = requestSchema(schema);
   const byHandler = json[REQUIRED_BY_HANDLER] as string[] | undefined;
   if (byHandler) json.required = [...new Set([...((json.required as string[] | undefined) ?? []), ...byHandler])];
   return json;
@@ -95,6 +99,13 @@ function chainResponses(route: Route, limited: boolean): Record<string, Json> {
     responses['415'] = envelope('Content-Type must be application/json', ErrorBody);
   } else if (route.body) {
     responses['413'] = envelope(`Payload too large (over ${route.body.limitBytes} bytes)`, ErrorBody);
+  }
+  if (mayExceedHeaderLimit(route.schemas?.query)) {
+    responses['431'] = envelope(
+      `Request header fields too large: the request line and headers together exceed ${HEADER_LIMIT_BYTES} bytes, ` +
+        'which the documented query lengths allow (percent-encoded non-ASCII text takes up to 12 bytes a character)',
+      ErrorBody,
+    );
   }
   if (limited) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
   return responses;

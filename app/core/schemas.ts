@@ -4,9 +4,46 @@ import { Type, type TProperties, type ObjectOptions, type StringOptions } from '
 export const StrictObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
 
-/** RFC 9562 version 7 (version nibble 7, variant 10xx), any case: the pattern generic clients read beside `format: uuid`. */
-export const UUID_V7_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$';
+/*
+ * The text rules every request schema shares (the one place they are written; issue 27):
+ * UUID v7 ids, NUL-free strings, email addresses as the validator reads them.
+ */
+
+/** The hex digits of an RFC 9562 version 7 UUID (version nibble 7, variant 10xx), any case, unanchored. */
+export const UUID_V7 = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}';
+/** The same in lowercase only (the names of stored files, app/mcp-catalog/logo-routes.ts). */
+export const UUID_V7_LOWERCASE = '[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
+/** The pattern generic clients read beside `format: uuid`. */
+export const UUID_V7_PATTERN = `^${UUID_V7}$`;
 export const UUID_V7_MESSAGE = 'must be a UUID v7';
+
+/**
+ * No U+0000 anywhere: PostgreSQL text and jsonb cannot hold it, and every request string is
+ * checked for it (app/core/input-hygiene.ts). The OpenAPI document adds this pattern to every
+ * request string that has no pattern or format of its own (app/core/openapi-strings.ts); a
+ * string with its own pattern excludes NUL in it, as the patterns below do.
+ */
+export const NUL_FREE_PATTERN = '^[^\\u0000]*$';
+/** At least one character that is neither white space nor NUL, and no NUL (names, tags). */
+export const NON_BLANK_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
+/** Single-line text: no control character (C0, including NUL, and DEL). */
+export const LINE_CHAR = '[^\\u0000-\\u001f\\u007f]';
+/** Single-line text with at least one character that is not white space (`\\S` alone would let NUL through). */
+export const NON_BLANK_LINE_PATTERN = `^${LINE_CHAR}*[^\\s\\u0000-\\u001f\\u007f]${LINE_CHAR}*$`;
+
+/**
+ * An email address as the server's check (ajv-formats' `email`, case-insensitive) reads it: a
+ * dot-atom local part, `@`, and a domain of at least two dot-separated labels. `format: email`
+ * alone allows a dotless domain, so generic clients read this pattern beside it.
+ */
+export const EMAIL_PATTERN =
+  "^[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+)*" +
+  '@(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?\\.)+[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$';
+export const EMAIL_MESSAGE = 'must be an email address';
+
+/** An email address: `format: email` and the pattern that says the domain has a dot. */
+export const EmailAddress = (options: StringOptions = {}) =>
+  Type.String({ format: 'email', pattern: EMAIL_PATTERN, errorMessage: EMAIL_MESSAGE, ...options });
 
 /** A UUID v7 identifier: `format: uuid` (which every validator knows) narrowed to version 7 by a pattern. */
 export const Uuid = (options: StringOptions = {}) =>

@@ -52,9 +52,13 @@ export function compileValidator(part: Part, schema: TSchema): Validator {
   return (value) => {
     const valid = validate(value);
     const inspected = inspectInput(value, prefix);
-    const issues = valid ? [] : issuesOf(validate.errors ?? [], prefix, schema);
-    for (const issue of inspected.issues) {
-      if (!issues.some((known) => known.path.join('\u0000') === issue.path.join('\u0000'))) issues.push(issue);
+    const key = (issue: ValidationIssue) => issue.path.join('\u0000');
+    const hygiene = new Map(inspected.issues.map((issue) => [key(issue), issue]));
+    // One issue a path; a NUL is named as such even where a pattern (which excludes it too) says something vaguer.
+    const issues: ValidationIssue[] = [];
+    for (const issue of [...(valid ? [] : issuesOf(validate.errors ?? [], prefix, schema)), ...inspected.issues]) {
+      const chosen = hygiene.get(key(issue)) ?? issue;
+      if (!issues.some((known) => key(known) === key(chosen))) issues.push(chosen);
     }
     if (issues.length) throw new ValidationError(issues);
     return inspected.value;

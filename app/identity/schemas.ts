@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { StrictObject, Uuid } from '../core/schemas.ts';
+import { EmailAddress, StrictObject, Uuid } from '../core/schemas.ts';
 
-export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+export const Email = EmailAddress({ minLength: 3, maxLength: 254 });
 /** Passwords longer than this are refused before hashing (a hashing cost bound). */
 export const Password = Type.String({ minLength: 1, maxLength: 1024 });
 

@@ -5,12 +5,11 @@ import { setAvailableMcpLogo } from '../../sql/available-mcps.ts';
 import { HttpError, notFound } from '../core/errors.ts';
 import { matchesIfNoneMatch, NotModified } from '../core/not-modified.ts';
 import { defineRoute } from '../core/route.ts';
-import { ErrorBody, StrictObject, UuidParam, ValidationErrorBody } from '../core/schemas.ts';
+import { ErrorBody, StrictObject, UUID_V7_LOWERCASE as UUID_V7, UuidParam, ValidationErrorBody } from '../core/schemas.ts';
 import { LOGO_IMAGE_MAX_BYTES, sniffLogoImage, UPLOADED_LOGO_KINDS } from './logo-image.ts';
 import { shippedLogos } from './logos.ts';
 import { AvailableMcpDto } from './schemas.ts';
 
-const UUID_V7 = '[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
 const uploadedName = new RegExp(`^(${UUID_V7})\\.(png|jpg|webp)$`);
 
 /** Uploaded logos can be replaced under the same name: caches revalidate with the ETag every time. */

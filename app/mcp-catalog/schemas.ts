@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { SORT_FIELDS } from '../../sql/available-mcps.ts';
-import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { DateTime, NON_BLANK_PATTERN, StrictObject, Uuid } from '../core/schemas.ts';
 import { REQUIRED_BY_HANDLER } from '../core/validation.ts';
 import { HTTPS_LOGO_PATTERN, LOGO_RULE, RELATIVE_LOGO_MAX_LENGTH, RELATIVE_LOGO_PATTERN } from './logos.ts';
 
@@ -34,7 +34,7 @@ export const CredentialField = StrictObject({
   valueTemplate: Type.Optional(
     Type.String({
       maxLength: 200,
-      pattern: '^[^{}]*\\{value\\}[^{}]*$',
+      pattern: '^[^{}\\u0000]*\\{value\\}[^{}\\u0000]*$',
       errorMessage: 'must contain {value} exactly once, for example "Bearer {value}"',
       description: 'How the stored value is built from what the user pastes, e.g. `Bearer {value}`',
     }),
@@ -45,7 +45,7 @@ export type CredentialField = Static<typeof CredentialField>;
 const VariantUrl = Type.String({
   format: 'uri',
   maxLength: 2048,
-  pattern: '^https?://',
+  pattern: '^https?://[^\\u0000]*$',
   errorMessage: 'must be an absolute http(s) URL',
 });
 
@@ -97,13 +97,16 @@ export type Variant = {
   credentialSchema: { type: VariantType; fields: CredentialField[] };
 };
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', errorMessage: 'must not be empty' });
-const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 50, pattern: '\\S', errorMessage: 'must be a non-empty string' }), {
-  minItems: 1,
-  maxItems: 20,
-  uniqueItems: true,
-  errorMessage: 'must hold 1 to 20 distinct non-empty strings',
-});
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NON_BLANK_PATTERN, errorMessage: 'must not be empty' });
+const Tags = Type.Array(
+  Type.String({ minLength: 1, maxLength: 50, pattern: NON_BLANK_PATTERN, errorMessage: 'must be a non-empty string' }),
+  {
+    minItems: 1,
+    maxItems: 20,
+    uniqueItems: true,
+    errorMessage: 'must hold 1 to 20 distinct non-empty strings',
+  },
+);
 /** Empty, a relative path to an image (resolved against `/api/static/`), or an https URL (app/mcp-catalog/logos.ts). */
 const Logo = Type.Union(
   [
@@ -122,7 +125,11 @@ const Logo = Type.Union(
   },
 );
 /** Not required by the schema: a missing or empty list is a 422 (docs/interface.md §7), checked by the handler. */
-const Variants = Type.Array(Variant, { maxItems: 3 });
+const Variants = Type.Array(Variant, {
+  maxItems: 3,
+  description:
+    'At least one variant (checked by the handler: 422 when missing or empty), and at most one of each type (400 at the repeated one).',
+});
 
 export const CreateAvailableMcpBody = StrictObject(
   {

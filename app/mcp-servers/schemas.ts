@@ -1,17 +1,17 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { DateTime, LINE_CHAR, NON_BLANK_PATTERN, StrictObject, Uuid } from '../core/schemas.ts';
 import { SERVER_STATUSES } from '../../sql/agent-mcp-servers.ts';
 import { StringEnum, TransportType, VARIANT_TYPES } from '../mcp-catalog/schemas.ts';
 
 /** Keys of the credentials map: credential field keys of the catalog variant, or header names. */
 const CREDENTIAL_KEY = '^[A-Za-z][A-Za-z0-9_.-]{0,99}$';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', errorMessage: 'must not be empty' });
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NON_BLANK_PATTERN, errorMessage: 'must not be empty' });
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Credentials = Type.Record(
   Type.String({ pattern: CREDENTIAL_KEY }),
   // No control characters: values end up in HTTP headers (no header injection).
-  Type.String({ maxLength: 4096, pattern: '^[^\\u0000-\\u001f\\u007f]*$', errorMessage: 'must be text without control characters' }),
+  Type.String({ maxLength: 4096, pattern: `^${LINE_CHAR}*$`, errorMessage: 'must be text without control characters' }),
   { maxProperties: 20 },
 );
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { PERMISSION_STATUSES, type PermissionStatus as Status } from '../../sql/tool-permissions.ts';
-import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { DateTime, NUL_FREE_PATTERN, StrictObject, Uuid } from '../core/schemas.ts';
 
 /** Longest tool set one request may carry (the interface gives no maximum; this bounds the work). */
 export const MAX_TOOLS_PER_AGENT = 500;
@@ -9,7 +9,7 @@ export const MAX_TOOLS_PER_AGENT = 500;
 export const ToolName = Type.String({
   minLength: 1,
   maxLength: 200,
-  pattern: '^[^\\u0000]*$',
+  pattern: NUL_FREE_PATTERN,
   errorMessage: 'must be 1 to 200 characters without NUL',
 });
 
@@ -21,7 +21,7 @@ export const ToolPermissionInput = StrictObject({
   providerKey: Type.String({
     minLength: 1,
     maxLength: 200,
-    pattern: '^[^\\u0000]*$',
+    pattern: NUL_FREE_PATTERN,
     errorMessage: 'must be 1 to 200 characters without NUL',
   }),
 });

@@ -3,7 +3,7 @@ import { rateLimit, type ResolveIdentifier } from '@agents/rate-limit/koa';
 import { RedisStore } from '@agents/rate-limit/redis';
 import type { Middleware } from 'koa';
 import { presentedApiKey } from './core/api-key-auth.ts';
-import { verifyAccessToken } from './core/auth.ts';
+import { bearerClaims } from './core/auth.ts';
 import type { AppDeps } from './core/deps.ts';
 import type { RateLimitLookup } from './core/mount.ts';
 import { rateLimitExceededBody } from './core/rate-limit-body.ts';
@@ -52,8 +52,7 @@ function apiKeyIdentifier(deps: AppDeps): ResolveIdentifier {
   return async (ctx) => {
     const key = await presentedApiKey(ctx, deps);
     if (key) return `key:${key.id}`;
-    const header = ctx.get('authorization');
-    const claims = header.startsWith('Bearer ') ? verifyAccessToken(header.slice('Bearer '.length), deps.config.jwtSecret) : undefined;
+    const claims = bearerClaims(ctx, deps.config.jwtSecret);
     return claims ? `user:${claims.sub}` : `ip:${ctx.ip}`;
   };
 }
@@ -101,11 +100,7 @@ export function rateLimitLookup(
         now: () => deps.clock().getTime(),
         // The limiter runs before authentication: it verifies the bearer token itself and
         // falls back to the IP for a missing or invalid one (never an unverified decode).
-        resolveUser: (ctx) => {
-          const header = ctx.get('authorization');
-          const token = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined;
-          return token ? verifyAccessToken(token, deps.config.jwtSecret) : undefined;
-        },
+        resolveUser: (ctx) => bearerClaims(ctx, deps.config.jwtSecret),
       }),
     );
   }

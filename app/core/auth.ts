@@ -1,6 +1,5 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import koaJwt from 'koa-jwt';
 import type { Context, Middleware, Next } from 'koa';
 import { userHasPermission } from '../../sql/policies.ts';
 import type { AppDeps } from './deps.ts';
@@ -43,7 +42,7 @@ export function isAccessClaims(payload: unknown): payload is AccessClaims {
   );
 }
 
-/** Verifies an access token outside koa-jwt (the rate limiter's `userId` identifier uses it). */
+/** Verifies an access token: HS256 only, `exp` required, claims complete; `undefined` when any check fails. */
 export function verifyAccessToken(token: string, secret: string): AccessClaims | undefined {
   if (token.length > MAX_TOKEN_LENGTH) return undefined;
   try {
@@ -54,19 +53,32 @@ export function verifyAccessToken(token: string, secret: string): AccessClaims |
   }
 }
 
-/** Verifies the bearer token with koa-jwt (HS256 pinned) and puts the claims on `ctx.state.auth`. */
+/** The token of `Authorization: Bearer <token>` (scheme case-insensitive, one space), else `undefined`. */
+export function bearerToken(ctx: Context): string | undefined {
+  const parts = ctx.get('authorization').split(' ');
+  return parts.length === 2 && /^Bearer$/i.test(parts[0] as string) && parts[1] !== '' ? parts[1] : undefined;
+}
+
+/** Verified claims per request: the limiter (which runs first) and authentication share one verification. */
+const verified = new WeakMap<Context, AccessClaims | null>();
+
+/** The claims of the request's bearer token, verified once per request; `undefined` for none or an invalid one. */
+export function bearerClaims(ctx: Context, secret: string): AccessClaims | undefined {
+  let claims = verified.get(ctx);
+  if (claims === undefined) {
+    const token = bearerToken(ctx);
+    claims = (token === undefined ? undefined : verifyAccessToken(token, secret)) ?? null;
+    verified.set(ctx, claims);
+  }
+  return claims ?? undefined;
+}
+
+/** Requires a valid access token and puts its claims on `ctx.state.auth`; 401 otherwise. */
 export function authenticate(secret: string): Middleware {
-  // koa-jwt hands the secret to jsonwebtoken unchanged; its types predate KeyObject support there.
-  const key = accessTokenKey(secret) as unknown as koaJwt.Secret;
-  const verify = koaJwt({ secret: key, algorithms: [ACCESS_TOKEN_ALGORITHM], key: 'auth' });
   return async function requireAccessToken(ctx: Context, next: Next) {
-    if (ctx.get('authorization').length > MAX_TOKEN_LENGTH + 'Bearer '.length) throw unauthorized();
-    try {
-      await verify(ctx, async () => {});
-    } catch {
-      throw unauthorized();
-    }
-    if (!isAccessClaims(ctx.state.auth)) throw unauthorized();
+    const claims = bearerClaims(ctx, secret);
+    if (claims === undefined) throw unauthorized();
+    ctx.state.auth = claims;
     await next();
   };
 }

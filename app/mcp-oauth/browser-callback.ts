@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { recordLanding } from '../../sql/mcp-oauth-states.ts';
 import { userHasPermission } from '../../sql/policies.ts';
-import { verifyAccessToken } from '../core/auth.ts';
+import { bearerClaims } from '../core/auth.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { forbidden, unauthorized } from '../core/errors.ts';
 import { landingErrorCode, landingUrl, Redirect } from '../core/redirect.ts';
@@ -23,7 +23,7 @@ import { createState, hashState } from './state-token.ts';
 export async function answerCallback(deps: AppDeps, ctx: Context, query: CallbackQuery): Promise<CompletedAuthorization | Redirect> {
   const header = ctx.get('authorization');
   if (header === '') return landInBrowser(deps, query);
-  const claims = header.startsWith('Bearer ') ? verifyAccessToken(header.slice('Bearer '.length), deps.config.jwtSecret) : undefined;
+  const claims = bearerClaims(ctx, deps.config.jwtSecret);
   if (!claims) throw unauthorized();
   if (claims.type !== 'user' || !(await userHasPermission(deps.db, claims.sub, 'ai.agent', 'update'))) throw forbidden();
   return completeAuthorization(deps, { userId: claims.sub, agencyId: claims.agencyId }, query);

@@ -1,13 +1,8 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
-import type { AppDeps } from '../core/deps.ts';
+import type { BuiltinExecutor, BuiltinExecutors } from './builtin-executor.ts';
 import { fetchUrl } from './fetch-url.ts';
 
-/** What an executor of a built-in tool gets: the input the model sent (checked against the schema) and the turn's abort signal. */
-export type BuiltinCall = { deps: AppDeps; input: Record<string, unknown>; signal: AbortSignal };
-export type BuiltinExecutor = (call: BuiltinCall) => Promise<unknown>;
-
-/** Executors by tool name. A deployment adds one to make a catalog tool run; the others end `output-error`. */
-export type BuiltinExecutors = ReadonlyMap<string, BuiltinExecutor>;
+export type { BuiltinCall, BuiltinExecutor, BuiltinExecutors } from './builtin-executor.ts';
 
 export const DEFAULT_BUILTIN_EXECUTORS: BuiltinExecutors = new Map<string, BuiltinExecutor>([['fetch_url', fetchUrl]]);
 

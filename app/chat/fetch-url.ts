@@ -1,6 +1,6 @@
 import { OutboundError, safeFetch } from '../net/safe-fetch.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
-import type { BuiltinCall } from './builtin-tools.ts';
+import type { BuiltinCall } from './builtin-executor.ts';
 
 /** Most characters of page text handed to the model. */
 export const MAX_FETCHED_TEXT_CHARS = 20_000;

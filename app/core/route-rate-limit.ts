@@ -1,29 +1,4 @@
-import type { Duration } from '@agents/rate-limit';
-import type { IdentifierType } from '@agents/rate-limit/koa';
-import { fullPath, type Method, type Route } from './route.ts';
-
-/**
- * A route's own rate limit, declared on its definition (ADR 0100). The limiter runs first in the
- * route's chain, before the body is read (app/core/mount.ts); app/rate-limits.ts builds it.
- */
-export type RouteRateLimit = {
-  /** Requests allowed per window and identifier. */
-  limit: number;
-  /** Window length: milliseconds or a duration string such as `'15m'`. */
-  windowMs: Duration;
-  /**
-   * What a window counts: the client address (`ip`), the verified token's user (`userId`), or
-   * the API key presented (`apiKey`: a stored key, else the verified user, else the address).
-   */
-  identifierType: IdentifierType | 'apiKey';
-  /**
-   * `interface`: a row of the interface document's "Limits per endpoint" table (13 rows);
-   * `project`: one of the project's own limits (ADR 0067).
-   */
-  source: 'interface' | 'project';
-  /** Token in the RateLimit headers. Default derived from the path (see `policyNameOf`). */
-  policyName?: string;
-};
+import { fullPath, type Method, type Route, type RouteRateLimit } from './route.ts';
 
 /** `POST /api/identity/auth/user/login`: a route's method and full path, as the README lists it. */
 export type Endpoint = `${Method} /api/${string}`;

@@ -1,9 +1,10 @@
+import type { Duration } from '@agents/rate-limit';
+import type { IdentifierType } from '@agents/rate-limit/koa';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import type { BinaryBody } from './binary-body.ts';
 import type { ApiKeyScope } from '../../sql/api-keys.ts';
 import type { AppDeps } from './deps.ts';
-import type { RouteRateLimit } from './route-rate-limit.ts';
 import type { BinaryAnswer } from './binary-answer.ts';
 import type { Redirect } from './redirect.ts';
 
@@ -105,6 +106,29 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
   handler: (input: RouteInput<S, A>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;
+};
+
+/**
+ * A route's own rate limit, declared on its definition (ADR 0100). The limiter runs first in the
+ * route's chain, before the body is read (app/core/mount.ts); app/rate-limits.ts builds it.
+ */
+export type RouteRateLimit = {
+  /** Requests allowed per window and identifier. */
+  limit: number;
+  /** Window length: milliseconds or a duration string such as `'15m'`. */
+  windowMs: Duration;
+  /**
+   * What a window counts: the client address (`ip`), the verified token's user (`userId`), or
+   * the API key presented (`apiKey`: a stored key, else the verified user, else the address).
+   */
+  identifierType: IdentifierType | 'apiKey';
+  /**
+   * `interface`: a row of the interface document's "Limits per endpoint" table (13 rows);
+   * `project`: one of the project's own limits (ADR 0067).
+   */
+  source: 'interface' | 'project';
+  /** Token in the RateLimit headers. Default derived from the path (see `policyNameOf`). */
+  policyName?: string;
 };
 
 /** A declared route: the single source for mounting, validation and the OpenAPI document. */

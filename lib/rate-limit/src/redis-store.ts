@@ -1,12 +1,10 @@
-import type { Redis } from 'ioredis';
 import { DenyCache } from './deny-cache.ts';
 import { ScriptBatcher } from './script-batcher.ts';
 import type { Store } from './store.ts';
-import type { Clock, HitResult } from './types.ts';
-import { TimeoutQueue } from './timeout-queue.ts';
+import type { Clock, HitResult, RedisScriptClient } from './types.ts';
 
-/** The two ioredis calls the store needs; an ioredis `Redis` or `Cluster` fits. */
-export type RedisScriptClient = Pick<Redis, 'evalsha' | 'eval'>;
+export type { RedisScriptClient } from './types.ts';
+import { TimeoutQueue } from './timeout-queue.ts';
 
 /** Options of the deny cache of {@link RedisStore}. */
 export interface DenyCacheOptions {

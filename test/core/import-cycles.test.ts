@@ -1,0 +1,98 @@
+import test from 'ava';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * No circle of relative imports among the sources, type-only imports included (the lint rule
+ * `import-x/no-cycle` skips those, but a circle of types still couples two files both ways).
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const FOLDERS = ['app', 'sql', 'seeds', 'bin', 'lib/rate-limit/src', 'lib/analytics/src', 'dashboard/src'];
+
+function sources(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(directory, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : sources(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Relative `import`/`export ... from` specifiers of a file, type-only ones included, resolved. */
+function importsOf(path: string, source: string): string[] {
+  const found: string[] = [];
+  for (const match of source.matchAll(/^(?:import|export)\s[^;]*?from\s+'(\.[^']+)'|^import\s+'(\.[^']+)'/gm)) {
+    const target = resolve(dirname(path), (match[1] ?? match[2]) as string);
+    if (existsSync(target)) found.push(target);
+  }
+  return found;
+}
+
+/** Every circle of a directed graph, each once, as its files from the first one found (Tarjan SCCs). */
+function circles(graph: Map<string, string[]>): string[][] {
+  let index = 0;
+  const indices = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (node: string) => {
+    indices.set(node, index);
+    low.set(node, index++);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!indices.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, indices.get(next)!));
+    }
+    if (low.get(node) === indices.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1 || (graph.get(node) ?? []).includes(node)) components.push(component);
+    }
+  };
+  for (const node of graph.keys()) if (!indices.has(node)) visit(node);
+  return components;
+}
+
+test('no two source files import each other, directly or through others, even for types', (t) => {
+  const graph = new Map<string, string[]>();
+  for (const folder of FOLDERS) {
+    for (const path of sources(join(ROOT, folder))) graph.set(path, importsOf(path, readFileSync(path, 'utf8')));
+  }
+  t.true(graph.size > 200, `${graph.size} files scanned`);
+  t.deepEqual(
+    circles(graph).map((component) => component.map((path) => relative(ROOT, path)).sort()),
+    [],
+  );
+});
+
+test('the scan finds a circle made of type-only imports', (t) => {
+  const a = join(ROOT, 'a.ts');
+  const b = join(ROOT, 'b.ts');
+  t.deepEqual(
+    circles(
+      new Map([
+        [a, [b]],
+        [b, [a]],
+      ]),
+    ).length,
+    1,
+  );
+  t.deepEqual(
+    circles(
+      new Map([
+        [a, [b]],
+        [b, []],
+      ]),
+    ).length,
+    0,
+  );
+});

@@ -18,6 +18,26 @@ const layers = [
 ];
 const SERVER_ENTRY = 'app/server.ts';
 
+/**
+ * Connections go back to the pool without `DISCARD ALL` (app/db/pool.ts), which holds only while no
+ * statement leaves state on the session: settings only through SET LOCAL or set_config(..., true),
+ * advisory locks only transaction-scoped, no LISTEN, no temporary tables. (The migration runner uses
+ * its own client, not the pool.) SQL keywords are written in capitals, which the pattern relies on.
+ */
+const NO_SESSION_STATE = {
+  selector: String.raw`TemplateElement[value.raw=/(^|;)\s*(SET\s+(?!LOCAL\b)|RESET\b|LISTEN\b|CREATE\s+(TEMP|TEMPORARY)\b)|pg_advisory_lock|pg_try_advisory_lock\(/]`,
+  message: 'no session state on pooled connections: use SET LOCAL, set_config(..., true) or pg_advisory_xact_lock',
+};
+/** Coded errors (docs/decisions/0101): a literal `AREA.CODE` that a search finds, built in the area's errors.ts only. */
+const CODED_ERROR_LITERAL_CODE = {
+  selector: String.raw`NewExpression[callee.name='CodedError']:not([arguments.1.type='Literal'][arguments.1.value=/^[A-Z_]+(\.[A-Z_]+)?$/])`,
+  message: "a coded error names its code as a literal 'AREA.CODE' string",
+};
+const CODED_ERROR_IN_ERRORS_FILE = {
+  selector: "NewExpression[callee.name='CodedError']",
+  message: "build coded errors in the area's errors.ts (one named factory per code)",
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', '**/node_modules/', '**/dist/', '.data/', 'coverage/'] },
   js.configs.recommended,
@@ -61,21 +81,17 @@ export default tseslint.config(
     },
   },
   {
-    // Connections go back to the pool without `DISCARD ALL` (app/db/pool.ts), which holds only while no
-    // statement leaves state on the session: settings only through SET LOCAL or set_config(..., true),
-    // advisory locks only transaction-scoped, no LISTEN, no temporary tables. (The migration runner uses
-    // its own client, not the pool.) SQL keywords are written in capitals, which the pattern relies on.
     files: ['app/**/*.ts', 'sql/**/*.ts'],
     ignores: ['sql/migrate.ts'],
-    rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: String.raw`TemplateElement[value.raw=/(^|;)\s*(SET\s+(?!LOCAL\b)|RESET\b|LISTEN\b|CREATE\s+(TEMP|TEMPORARY)\b)|pg_advisory_lock|pg_try_advisory_lock\(/]`,
-          message: 'no session state on pooled connections: use SET LOCAL, set_config(..., true) or pg_advisory_xact_lock',
-        },
-      ],
-    },
+    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE] },
+  },
+  {
+    files: ['app/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE, CODED_ERROR_LITERAL_CODE, CODED_ERROR_IN_ERRORS_FILE] },
+  },
+  {
+    files: ['app/**/errors.ts'],
+    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE, CODED_ERROR_LITERAL_CODE] },
   },
   {
     // The composition root: it alone in app/ runs the start-up seeding.

@@ -1,0 +1,45 @@
+import test from 'ava';
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+
+/** The project's own lint rules (eslint.config.js), run on sources written to break them. */
+const eslint = new ESLint({ cwd: fileURLToPath(new URL('../..', import.meta.url)) });
+
+async function messages(code: string, filePath: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => `${m.line}: ${m.message}`);
+}
+
+const CODED = "import { CodedError } from '../core/errors.ts';\n";
+
+test('a coded error built outside an errors.ts file is refused', async (t) => {
+  t.deepEqual(await messages(`${CODED}export const a = () => new CodedError(404, 'X.NOT_FOUND', {});\n`, 'app/agents/routes.ts'), [
+    "2: build coded errors in the area's errors.ts (one named factory per code)",
+  ]);
+});
+
+test('in errors.ts a coded error needs a literal AREA.CODE', async (t) => {
+  const source = `${CODED}const reason = 'X';
+export const a = () => new CodedError(404, 'X.NOT_FOUND', {});
+export const b = () => new CodedError(502, \`MCP_OAUTH.\${reason}\`, {});
+export const c = () => new CodedError(400, 'lower.case', {});
+`;
+  t.deepEqual(await messages(source, 'app/agents/errors.ts'), [
+    "4: a coded error names its code as a literal 'AREA.CODE' string",
+    "5: a coded error names its code as a literal 'AREA.CODE' string",
+  ]);
+});
+
+test('SQL that leaves state on a pooled session is refused, transaction-scoped forms pass', async (t) => {
+  const source = `import { sql } from 'slonik';
+export const a = sql.unsafe\`SET statement_timeout = 5\`;
+export const b = sql.unsafe\`UPDATE agents SET name = 'x'\`;
+export const c = sql.unsafe\`SET LOCAL lock_timeout = '1s'\`;
+export const d = sql.unsafe\`SELECT pg_advisory_lock(1)\`;
+export const e = sql.unsafe\`SELECT pg_advisory_xact_lock(1)\`;
+export const f = sql.unsafe\`CREATE TEMP TABLE x (id int)\`;
+export const g = sql.unsafe\`LISTEN jobs\`;
+`;
+  const refused = (await messages(source, 'sql/agents.ts')).map((line) => line.split(':')[0]);
+  t.deepEqual(refused, ['2', '5', '7', '8']);
+});

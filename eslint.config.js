@@ -28,6 +28,11 @@ const NO_SESSION_STATE = {
   selector: String.raw`TemplateElement[value.raw=/(^|;)\s*(SET\s+(?!LOCAL\b)|RESET\b|LISTEN\b|CREATE\s+(TEMP|TEMPORARY)\b)|pg_advisory_lock|pg_try_advisory_lock\(/]`,
   message: 'no session state on pooled connections: use SET LOCAL, set_config(..., true) or pg_advisory_xact_lock',
 };
+/** The import layers hold for files read at run time too: a module reads files below its own folder only. */
+const FILES_OF_OWN_FOLDER = {
+  selector: String.raw`NewExpression[callee.name='URL'][arguments.0.value=/^\.\.\//]`,
+  message: "read files below this module's folder (a file of another layer is that layer's to read)",
+};
 /** Coded errors (docs/decisions/0101): a literal `AREA.CODE` that a search finds, built in the area's errors.ts only. */
 const CODED_ERROR_LITERAL_CODE = {
   selector: String.raw`NewExpression[callee.name='CodedError']:not([arguments.1.type='Literal'][arguments.1.value=/^[A-Z_]+(\.[A-Z_]+)?$/])`,
@@ -81,17 +86,23 @@ export default tseslint.config(
     },
   },
   {
-    files: ['app/**/*.ts', 'sql/**/*.ts'],
+    files: ['seeds/**/*.ts', 'lib/*/src/**/*.ts', 'sql/migrate.ts'],
+    rules: { 'no-restricted-syntax': ['error', FILES_OF_OWN_FOLDER] },
+  },
+  {
+    files: ['sql/**/*.ts'],
     ignores: ['sql/migrate.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE] },
+    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE, FILES_OF_OWN_FOLDER] },
   },
   {
     files: ['app/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE, CODED_ERROR_LITERAL_CODE, CODED_ERROR_IN_ERRORS_FILE] },
+    rules: {
+      'no-restricted-syntax': ['error', NO_SESSION_STATE, FILES_OF_OWN_FOLDER, CODED_ERROR_LITERAL_CODE, CODED_ERROR_IN_ERRORS_FILE],
+    },
   },
   {
     files: ['app/**/errors.ts'],
-    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE, CODED_ERROR_LITERAL_CODE] },
+    rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE, FILES_OF_OWN_FOLDER, CODED_ERROR_LITERAL_CODE] },
   },
   {
     // The composition root: it alone in app/ runs the start-up seeding.

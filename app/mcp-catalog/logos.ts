@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * The catalog logos this service ships (`seeds/logos/<slug>.svg`, monograms made by
- * `seeds/make-logos.ts`), served at `/api/static/logos/<slug>.svg`, beside the logos uploaded
+ * The catalog logos this service ships (`app/mcp-catalog/logos/<slug>.svg`, monograms made by
+ * `bin/make-logos.ts`), served at `/api/static/logos/<slug>.svg`, beside the logos uploaded
  * for an entry (`logos/<id>.<png|jpg|webp>`, stored in PostgreSQL). A catalog `logo` is a
  * relative path to an image, resolved against `/api/static/`, or an https URL (docs/mcp.md, "Logos").
  */
-const LOGO_DIR = new URL('../../seeds/logos/', import.meta.url);
+const LOGO_DIR = new URL('./logos/', import.meta.url);
 
 /** The URL path shipped and uploaded logos are served at, below `/api`. */
 export const LOGO_ROUTE_PREFIX = '/static/';

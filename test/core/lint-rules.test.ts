@@ -43,3 +43,13 @@ export const g = sql.unsafe\`LISTEN jobs\`;
   const refused = (await messages(source, 'sql/agents.ts')).map((line) => line.split(':')[0]);
   t.deepEqual(refused, ['2', '5', '7', '8']);
 });
+
+test('a module reads files below its own folder only', async (t) => {
+  const source = `export const a = new URL('../../seeds/logos/', import.meta.url);
+export const b = new URL('./logos/', import.meta.url);
+`;
+  t.deepEqual(await messages(source, 'app/mcp-catalog/logos.ts'), [
+    "1: read files below this module's folder (a file of another layer is that layer's to read)",
+  ]);
+  t.is((await messages(source, 'lib/rate-limit/src/lua.ts')).length, 1);
+});

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { loadCatalogSeed } from './mcp-catalog.ts';
+import { loadCatalogSeed } from '../seeds/mcp-catalog.ts';
 
 /**
- * Writes `seeds/logos/<slug>.svg` for every seeded catalog entry: a monogram of the entry's
+ * Writes `app/mcp-catalog/logos/<slug>.svg` for every seeded catalog entry: a monogram of the entry's
  * name on a colour derived from its seed key. Made by this project (no third-party artwork).
- * Run after adding a seed entry: `node --conditions=source --import tsx seeds/make-logos.ts`.
+ * Run after adding a seed entry: `node --conditions=source --import tsx bin/make-logos.ts`.
  */
 export function monogramOf(name: string): string {
   const words = name.split(/[\s.\-_]+/).filter(Boolean);
@@ -44,6 +44,6 @@ function hslToHex(hue: number, saturation: number, lightness: number): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   for (const entry of loadCatalogSeed()) {
-    writeFileSync(new URL(`./${entry.logo}`, import.meta.url), logoSvg(entry.seedKey, entry.name));
+    writeFileSync(new URL(`../app/mcp-catalog/${entry.logo}`, import.meta.url), logoSvg(entry.seedKey, entry.name));
   }
 }

@@ -18,8 +18,8 @@ type WindowFields = { from: string; to: string; source: SourceFilter };
 
 /** What differs between analytics endpoints; everything else is the same steps, written once here. */
 export type AnalyticsEndpoint<Q extends TSchema, P extends Record<string, unknown>> = {
-  /** The path is `/ai/org-usage/<name>`; the name is also the endpoint part of the cache key. */
-  name: string;
+  /** The route's path below `/api`, written out where the endpoint is declared; also the endpoint part of the cache key. */
+  path: `/ai/org-usage/${string}`;
   summary: string;
   query: Q;
   response: { description: string; schema: TSchema };
@@ -46,7 +46,7 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
 ): Route {
   return defineRoute({
     method: 'GET',
-    path: `/ai/org-usage/${endpoint.name}`,
+    path: endpoint.path,
     summary: endpoint.summary,
     description: 'Results are cached for 300 s per organization and parameters; the `x-cache` header says `hit` or `miss`.',
     tags: ['usage analytics'],
@@ -63,7 +63,7 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
       const organizationId = requestedOrganization(ctx, auth);
       const window = usageWindow(organizationId, query, endpoint.filter?.(query) ?? {});
       const parameters = endpoint.parameters?.(query, window) ?? ({} as P);
-      const key = { endpoint: endpoint.name, organizationId, params: { ...windowKey(window), ...parameters } };
+      const key = { endpoint: endpoint.path, organizationId, params: { ...windowKey(window), ...parameters } };
       // Read from the replica when one is configured (a second of staleness is harmless under a 300 s cache).
       return cached(deps, ctx, key, () => readStale(deps, (db) => endpoint.compute(db, window, parameters)));
     },

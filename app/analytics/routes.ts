@@ -27,7 +27,7 @@ const inTimeZone = (query: { timezone: string }) => ({ timezone: checkedTimeZone
 
 export const analyticsRoutes: Route[] = [
   analyticsEndpoint({
-    name: 'time-series',
+    path: '/ai/org-usage/time-series',
     summary: 'Tokens and cost per time bucket, dense, aligned in a time zone',
     query: TimeSeriesQuery,
     response: { description: 'Buckets oldest first', schema: TimeSeriesResponse },
@@ -39,7 +39,7 @@ export const analyticsRoutes: Route[] = [
     compute: (db, window, { granularity, groupBy, timezone }) => usageTimeSeries(db, window, { granularity, groupBy, timeZone: timezone }),
   }),
   analyticsEndpoint({
-    name: 'projection',
+    path: '/ai/org-usage/projection',
     summary: 'Month-end cost projection with an 80% prediction interval',
     query: WindowQuery,
     response: {
@@ -49,7 +49,7 @@ export const analyticsRoutes: Route[] = [
     compute: (db, window) => usageProjection(db, window),
   }),
   analyticsEndpoint({
-    name: 'model-efficiency',
+    path: '/ai/org-usage/model-efficiency',
     summary: 'Cost, tokens, executions and latency per model, highest cost first',
     query: ModelEfficiencyQuery,
     response: { description: 'At most `limit` models', schema: ModelEfficiencyResponse },
@@ -58,7 +58,7 @@ export const analyticsRoutes: Route[] = [
     compute: (db, window, { limit }) => usageModelEfficiency(db, window, limit),
   }),
   analyticsEndpoint({
-    name: 'heatmap',
+    path: '/ai/org-usage/heatmap',
     summary: 'Tokens and cost per local day of week and hour',
     query: HeatmapQuery,
     response: { description: 'Sparse cells', schema: HeatmapResponse },
@@ -66,7 +66,7 @@ export const analyticsRoutes: Route[] = [
     compute: (db, window, { timezone }) => usageHeatmap(db, window, timezone),
   }),
   analyticsEndpoint({
-    name: 'cache-savings',
+    path: '/ai/org-usage/cache-savings',
     summary: 'Prompt-cache savings and hit rate (source defaults to system)',
     query: CacheSavingsQuery,
     response: {
@@ -76,14 +76,14 @@ export const analyticsRoutes: Route[] = [
     compute: (db, window) => usageCacheSavings(db, window),
   }),
   analyticsEndpoint({
-    name: 'summary',
+    path: '/ai/org-usage/summary',
     summary: 'Totals of the window',
     query: WindowQuery,
     response: { description: 'Totals', schema: SummaryResponse },
     compute: (db, window) => usageSummary(db, window),
   }),
   analyticsEndpoint({
-    name: 'daily',
+    path: '/ai/org-usage/daily',
     summary: 'Totals per local calendar day, dense',
     query: DailyQuery,
     response: { description: 'Days oldest first', schema: DailyResponse },
@@ -91,7 +91,7 @@ export const analyticsRoutes: Route[] = [
     compute: (db, window, { timezone }) => usageDaily(db, window, timezone),
   }),
   analyticsEndpoint({
-    name: 'by-agent',
+    path: '/ai/org-usage/by-agent',
     summary: 'Totals per agent, highest cost first',
     query: WindowQuery,
     response: { description: 'One item per agent; usage without an agent has agentId null', schema: ByAgentResponse },

@@ -1,4 +1,5 @@
-import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { principalIn, type PrincipalPath } from './principal-path.ts';
+import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody } from '../core/schemas.ts';
 import { isBrowserNavigation, landGoogleSignIn } from './google/browser-landing.ts';
 import { redeemHandoff } from './google/handoff.ts';
@@ -9,10 +10,10 @@ import { ValidationError } from '../core/errors.ts';
 /** Mounted only when GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set; elsewhere the paths answer 404. */
 const googleConfigured = (deps: { config: { google: unknown } }) => deps.config.google !== undefined;
 
-const authorizeRoute = (type: PrincipalType) =>
+const authorizeRoute = (path: PrincipalPath<'google/authorize'>, type = principalIn(path)) =>
   defineRoute({
     method: 'GET',
-    path: `/identity/auth/${type}/google/authorize`,
+    path,
     // The start of the flow whose callback the interface limits to 10 per minute.
     rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'project' },
     summary: `Start a Google sign-in for a ${type}`,
@@ -33,10 +34,10 @@ const authorizeRoute = (type: PrincipalType) =>
     },
   });
 
-const callbackRoute = (type: PrincipalType) =>
+const callbackRoute = (path: PrincipalPath<'google/callback'>, type = principalIn(path)) =>
   defineRoute({
     method: 'GET',
-    path: `/identity/auth/${type}/google/callback`,
+    path,
     rateLimit: { limit: 10, windowMs: '1m', identifierType: 'ip', source: 'interface' },
     readOnly: false,
     summary: `Finish a Google sign-in for a ${type}`,
@@ -84,9 +85,9 @@ const handoffRoute = defineRoute({
 });
 
 export const googleRoutes = [
-  authorizeRoute('user'),
-  callbackRoute('user'),
-  authorizeRoute('client'),
-  callbackRoute('client'),
+  authorizeRoute('/identity/auth/user/google/authorize'),
+  callbackRoute('/identity/auth/user/google/callback'),
+  authorizeRoute('/identity/auth/client/google/authorize'),
+  callbackRoute('/identity/auth/client/google/callback'),
   handoffRoute,
 ];

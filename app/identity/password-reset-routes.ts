@@ -1,13 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { principalIn, type PrincipalPath } from './principal-path.ts';
+import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody } from '../core/schemas.ts';
 import { requestPasswordReset, resetPassword } from './password-reset.ts';
 import { ForgotPasswordBody, ResetPasswordBody } from './schemas.ts';
 
-const forgotPasswordRoute = (type: PrincipalType) =>
+const forgotPasswordRoute = (path: PrincipalPath<'forgot-password'>, type = principalIn(path)) =>
   defineRoute({
     method: 'POST',
-    path: `/identity/auth/${type}/forgot-password`,
+    path,
     // Limited like check-email.
     rateLimit: { limit: 3, windowMs: '1m', identifierType: 'ip', source: 'project' },
     summary: `Email a password-reset code to a ${type}`,
@@ -25,10 +26,10 @@ const forgotPasswordRoute = (type: PrincipalType) =>
     },
   });
 
-const resetPasswordRoute = (type: PrincipalType) =>
+const resetPasswordRoute = (path: PrincipalPath<'reset-password'>, type = principalIn(path)) =>
   defineRoute({
     method: 'POST',
-    path: `/identity/auth/${type}/reset-password`,
+    path,
     // Limited like verify-email.
     rateLimit: { limit: 5, windowMs: '1m', identifierType: 'ip', source: 'project' },
     summary: `Set a new password for a ${type} with an emailed reset code`,
@@ -51,8 +52,8 @@ const resetPasswordRoute = (type: PrincipalType) =>
   });
 
 export const passwordResetRoutes = [
-  forgotPasswordRoute('user'),
-  resetPasswordRoute('user'),
-  forgotPasswordRoute('client'),
-  resetPasswordRoute('client'),
+  forgotPasswordRoute('/identity/auth/user/forgot-password'),
+  resetPasswordRoute('/identity/auth/user/reset-password'),
+  forgotPasswordRoute('/identity/auth/client/forgot-password'),
+  resetPasswordRoute('/identity/auth/client/reset-password'),
 ];

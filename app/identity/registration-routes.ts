@@ -1,5 +1,6 @@
 import { isEmailTaken } from '../../sql/principals.ts';
-import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { principalIn, type PrincipalPath } from './principal-path.ts';
+import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody } from '../core/schemas.ts';
 import { changePassword } from './password-change.ts';
 import { registerBusiness, registerClient, registerUser } from './registration.ts';
@@ -16,10 +17,10 @@ import {
 } from './schemas.ts';
 import { verifyEmail } from './verification-codes.ts';
 
-const verifyEmailRoute = (type: PrincipalType) =>
+const verifyEmailRoute = (path: PrincipalPath<'verify-email'>, type = principalIn(path)) =>
   defineRoute({
     method: 'POST',
-    path: `/identity/auth/${type}/verify-email`,
+    path,
     rateLimit: { limit: 5, windowMs: '1m', identifierType: 'ip', source: 'interface' },
     summary: `Verify a ${type}'s email with the code sent to it`,
     description:
@@ -43,10 +44,10 @@ const verifyEmailRoute = (type: PrincipalType) =>
     },
   });
 
-const changePasswordRoute = (type: PrincipalType) =>
+const changePasswordRoute = (path: PrincipalPath<'change-password'>, type = principalIn(path)) =>
   defineRoute({
     method: 'POST',
-    path: `/identity/auth/${type}/change-password`,
+    path,
     rateLimit: { limit: 3, windowMs: '15m', identifierType: 'userId', source: 'interface' },
     summary: `Change the signed-in ${type}'s password`,
     description: 'Revokes every refresh token of the principal; access tokens already issued expire on their own (15 minutes).',
@@ -133,8 +134,8 @@ export const registrationRoutes = [
     },
     handler: ({ deps, body }) => registerClient(deps, body),
   }),
-  verifyEmailRoute('user'),
-  verifyEmailRoute('client'),
-  changePasswordRoute('user'),
-  changePasswordRoute('client'),
+  verifyEmailRoute('/identity/auth/user/verify-email'),
+  verifyEmailRoute('/identity/auth/client/verify-email'),
+  changePasswordRoute('/identity/auth/user/change-password'),
+  changePasswordRoute('/identity/auth/client/change-password'),
 ];

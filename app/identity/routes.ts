@@ -1,15 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { findUserProfile } from '../../sql/users.ts';
 import { notFound } from '../core/errors.ts';
-import { defineRoute, type PrincipalType } from '../core/route.ts';
+import { principalIn, type PrincipalPath } from './principal-path.ts';
+import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
 import { LoginBody, LogoutBody, RefreshBody, TokenPairSchema } from './schemas.ts';
 import { logIn, logOut, refresh } from './sessions.ts';
 
-const loginRoute = (type: PrincipalType) =>
+const loginRoute = (path: PrincipalPath<'login'>, type = principalIn(path)) =>
   defineRoute({
     method: 'POST',
-    path: `/identity/auth/${type}/login`,
+    path,
     rateLimit: { limit: 10, windowMs: '15m', identifierType: 'ip', source: 'interface' },
     summary: `Sign in a ${type} with email and password`,
     tags: ['identity'],
@@ -27,8 +28,8 @@ const loginRoute = (type: PrincipalType) =>
   });
 
 export const identityCoreRoutes = [
-  loginRoute('user'),
-  loginRoute('client'),
+  loginRoute('/identity/auth/user/login'),
+  loginRoute('/identity/auth/client/login'),
   defineRoute({
     method: 'POST',
     path: '/identity/auth/refresh',

@@ -7,7 +7,6 @@ import { ValidationErrorBody } from '../core/schemas.ts';
 import { OverrideBody, OverrideListSchema, OverrideParams, OverrideSchema } from './schemas.ts';
 
 const invalid = { description: 'Invalid body or agentId', schema: ValidationErrorBody };
-const BASE = '/ai/agents/:agentId/tool-overrides';
 
 /** A tool name no override can carry (see ToolName): nothing to delete. */
 const storable = (toolName: string) => toolName.length > 0 && [...toolName].length <= 200 && !toolName.includes('\u0000');
@@ -16,7 +15,7 @@ const storable = (toolName: string) => toolName.length > 0 && [...toolName].leng
 export const toolOverrideRoutes = [
   defineRoute({
     method: 'POST',
-    path: BASE,
+    path: '/ai/agents/:agentId/tool-overrides',
     summary: 'Stop asking the caller to approve this tool of this agent',
     description: '200 with the stored row both for a new override and for a repeat (no 201, no 409, never a second row).',
     tags: ['tools'],
@@ -30,7 +29,7 @@ export const toolOverrideRoutes = [
   }),
   defineRoute({
     method: 'DELETE',
-    path: `${BASE}/:toolName`,
+    path: '/ai/agents/:agentId/tool-overrides/:toolName',
     summary: "Remove the caller's override; approval prompts come back",
     description: "204 whether or not the override existed, and for an agent that is not one of the caller's agency (nothing is changed).",
     tags: ['tools'],
@@ -45,7 +44,7 @@ export const toolOverrideRoutes = [
   }),
   defineRoute({
     method: 'GET',
-    path: BASE,
+    path: '/ai/agents/:agentId/tool-overrides',
     summary: "The caller's own overrides for this agent",
     tags: ['tools'],
     auth: 'jwt',

@@ -1,9 +1,10 @@
 import { DenyCache } from './deny-cache.ts';
 import { ScriptBatcher } from './script-batcher.ts';
 import type { Store } from './store.ts';
-import type { Clock, HitResult, RedisScriptClient } from './types.ts';
+import type { RedisScriptClient } from './redis-script-client.ts';
+import type { Clock, HitResult } from './types.ts';
 
-export type { RedisScriptClient } from './types.ts';
+export type { RedisScriptClient } from './redis-script-client.ts';
 import { TimeoutQueue } from './timeout-queue.ts';
 
 /** Options of the deny cache of {@link RedisStore}. */

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { keySlot } from './key-slot.ts';
 import { SLIDING_LOG_BATCH_SCRIPT, SLIDING_LOG_NODE_BATCH_SCRIPT, SLIDING_LOG_SCRIPT } from './lua.ts';
 import type { TimeoutQueue } from './timeout-queue.ts';
-import type { Clock, RedisScriptClient } from './types.ts';
+import type { RedisScriptClient } from './redis-script-client.ts';
+import type { Clock } from './types.ts';
 
 interface Pending {
   readonly redisKey: string;

@@ -1,8 +1,4 @@
 // Small shared types of @agents/rate-limit.
-import type { Redis } from 'ioredis';
-
-/** The two ioredis calls the Redis store needs; an ioredis `Redis` or `Cluster` fits. */
-export type RedisScriptClient = Pick<Redis, 'evalsha' | 'eval'>;
 
 /** A clock returning epoch milliseconds (same contract as `Date.now`). */
 export type Clock = () => number;

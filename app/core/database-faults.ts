@@ -1,4 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
+import compose from 'koa-compose';
 import { isConnectionLoss } from '../db/connection-loss.ts';
 import { serviceUnavailable, type CodedError } from './errors.ts';
 
@@ -14,12 +15,11 @@ export const DATABASE_RETRY_AFTER_SECONDS = 1;
  * rolled back by PostgreSQL, so the client may safely send it again (ADR 0065).
  */
 export function databaseFaults(chain: Middleware[], options: { readOnly: boolean }): Middleware {
-  const run = (ctx: Context, index: number): Promise<void> =>
-    index === chain.length ? Promise.resolve() : Promise.resolve(chain[index]!(ctx, () => run(ctx, index + 1)));
+  const run = compose(chain);
 
   return async function answerDatabaseFaults(ctx: Context, _next: Next) {
     try {
-      await run(ctx, 0);
+      await run(ctx);
       return;
     } catch (error) {
       if (!isConnectionLoss(error)) throw error;
@@ -27,7 +27,7 @@ export function databaseFaults(chain: Middleware[], options: { readOnly: boolean
       ctx.state.databaseRetried = true;
     }
     try {
-      await run(ctx, 0);
+      await run(ctx);
     } catch (error) {
       if (!isConnectionLoss(error)) throw error;
       throw unavailable(ctx, error);

@@ -30,7 +30,9 @@ test('usage of an unknown organization is refused as a foreign key violation, an
          + (SELECT count(*) FROM usage_rollup_day WHERE organization_id = ${organizationId}) AS n`);
   t.is(stored, 0);
   await db.query(rows(organizationId));
-  t.pass();
+  const kept = await db.oneFirst(sql.type(z.object({ n: z.coerce.number() }))`
+    SELECT count(*) AS n FROM usage_events WHERE organization_id = ${organizationId}`);
+  t.is(kept, 2, 'a statement naming only existing organizations inserts every row');
 });
 
 test('deleting organizations deletes their usage and its rollups, and only theirs', async (t) => {

@@ -1,28 +1,13 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { ActionType, UsageSource } from './usage-window.ts';
+import type { UsageEventInput } from './usage-import.ts';
 
 /**
  * One event from outside the service (events API or OTLP). `ingestKey` is its idempotency key
  * within the organization (`event:<id>` or `otlp:<traceId>:<spanId>`); `costUsd` null: priced
  * from model_pricing as the row is written.
  */
-export type IngestedUsageEvent = {
-  id: string;
-  organizationId: string;
-  ingestKey: string;
-  agentId: string | null;
-  userId: string | null;
-  modelId: string;
-  actionType: ActionType;
-  source: UsageSource;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  costUsd: number | null;
-  latencyMs: number | null;
-  createdAt: string;
-};
+export type IngestedUsageEvent = Omit<UsageEventInput, 'costUsd'> & { ingestKey: string; costUsd: number | null };
 
 /**
  * Inserts the events whose ingest key the organization has not stored yet, in one statement,

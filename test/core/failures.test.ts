@@ -14,8 +14,9 @@ const test = anyTest;
  */
 async function appWithoutDatabase() {
   const database = await createTestDatabase({ empty: true });
-  // Generous: creating the pool connects once, and on a loaded CI machine that can take longer than 300 ms.
-  const db = await createDatabasePool(database.url, { connectionTimeoutMs: 2_000 });
+  // Generous: creating the pool connects once, and on a loaded 2-core machine that took longer than 2 s
+  // (CI, 2026-11-24, load average 17). The later connects fail at once: the database no longer exists.
+  const db = await createDatabasePool(database.url, { connectionTimeoutMs: 15_000 });
   const logs = new CapturedLogs();
   const app = createApp({ db, config: testConfig(), logger: pino({ level: 'info' }, logs.stream) });
   await database.drop();

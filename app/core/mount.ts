@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Store } from '@agents/rate-limit';
 import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticateIngestion } from './api-key-auth.ts';
@@ -14,11 +15,9 @@ import { Redirect } from './redirect.ts';
 import { jsonBody } from './json-body.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
-import { API_PREFIX, fullPath, type AccessClaims, type Route } from './route.ts';
+import { API_PREFIX, type AccessClaims, type Route } from './route.ts';
+import { routeLimiter } from './route-rate-limit.ts';
 import { compileValidator, type Validator } from './validation.ts';
-
-/** Returns the limiter middleware declared for a route, if any (see app/rate-limits.ts). */
-export type RateLimitLookup = (method: string, fullPath: string) => Middleware | undefined;
 
 /**
  * Parses a query string into nested objects and arrays: `tags[0]=a&sort[0][field]=name`.
@@ -43,15 +42,18 @@ export function parseQuery(querystring: string): Record<string, unknown> {
  * counts, malformed or oversized bodies included (docs/interface.md §8). The bracketed part runs under
  * `databaseFaults`: a lost database connection is retried once for a read-only route and is
  * otherwise a 503 with Retry-After (ADR 0065).
+ *
+ * `routes` are mounted as given (the app has already left out those whose `enabled` is false).
+ * Each route's limiter is built from its own `rateLimit` and counts in `rateLimitStore`; without
+ * a store no route is limited (the benches, the fuzzer and most tests).
  */
-export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLimitLookup): Router {
+export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Store | undefined): Router {
   const router = new Router({ prefix: API_PREFIX });
   const requireToken = authenticate(deps.config.jwtSecret);
   const parseBody = jsonBody(deps.config.bodyLimitBytes);
   for (const route of routes) {
-    if (route.enabled && !route.enabled(deps)) continue;
     const chain: Middleware[] = [];
-    const limiter = rateLimitFor(route.method, fullPath(route));
+    const limiter = rateLimitStore && routeLimiter(route, deps, rateLimitStore);
     if (limiter) chain.push(limiter);
     if (route.binaryBody) chain.push(binaryBody(route.binaryBody));
     else if (route.body === undefined) chain.push(parseBody);

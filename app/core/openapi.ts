@@ -85,7 +85,7 @@ const envelope = (description: string, schema: TSchema): Json => ({
  * Statuses that the mounted chain (app/core/mount.ts) can answer before or around the handler,
  * added to every route that has that link, unless the route documents the status itself.
  */
-function chainResponses(route: Route, limited: boolean): Record<string, Json> {
+function chainResponses(route: Route): Record<string, Json> {
   const responses: Record<string, Json> = {};
   if (route.schemas) responses['400'] = envelope('Validation failed', ValidationErrorBody);
   if (route.auth === 'jwt') responses['401'] = envelope('Invalid or missing access token', ErrorBody);
@@ -107,7 +107,7 @@ function chainResponses(route: Route, limited: boolean): Record<string, Json> {
       ErrorBody,
     );
   }
-  if (limited) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
+  if (route.rateLimit) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
   return responses;
 }
 
@@ -161,20 +161,15 @@ function documentIdempotency(operation: Json, responses: Record<string, Json>, s
   }
 }
 
-export type OpenApiOptions = {
-  /** Whether a route has a rate limit (its 429 is documented). Default: none has. */
-  isLimited?: (route: Route) => boolean;
-};
-
 /**
  * The OpenAPI 3.1 document, generated from the same route declarations (and so the same
  * AJV schemas) that the router mounts. JSON Schema 2020-12 is OpenAPI 3.1's schema dialect.
  */
-export function buildOpenApiDocument(routes: Route[], info: { title: string; version: string }, options: OpenApiOptions = {}): Json {
+export function buildOpenApiDocument(routes: readonly Route[], info: { title: string; version: string }): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
     const path = openApiPath(fullPath(route));
-    const responses: Record<string, Json> = chainResponses(route, options.isLimited?.(route) ?? false);
+    const responses: Record<string, Json> = chainResponses(route);
     for (const [status, response] of Object.entries(route.responses)) {
       const declared: Json = response.schema
         ? { description: response.description, content: { 'application/json': { schema: plain(response.schema) } } }

@@ -7,6 +7,7 @@ import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
 import { binaryBody } from './binary-body.ts';
 import { BinaryAnswer } from './binary-answer.ts';
 import { databaseFaults } from './database-faults.ts';
+import { declaredErrors } from './declared-errors.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotently } from './idempotency.ts';
@@ -35,7 +36,7 @@ export function parseQuery(querystring: string): Record<string, unknown> {
 
 /**
  * Mounts every route under `/api` with its chain, always in this order:
- * rate limit -> JSON body -> [authentication -> principal type -> policy -> validation -> handler].
+ * (outside production) declared-errors check -> rate limit -> JSON body -> [authentication -> principal type -> policy -> validation -> handler].
  * A route declaring `idempotent: true` runs its handler under an `Idempotency-Key` when the
  * request sends one (app/core/idempotency.ts): handler and answer record share one transaction.
  * The limiter comes first, before the body is even read, so that every request to a limited route
@@ -53,6 +54,8 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Stor
   const parseBody = jsonBody(deps.config.bodyLimitBytes);
   for (const route of routes) {
     const chain: Middleware[] = [];
+    const checkErrors = declaredErrors(route, deps);
+    if (checkErrors) chain.push(checkErrors);
     const limiter = rateLimitStore && routeLimiter(route, deps, rateLimitStore);
     if (limiter) chain.push(limiter);
     if (route.binaryBody) chain.push(binaryBody(route.binaryBody));

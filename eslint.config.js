@@ -35,12 +35,12 @@ const FILES_OF_OWN_FOLDER = {
 };
 /** Coded errors (docs/decisions/0101): a literal `AREA.CODE` that a search finds, built in the area's errors.ts only. */
 const CODED_ERROR_LITERAL_CODE = {
-  selector: String.raw`NewExpression[callee.name='CodedError']:not([arguments.1.type='Literal'][arguments.1.value=/^[A-Z_]+(\.[A-Z_]+)?$/])`,
-  message: "a coded error names its code as a literal 'AREA.CODE' string",
+  selector: String.raw`CallExpression[callee.name='errorCode']:not([arguments.0.type='Literal'][arguments.1.type='Literal'][arguments.1.value=/^[A-Z_]+(\.[A-Z_]+)?$/])`,
+  message: "a coded error names its status and its code as literals: errorCode(404, 'AREA.CODE')",
 };
 const CODED_ERROR_IN_ERRORS_FILE = {
-  selector: "NewExpression[callee.name='CodedError']",
-  message: "build coded errors in the area's errors.ts (one named factory per code)",
+  selector: "NewExpression[callee.name='CodedError'], CallExpression[callee.name='errorCode']",
+  message: "define and build coded errors in the area's errors.ts (one constant and one named factory per code)",
 };
 
 export default tseslint.config(

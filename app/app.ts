@@ -11,7 +11,8 @@ import { answerClientErrors, ignoreBodyOfBodilessMethods } from './core/client-e
 import { errorMiddleware } from './core/error-middleware.ts';
 import { hardenLogger } from './core/log-safety.ts';
 import { methodNotAllowed } from './core/methods.ts';
-import { buildRouter, type RateLimitLookup } from './core/mount.ts';
+import type { Store } from '@agents/rate-limit';
+import { buildRouter } from './core/mount.ts';
 import { buildOpenApiDocument } from './core/openapi.ts';
 import { requestId } from './core/request-id.ts';
 import { requestLog } from './core/request-log.ts';
@@ -19,7 +20,7 @@ import type { Route } from './core/route.ts';
 import { dashboard } from './dashboard/serve.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './identity/tokens.ts';
 import { docsRoutes } from './docs/routes.ts';
-import { isRateLimited, rateLimitLookup } from './rate-limits.ts';
+import { createRateLimitStore } from './core/route-rate-limit.ts';
 import { areaRoutes } from './routes.ts';
 
 export type CreateAppOptions = {
@@ -32,8 +33,18 @@ export type CreateAppOptions = {
   logger?: Logger;
   /** Access-token lifetime in seconds. Default 900 (15 minutes); tests of token expiry shorten it. */
   accessTokenTtlSeconds?: number;
-  /** The limiter of each declared route. Default: the table of app/rate-limits.ts over one shared store. */
-  rateLimitFor?: RateLimitLookup;
+  /**
+   * Whether each route's declared `rateLimit` is enforced (ADR 0100). Default true; the benches,
+   * the fuzzer and most tests turn it off (test/helpers/app.ts).
+   */
+  rateLimits?: boolean;
+  /** The one store every limiter counts in. Default: Redis when configured, else memory (`createRateLimitStore`). */
+  rateLimitStore?: Store;
+  /**
+   * The area routes to serve. Default: every area's (app/routes.ts). A test that needs another
+   * declaration (a tighter limit on one route) passes altered copies; the app adds the docs routes.
+   */
+  routes?: readonly Route[];
   /** Folder of the built dashboard page. Default: `dashboard/dist` (see app/dashboard/serve.ts). */
   dashboardRoot?: string;
 };
@@ -58,15 +69,14 @@ export function createApp(options: CreateAppOptions): App {
   // ctx.ip: the socket address, or with TRUST_PROXY_HOPS = n the n-th X-Forwarded-For entry from the right.
   const hops = options.config.trustProxyHops;
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops }) as App;
-  const routes: Route[] = [...areaRoutes];
   let document: Record<string, unknown> | undefined;
-  routes.push(
-    ...docsRoutes(
-      () => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }, { isLimited: isRateLimited })),
-    ),
-  );
+  const routes: Route[] = [
+    ...(options.routes ?? areaRoutes),
+    ...docsRoutes(() => (document ??= buildOpenApiDocument(mounted, { title: 'Agents backend API', version: '0.1.0' }))),
+  ];
   const mounted = routes.filter((route) => !route.enabled || route.enabled(deps));
-  const router = buildRouter(mounted, deps, options.rateLimitFor ?? rateLimitLookup(deps));
+  const rateLimitStore = options.rateLimits === false ? undefined : (options.rateLimitStore ?? createRateLimitStore(deps));
+  const router = buildRouter(mounted, deps, rateLimitStore);
 
   app.on('error', (error: Error, ctx?: Koa.Context) => {
     logger.error({ err: error, requestId: ctx?.state.requestId }, 'unhandled error');

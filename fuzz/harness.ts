@@ -52,7 +52,7 @@ export async function startHarness(): Promise<Harness> {
   const logger = pino({ level: 'info' }, logs.stream);
   // A small analytics cache budget, so that the cache-fill case sees evictions within a short run.
   const config = testConfig({ nodeEnv: 'development', analyticsCacheMaxBytes: ANALYTICS_CACHE_BUDGET });
-  const app = createApp({ db: db.pool, config, logger, rateLimitFor: () => undefined });
+  const app = createApp({ db: db.pool, config, logger, rateLimits: false });
   const limited = createApp({ db: db.pool, config, logger });
   const server = app.listen(0, '127.0.0.1');
   const port = await listen(server);

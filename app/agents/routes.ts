@@ -2,8 +2,8 @@ import { uuidv7 } from 'uuidv7';
 import { findAgentInAgency, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
-import { agentNotFound } from './errors.ts';
-import { AgentIdParams, AgentListSchema, AgentSchema, agentNotFoundResponse, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
+import { AI_AGENT_NOT_FOUND, agentNotFound } from './errors.ts';
+import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
 
@@ -50,10 +50,10 @@ export const agentRoutes = [
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },
     schemas: { params: AgentIdParams },
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The agent', schema: AgentSchema },
       400: { description: 'agentId is not a UUID', schema: ValidationErrorBody },
-      404: agentNotFoundResponse,
     },
     handler: async ({ deps, auth, params }) =>
       (await findAgentInAgency(deps.db, auth.agencyId, params.agentId)) ?? Promise.reject(agentNotFound()),
@@ -67,10 +67,10 @@ export const agentRoutes = [
     auth: 'jwt',
     policy: { subject: AGENT, action: 'update' },
     schemas: { params: AgentIdParams, body: UpdateAgentBody },
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The agent as changed', schema: AgentSchema },
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
-      404: agentNotFoundResponse,
     },
     handler: async ({ deps, auth, params, body }) =>
       (await updateAgent(deps.db, auth.agencyId, params.agentId, body)) ?? Promise.reject(agentNotFound()),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CodedErrorBody, DateTime, NON_BLANK_LINE_PATTERN, NUL_FREE_PATTERN, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
+import { DateTime, NON_BLANK_LINE_PATTERN, NUL_FREE_PATTERN, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
 
 export const AgentIdParams = UuidParam('agentId');
 
@@ -46,8 +46,3 @@ export const AgentSchema = Type.Object({
 });
 
 export const AgentListSchema = Type.Object({ agents: Type.Array(AgentSchema) });
-
-export const agentNotFoundResponse = {
-  description: "No agent with this id in the caller's agency (`AI.AGENT_NOT_FOUND`)",
-  schema: CodedErrorBody,
-};

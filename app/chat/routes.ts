@@ -9,15 +9,14 @@ import {
 } from '../../sql/chat-conversations.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { findProviderKey } from '../../sql/provider-keys.ts';
-import { agentNotFound } from '../agents/errors.ts';
-import { agentNotFoundResponse } from '../agents/schemas.ts';
+import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, ValidationErrorBody } from '../core/schemas.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { offeredToolsOf } from '../tools/resolution.ts';
 import { DEFAULT_BUILTIN_EXECUTORS } from './builtin-tools.ts';
-import { conversationNotFound } from './errors.ts';
+import { AI_CONVERSATION_NOT_FOUND, AI_PROVIDER_NOT_CONFIGURED, conversationNotFound } from './errors.ts';
+import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
@@ -68,11 +67,15 @@ export const chatRoutes = [
     policy,
     rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { params: ChatParams, body: ChatBody },
+    errors: [
+      AI_AGENT_NOT_FOUND,
+      AI_CONVERSATION_NOT_FOUND,
+      TOOL_APPROVAL_UNKNOWN_ID,
+      TOOL_APPROVAL_REASON_TOO_LONG,
+      AI_PROVIDER_NOT_CONFIGURED,
+    ],
     responses: {
       200: { description: 'The UI message stream (server-sent events)' },
-      400: { description: 'Invalid body, `TOOL_APPROVAL_UNKNOWN_ID` or `TOOL_APPROVAL_REASON_TOO_LONG`', schema: ValidationErrorBody },
-      404: agentNotFoundResponse,
-      503: { description: '`AI.PROVIDER_NOT_CONFIGURED`: production without a provider key', schema: CodedErrorBody },
     },
     handler: async ({ deps, auth, params, body, ctx }) => {
       // The reads that do not depend on each other run at once (docs/chat.md, "Decisions"); their
@@ -132,7 +135,8 @@ export const chatRoutes = [
     principal: 'user',
     policy,
     schemas: { params: ChatParams },
-    responses: { 200: { description: 'Conversations', schema: ConversationList }, 404: agentNotFoundResponse },
+    errors: [AI_AGENT_NOT_FOUND],
+    responses: { 200: { description: 'Conversations', schema: ConversationList } },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       const rows = await listConversations(deps.db, scopeOf(auth, params.agentId));
@@ -150,9 +154,9 @@ export const chatRoutes = [
     principal: 'user',
     policy,
     schemas: { params: ConversationParams },
+    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
     responses: {
       200: { description: 'The conversation', schema: ConversationDetail },
-      404: { description: "`AI.AGENT_NOT_FOUND` or `AI.CONVERSATION_NOT_FOUND` (another user's conversation too)", schema: CodedErrorBody },
     },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
@@ -171,9 +175,9 @@ export const chatRoutes = [
     policy,
     schemas: { params: ConversationParams },
     status: 204,
+    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
     responses: {
       204: { description: 'Deleted' },
-      404: { description: '`AI.AGENT_NOT_FOUND` or `AI.CONVERSATION_NOT_FOUND`', schema: CodedErrorBody },
     },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);

@@ -23,16 +23,34 @@ export class ValidationError extends HttpError {
   }
 }
 
+/**
+ * A coded error's status and literal `AREA.CODE`, defined once in its area's errors.ts
+ * (docs/decisions/0101). A route lists the ones it can answer (`errors: [...]`, app/core/route.ts):
+ * they feed its OpenAPI responses, and in tests an undeclared one fails (app/core/declared-errors.ts).
+ */
+export type ErrorCode = { readonly status: number; readonly code: string };
+
+export const errorCode = (status: number, code: string): ErrorCode => ({ status, code });
+
+/** The codes every route's chain may answer, declared by the chain rather than per route. */
+export const CORE_SERVICE_UNAVAILABLE = errorCode(503, 'CORE.SERVICE_UNAVAILABLE');
+export const CORE_IDEMPOTENCY_KEY_IN_FLIGHT = errorCode(409, 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT');
+export const CORE_IDEMPOTENCY_KEY_REUSED = errorCode(422, 'CORE.IDEMPOTENCY_KEY_REUSED');
+
 /** An error with a code: `{ statusCode, errorCode, message: { en, es }, metadata? }`. */
 export class CodedError extends Error {
+  readonly status: number;
+  readonly errorCode: string;
+
   constructor(
-    readonly status: number,
-    readonly errorCode: string,
+    readonly declared: ErrorCode,
     readonly messages: Localized,
     readonly metadata?: Record<string, unknown>,
   ) {
     super(messages.en);
     this.name = 'CodedError';
+    this.status = declared.status;
+    this.errorCode = declared.code;
   }
 }
 
@@ -47,8 +65,7 @@ export const notFound = (what = 'Resource') => new HttpError(404, `${what} not f
 export function serviceUnavailable(cause: unknown, retryAfterSeconds = 1): CodedError {
   const seconds = retryAfterSeconds;
   const error = new CodedError(
-    503,
-    'CORE.SERVICE_UNAVAILABLE',
+    CORE_SERVICE_UNAVAILABLE,
     {
       en: `The service is temporarily unavailable. Try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
       es: `El servicio no está disponible temporalmente. Inténtalo de nuevo en ${seconds} segundo${seconds === 1 ? '' : 's'}.`,
@@ -61,13 +78,13 @@ export function serviceUnavailable(cause: unknown, retryAfterSeconds = 1): Coded
 
 /** 409/422 of a creating POST under an `Idempotency-Key` (app/core/idempotency.ts). */
 export const idempotencyKeyInFlight = () =>
-  new CodedError(409, 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT', {
+  new CodedError(CORE_IDEMPOTENCY_KEY_IN_FLIGHT, {
     en: 'A request with this Idempotency-Key is still being processed. Try again shortly.',
     es: 'Todavía se está procesando una solicitud con esta Idempotency-Key. Inténtalo de nuevo en breve.',
   });
 
 export const idempotencyKeyReused = () =>
-  new CodedError(422, 'CORE.IDEMPOTENCY_KEY_REUSED', {
+  new CodedError(CORE_IDEMPOTENCY_KEY_REUSED, {
     en: 'This Idempotency-Key was used with another request in the last 24 hours.',
     es: 'Esta Idempotency-Key se usó con otra solicitud en las últimas 24 horas.',
   });

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Store } from '@agents/rate-limit';
 import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticateIngestion } from './api-key-auth.ts';
@@ -6,6 +7,7 @@ import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
 import { binaryBody } from './binary-body.ts';
 import { BinaryAnswer } from './binary-answer.ts';
 import { databaseFaults } from './database-faults.ts';
+import { declaredErrors } from './declared-errors.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotently } from './idempotency.ts';
@@ -14,11 +16,9 @@ import { Redirect } from './redirect.ts';
 import { jsonBody } from './json-body.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
-import { API_PREFIX, fullPath, type AccessClaims, type Route } from './route.ts';
+import { API_PREFIX, type AccessClaims, type Route } from './route.ts';
+import { routeLimiter } from './route-rate-limit.ts';
 import { compileValidator, type Validator } from './validation.ts';
-
-/** Returns the limiter middleware declared for a route, if any (see app/rate-limits.ts). */
-export type RateLimitLookup = (method: string, fullPath: string) => Middleware | undefined;
 
 /**
  * Parses a query string into nested objects and arrays: `tags[0]=a&sort[0][field]=name`.
@@ -36,22 +36,27 @@ export function parseQuery(querystring: string): Record<string, unknown> {
 
 /**
  * Mounts every route under `/api` with its chain, always in this order:
- * rate limit -> JSON body -> [authentication -> principal type -> policy -> validation -> handler].
+ * (outside production) declared-errors check -> rate limit -> JSON body -> [authentication -> principal type -> policy -> validation -> handler].
  * A route declaring `idempotent: true` runs its handler under an `Idempotency-Key` when the
  * request sends one (app/core/idempotency.ts): handler and answer record share one transaction.
  * The limiter comes first, before the body is even read, so that every request to a limited route
  * counts, malformed or oversized bodies included (docs/interface.md §8). The bracketed part runs under
  * `databaseFaults`: a lost database connection is retried once for a read-only route and is
  * otherwise a 503 with Retry-After (ADR 0065).
+ *
+ * `routes` are mounted as given (the app has already left out those whose `enabled` is false).
+ * Each route's limiter is built from its own `rateLimit` and counts in `rateLimitStore`; without
+ * a store no route is limited (the benches, the fuzzer and most tests).
  */
-export function buildRouter(routes: Route[], deps: AppDeps, rateLimitFor: RateLimitLookup): Router {
+export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Store | undefined): Router {
   const router = new Router({ prefix: API_PREFIX });
   const requireToken = authenticate(deps.config.jwtSecret);
   const parseBody = jsonBody(deps.config.bodyLimitBytes);
   for (const route of routes) {
-    if (route.enabled && !route.enabled(deps)) continue;
     const chain: Middleware[] = [];
-    const limiter = rateLimitFor(route.method, fullPath(route));
+    const checkErrors = declaredErrors(route, deps);
+    if (checkErrors) chain.push(checkErrors);
+    const limiter = rateLimitStore && routeLimiter(route, deps, rateLimitStore);
     if (limiter) chain.push(limiter);
     if (route.binaryBody) chain.push(binaryBody(route.binaryBody));
     else if (route.body === undefined) chain.push(parseBody);

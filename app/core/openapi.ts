@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { HEADER_LIMIT_BYTES, mayExceedHeaderLimit, withStringRules } from './openapi-request.ts';
 import { fullPath, type Route } from './route.ts';
+import type { ErrorCode } from './errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
 import { REQUIRED_BY_HANDLER } from './validation.ts';
@@ -81,11 +82,35 @@ const envelope = (description: string, schema: TSchema): Json => ({
   content: { 'application/json': { schema: plain(schema) } },
 });
 
+/** The coded error envelope of one status, its `errorCode` narrowed to the codes listed. */
+function codedEnvelope(description: string, codes: readonly string[]): Json {
+  const schema = plain(CodedErrorBody);
+  (schema.properties as Json).errorCode = { type: 'string', enum: [...codes] };
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** Adds `addition` to a status that may already be answered otherwise: either body, both descriptions. */
+function addResponse(responses: Record<string, Json>, status: string, addition: Json): void {
+  const existing = responses[status];
+  responses[status] = existing
+    ? { ...merged(existing, addition), description: `${String(existing.description)}; or ${String(addition.description)}` }
+    : addition;
+}
+
+/** The coded errors a route declares (`errors`), one response per status listing its codes. */
+function documentErrors(errors: readonly ErrorCode[], responses: Record<string, Json>): void {
+  const byStatus = new Map<number, string[]>();
+  for (const { status, code } of errors) byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), code])]);
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    addResponse(responses, String(status), codedEnvelope(codes.map((code) => `\`${code}\``).join(' or '), codes));
+  }
+}
+
 /**
  * Statuses that the mounted chain (app/core/mount.ts) can answer before or around the handler,
  * added to every route that has that link, unless the route documents the status itself.
  */
-function chainResponses(route: Route, limited: boolean): Record<string, Json> {
+function chainResponses(route: Route): Record<string, Json> {
   const responses: Record<string, Json> = {};
   if (route.schemas) responses['400'] = envelope('Validation failed', ValidationErrorBody);
   if (route.auth === 'jwt') responses['401'] = envelope('Invalid or missing access token', ErrorBody);
@@ -107,7 +132,7 @@ function chainResponses(route: Route, limited: boolean): Record<string, Json> {
       ErrorBody,
     );
   }
-  if (limited) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
+  if (route.rateLimit) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
   return responses;
 }
 
@@ -128,9 +153,9 @@ function merged(chain: Json, declared: Json): Json {
   return { description: declared.description, content: { 'application/json': { schema: { anyOf: unique } } } };
 }
 
-const IDEMPOTENCY_STATUSES: Record<string, string> = {
-  '409': 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT: a request with this Idempotency-Key is still in flight',
-  '422': 'CORE.IDEMPOTENCY_KEY_REUSED: this Idempotency-Key was used with another request in the last 24 hours',
+const IDEMPOTENCY_STATUSES: Record<string, { code: string; description: string }> = {
+  '409': { code: 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT', description: 'a request with this Idempotency-Key is still in flight' },
+  '422': { code: 'CORE.IDEMPOTENCY_KEY_REUSED', description: 'this Idempotency-Key was used with another request in the last 24 hours' },
 };
 
 /** The `Idempotency-Key` header of a creating POST (app/core/idempotency.ts), its statuses and its replay header. */
@@ -144,11 +169,8 @@ function documentIdempotency(operation: Json, responses: Record<string, Json>, s
       `answer (with \`${IDEMPOTENT_REPLAYED_HEADER}: true\`) instead of creating again.`,
     schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN, minLength: 1, maxLength: 255 },
   });
-  for (const [status, description] of Object.entries(IDEMPOTENCY_STATUSES)) {
-    const own = envelope(description, CodedErrorBody);
-    responses[status] = responses[status]
-      ? { ...merged(responses[status], own), description: `${String(responses[status].description)}; or ${description}` }
-      : own;
+  for (const [status, { code, description }] of Object.entries(IDEMPOTENCY_STATUSES)) {
+    addResponse(responses, status, codedEnvelope(`${code}: ${description}`, [code]));
   }
   const success = responses[String(successStatus)];
   if (success) {
@@ -161,26 +183,22 @@ function documentIdempotency(operation: Json, responses: Record<string, Json>, s
   }
 }
 
-export type OpenApiOptions = {
-  /** Whether a route has a rate limit (its 429 is documented). Default: none has. */
-  isLimited?: (route: Route) => boolean;
-};
-
 /**
  * The OpenAPI 3.1 document, generated from the same route declarations (and so the same
  * AJV schemas) that the router mounts. JSON Schema 2020-12 is OpenAPI 3.1's schema dialect.
  */
-export function buildOpenApiDocument(routes: Route[], info: { title: string; version: string }, options: OpenApiOptions = {}): Json {
+export function buildOpenApiDocument(routes: readonly Route[], info: { title: string; version: string }): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
     const path = openApiPath(fullPath(route));
-    const responses: Record<string, Json> = chainResponses(route, options.isLimited?.(route) ?? false);
+    const responses: Record<string, Json> = chainResponses(route);
     for (const [status, response] of Object.entries(route.responses)) {
       const declared: Json = response.schema
         ? { description: response.description, content: { 'application/json': { schema: plain(response.schema) } } }
         : { description: response.description };
       responses[status] = responses[status] ? merged(responses[status], declared) : declared;
     }
+    documentErrors(route.errors ?? [], responses);
     const operation: Json = {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: route.summary,

@@ -5,6 +5,7 @@ import type { Context } from 'koa';
 import type { BinaryBody } from './binary-body.ts';
 import type { ApiKeyScope } from '../../sql/api-keys.ts';
 import type { AppDeps } from './deps.ts';
+import type { ErrorCode } from './errors.ts';
 import type { BinaryAnswer } from './binary-answer.ts';
 import type { Redirect } from './redirect.ts';
 
@@ -92,6 +93,13 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
    * declare them here only for a route-specific meaning (a wrong password), which is appended.
    */
   responses: R;
+  /**
+   * The coded errors the handler can answer (`errors: [AI_AGENT_NOT_FOUND]`, each area's errors.ts):
+   * the OpenAPI document lists them per status, and in tests answering one not listed here is a
+   * 500 (app/core/declared-errors.ts). The chain's own (`CORE.SERVICE_UNAVAILABLE`, the
+   * idempotency codes, the 429) are not listed.
+   */
+  errors?: readonly ErrorCode[];
   /**
    * The handler only reads, so it may be run a second time on a fresh database connection when
    * the first one dies (app/core/database-faults.ts). Default: true for GET, false otherwise; a

@@ -1,11 +1,20 @@
 import { principalIn, type PrincipalPath } from './principal-path.ts';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody } from '../core/schemas.ts';
 import { isBrowserNavigation, landGoogleSignIn } from './google/browser-landing.ts';
 import { redeemHandoff } from './google/handoff.ts';
 import { finishGoogleSignIn, startGoogleSignIn } from './google/sign-in.ts';
 import { GoogleAuthorization, GoogleAuthorizeQuery, GoogleCallbackQuery, GoogleHandoffBody, TokenPairSchema } from './schemas.ts';
 import { ValidationError } from '../core/errors.ts';
+import { ORGANIZATION_NOT_FOUND } from '../organization/errors.ts';
+import {
+  IDENTITY_EMAIL_TAKEN,
+  IDENTITY_GOOGLE_ACCOUNT_CONFLICT,
+  IDENTITY_GOOGLE_EMAIL_NOT_VERIFIED,
+  IDENTITY_GOOGLE_HANDOFF_INVALID,
+  IDENTITY_GOOGLE_SIGN_IN_FAILED,
+  IDENTITY_GOOGLE_STATE_INVALID,
+  IDENTITY_GOOGLE_UNAVAILABLE,
+} from './errors.ts';
 
 /** Mounted only when GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET are set; elsewhere the paths answer 404. */
 const googleConfigured = (deps: { config: { google: unknown } }) => deps.config.google !== undefined;
@@ -53,11 +62,16 @@ const callbackRoute = (path: PrincipalPath<'google/callback'>, type = principalI
     responses: {
       200: { description: 'Token pair', schema: TokenPairSchema },
       303: { description: 'Browser: redirect to FRONTEND_URL with googleSignIn=success&handoff or googleSignIn=error&errorCode' },
-      401: { description: 'IDENTITY.GOOGLE_STATE_INVALID or IDENTITY.GOOGLE_SIGN_IN_FAILED', schema: CodedErrorBody },
-      403: { description: 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED', schema: CodedErrorBody },
-      409: { description: 'IDENTITY.GOOGLE_ACCOUNT_CONFLICT or IDENTITY.EMAIL_TAKEN', schema: CodedErrorBody },
-      502: { description: 'IDENTITY.GOOGLE_UNAVAILABLE', schema: CodedErrorBody },
     },
+    errors: [
+      IDENTITY_GOOGLE_STATE_INVALID,
+      IDENTITY_GOOGLE_SIGN_IN_FAILED,
+      IDENTITY_GOOGLE_EMAIL_NOT_VERIFIED,
+      ORGANIZATION_NOT_FOUND,
+      IDENTITY_GOOGLE_ACCOUNT_CONFLICT,
+      IDENTITY_EMAIL_TAKEN,
+      IDENTITY_GOOGLE_UNAVAILABLE,
+    ],
     handler: ({ deps, ctx, query }) =>
       isBrowserNavigation(ctx)
         ? landGoogleSignIn(deps, deps.config.google!, type, query)
@@ -79,8 +93,9 @@ const handoffRoute = defineRoute({
   enabled: googleConfigured,
   responses: {
     200: { description: 'Token pair', schema: TokenPairSchema },
-    401: { description: 'IDENTITY.GOOGLE_HANDOFF_INVALID: unknown, used, expired, or another state', schema: CodedErrorBody },
   },
+  // IDENTITY.GOOGLE_HANDOFF_INVALID: unknown, used, expired, or another state.
+  errors: [IDENTITY_GOOGLE_HANDOFF_INVALID],
   handler: ({ deps, body }) => redeemHandoff(deps, body.code, body.state),
 });
 

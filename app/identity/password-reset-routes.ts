@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { principalIn, type PrincipalPath } from './principal-path.ts';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody } from '../core/schemas.ts';
+import { VERIFICATION_CODE_ERRORS } from './errors.ts';
 import { requestPasswordReset, resetPassword } from './password-reset.ts';
 import { ForgotPasswordBody, ResetPasswordBody } from './schemas.ts';
 
@@ -42,12 +42,9 @@ const resetPasswordRoute = (path: PrincipalPath<'reset-password'>, type = princi
     status: 204,
     responses: {
       204: { description: 'Password replaced' },
-      400: {
-        description:
-          'IDENTITY.VERIFICATION_CODE_INVALID (a wrong code: the same answer for every account), or for the right code _EXPIRED or _EXHAUSTED',
-        schema: CodedErrorBody,
-      },
     },
+    // A wrong code is _INVALID, the same answer for every account; only the right code can be _EXPIRED or _EXHAUSTED.
+    errors: VERIFICATION_CODE_ERRORS,
     handler: ({ deps, body }) => resetPassword(deps, type, body),
   });
 

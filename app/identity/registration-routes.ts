@@ -1,7 +1,6 @@
 import { isEmailTaken } from '../../sql/principals.ts';
 import { principalIn, type PrincipalPath } from './principal-path.ts';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody } from '../core/schemas.ts';
 import { changePassword } from './password-change.ts';
 import { registerBusiness, registerClient, registerUser } from './registration.ts';
 import {
@@ -16,6 +15,15 @@ import {
   VerifyEmailResult,
 } from './schemas.ts';
 import { verifyEmail } from './verification-codes.ts';
+import { ORGANIZATION_NOT_FOUND } from '../organization/errors.ts';
+import { PLANS_NO_ACTIVE_PUBLIC_PLAN } from '../plans/errors.ts';
+import { SUBSCRIPTION_USER_LIMIT_REACHED } from '../subscriptions/errors.ts';
+import {
+  IDENTITY_BUSINESS_REGISTRATION_DISABLED,
+  IDENTITY_EMAIL_TAKEN,
+  IDENTITY_WRONG_PASSWORD,
+  VERIFICATION_CODE_ERRORS,
+} from './errors.ts';
 
 const verifyEmailRoute = (path: PrincipalPath<'verify-email'>, type = principalIn(path)) =>
   defineRoute({
@@ -32,12 +40,9 @@ const verifyEmailRoute = (path: PrincipalPath<'verify-email'>, type = principalI
     schemas: { body: VerifyEmailBody },
     responses: {
       200: { description: 'Email verified', schema: VerifyEmailResult },
-      400: {
-        description:
-          'IDENTITY.VERIFICATION_CODE_INVALID (a wrong code: the same answer for every account), or for the right code _EXPIRED or _EXHAUSTED',
-        schema: CodedErrorBody,
-      },
     },
+    // A wrong code is _INVALID, the same answer for every account; only the right code can be _EXPIRED or _EXHAUSTED.
+    errors: VERIFICATION_CODE_ERRORS,
     handler: async ({ deps, body }) => {
       await verifyEmail(deps, type, body.email, body.code);
       return { email: body.email.toLowerCase(), emailVerified: true as const };
@@ -58,14 +63,13 @@ const changePasswordRoute = (path: PrincipalPath<'change-password'>, type = prin
     status: 204,
     responses: {
       204: { description: 'Password changed' },
-      403: { description: 'IDENTITY.WRONG_PASSWORD', schema: CodedErrorBody },
     },
+    errors: [IDENTITY_WRONG_PASSWORD],
     handler: ({ deps, auth, body }) => changePassword(deps, auth, body),
   });
 
-const conflictResponses = {
+const registeredResponses = {
   201: { description: 'Registered; the email is unverified and a code was sent to it', schema: Registered },
-  409: { description: 'IDENTITY.EMAIL_TAKEN', schema: CodedErrorBody },
 };
 
 export const registrationRoutes = [
@@ -91,7 +95,8 @@ export const registrationRoutes = [
     schemas: { body: RegisterUserBody },
     status: 201,
     idempotent: true,
-    responses: conflictResponses,
+    errors: [IDENTITY_EMAIL_TAKEN],
+    responses: registeredResponses,
     handler: ({ deps, body }) => registerUser(deps, body),
   }),
   defineRoute({
@@ -110,12 +115,8 @@ export const registrationRoutes = [
     idempotent: true,
     responses: {
       201: { description: 'Business and owner created; the owner must verify the email', schema: Registered },
-      403: { description: 'IDENTITY.BUSINESS_REGISTRATION_DISABLED', schema: CodedErrorBody },
-      409: {
-        description: 'PLANS.NO_ACTIVE_PUBLIC_PLAN, SUBSCRIPTION.USER_LIMIT_REACHED or IDENTITY.EMAIL_TAKEN',
-        schema: CodedErrorBody,
-      },
     },
+    errors: [IDENTITY_BUSINESS_REGISTRATION_DISABLED, PLANS_NO_ACTIVE_PUBLIC_PLAN, SUBSCRIPTION_USER_LIMIT_REACHED, IDENTITY_EMAIL_TAKEN],
     handler: ({ deps, body }) => registerBusiness(deps, body),
   }),
   defineRoute({
@@ -128,10 +129,8 @@ export const registrationRoutes = [
     schemas: { body: RegisterClientBody },
     status: 201,
     idempotent: true,
-    responses: {
-      ...conflictResponses,
-      404: { description: 'ORGANIZATION.NOT_FOUND', schema: CodedErrorBody },
-    },
+    responses: registeredResponses,
+    errors: [ORGANIZATION_NOT_FOUND, IDENTITY_EMAIL_TAKEN],
     handler: ({ deps, body }) => registerClient(deps, body),
   }),
   verifyEmailRoute('/identity/auth/user/verify-email'),

@@ -3,7 +3,8 @@ import { findUserProfile } from '../../sql/users.ts';
 import { notFound } from '../core/errors.ts';
 import { principalIn, type PrincipalPath } from './principal-path.ts';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, ErrorBody } from '../core/schemas.ts';
+import { ErrorBody } from '../core/schemas.ts';
+import { IDENTITY_EMAIL_NOT_VERIFIED } from './errors.ts';
 import { LoginBody, LogoutBody, RefreshBody, TokenPairSchema } from './schemas.ts';
 import { logIn, logOut, refresh } from './sessions.ts';
 
@@ -19,11 +20,9 @@ const loginRoute = (path: PrincipalPath<'login'>, type = principalIn(path)) =>
     responses: {
       200: { description: 'Token pair', schema: TokenPairSchema },
       401: { description: 'Wrong email or password (one message for both)', schema: ErrorBody },
-      403: {
-        description: 'IDENTITY.EMAIL_NOT_VERIFIED, only after a correct password; a new verification code is sent',
-        schema: CodedErrorBody,
-      },
     },
+    // IDENTITY.EMAIL_NOT_VERIFIED only after a correct password; a new verification code is sent.
+    errors: [IDENTITY_EMAIL_NOT_VERIFIED],
     handler: ({ deps, body }) => logIn(deps, type, body.email, body.password),
   });
 

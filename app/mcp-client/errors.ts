@@ -1,4 +1,23 @@
-import { CodedError } from '../core/errors.ts';
+import { CodedError, errorCode } from '../core/errors.ts';
+
+/** This area's codes, as its routes declare them (`errors: [...]`, app/core/route.ts). */
+export const MCP_SERVER_UNREACHABLE = errorCode(502, 'MCP.SERVER_UNREACHABLE');
+export const MCP_SERVER_TIMEOUT = errorCode(504, 'MCP.SERVER_TIMEOUT');
+export const MCP_SERVER_UNAUTHORIZED = errorCode(502, 'MCP.SERVER_UNAUTHORIZED');
+export const MCP_SERVER_PROTOCOL_ERROR = errorCode(502, 'MCP.SERVER_PROTOCOL_ERROR');
+export const MCP_SERVER_RESPONSE_TOO_LARGE = errorCode(502, 'MCP.SERVER_RESPONSE_TOO_LARGE');
+export const MCP_AUTHORIZATION_REQUIRED = errorCode(409, 'MCP.AUTHORIZATION_REQUIRED');
+export const MCP_SERVER_TOOLS_TOO_LARGE = errorCode(502, 'MCP.SERVER_TOOLS_TOO_LARGE');
+
+/** What talking MCP to a server can fail with (tool discovery), beyond a missing authorization. */
+export const MCP_SERVER_ERRORS = [
+  MCP_SERVER_UNREACHABLE,
+  MCP_SERVER_UNAUTHORIZED,
+  MCP_SERVER_PROTOCOL_ERROR,
+  MCP_SERVER_RESPONSE_TOO_LARGE,
+  MCP_SERVER_TOOLS_TOO_LARGE,
+  MCP_SERVER_TIMEOUT,
+];
 
 /**
  * The coded errors of talking MCP to an agent's server (docs/mcp.md, "Tools of a server").
@@ -7,16 +26,14 @@ import { CodedError } from '../core/errors.ts';
 
 export const serverUnreachable = (detail: string) =>
   new CodedError(
-    502,
-    'MCP.SERVER_UNREACHABLE',
+    MCP_SERVER_UNREACHABLE,
     { en: 'The MCP server could not be reached', es: 'No se pudo contactar con el servidor MCP' },
     { detail },
   );
 
 export const serverTimeout = (timeoutMs: number) =>
   new CodedError(
-    504,
-    'MCP.SERVER_TIMEOUT',
+    MCP_SERVER_TIMEOUT,
     { en: 'The MCP server did not answer in time', es: 'El servidor MCP no respondió a tiempo' },
     { timeoutMs },
   );
@@ -24,8 +41,7 @@ export const serverTimeout = (timeoutMs: number) =>
 /** The server refused the stored auth; `status` says what the user has to do. */
 export const serverUnauthorized = (status: 'needs_authorization' | 'reauthorization_required', detail: string) =>
   new CodedError(
-    502,
-    'MCP.SERVER_UNAUTHORIZED',
+    MCP_SERVER_UNAUTHORIZED,
     {
       en: 'The MCP server refused the stored credentials; update them or authorize again',
       es: 'El servidor MCP rechazó las credenciales guardadas; actualízalas o vuelve a autorizar',
@@ -35,16 +51,14 @@ export const serverUnauthorized = (status: 'needs_authorization' | 'reauthorizat
 
 export const serverProtocolError = (detail: string) =>
   new CodedError(
-    502,
-    'MCP.SERVER_PROTOCOL_ERROR',
+    MCP_SERVER_PROTOCOL_ERROR,
     { en: 'The MCP server answered something that is not valid MCP', es: 'El servidor MCP respondió algo que no es MCP válido' },
     { detail },
   );
 
 export const serverResponseTooLarge = (maxBytes: number) =>
   new CodedError(
-    502,
-    'MCP.SERVER_RESPONSE_TOO_LARGE',
+    MCP_SERVER_RESPONSE_TOO_LARGE,
     { en: 'The MCP server answered more data than allowed', es: 'El servidor MCP respondió más datos de los permitidos' },
     { maxBytes },
   );
@@ -52,8 +66,7 @@ export const serverResponseTooLarge = (maxBytes: number) =>
 /** An OAuth server that was never authorized (or whose URL changed): start the OAuth flow. */
 export const authorizationRequired = () =>
   new CodedError(
-    409,
-    'MCP.AUTHORIZATION_REQUIRED',
+    MCP_AUTHORIZATION_REQUIRED,
     {
       en: 'This MCP server is not authorized yet; start its OAuth authorization',
       es: 'Este servidor MCP aún no está autorizado; inicia su autorización OAuth',
@@ -67,8 +80,7 @@ export const authorizationRequired = () =>
  */
 export const serverToolsTooLarge = (detail: { limit: string; maxBytes: number; tool?: string }) =>
   new CodedError(
-    502,
-    'MCP.SERVER_TOOLS_TOO_LARGE',
+    MCP_SERVER_TOOLS_TOO_LARGE,
     {
       en: 'The MCP server lists tools larger than allowed',
       es: 'El servidor MCP lista herramientas más grandes de lo permitido',

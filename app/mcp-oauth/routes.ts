@@ -1,9 +1,19 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, DateTime, ErrorBody, StrictObject, Uuid, ValidationErrorBody } from '../core/schemas.ts';
+import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
+import { DateTime, ErrorBody, StrictObject, Uuid } from '../core/schemas.ts';
 import { answerCallback } from './browser-callback.ts';
 import { completeHandoff } from './handoff.ts';
 import { initiateAuthorization } from './initiate.ts';
+import {
+  DISCOVERY_ERRORS,
+  MCP_OAUTH_AUTHORIZATION_DENIED,
+  MCP_OAUTH_HANDOFF_INVALID,
+  MCP_OAUTH_INVALID_STATE,
+  MCP_OAUTH_ISSUER_MISMATCH,
+  MCP_OAUTH_NOT_OAUTH_SERVER,
+  TOKEN_REQUEST_ERRORS,
+} from './errors.ts';
 
 const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
 
@@ -14,11 +24,6 @@ const Connected = Type.Object({
   scope: Type.Union([Type.String(), Type.Null()]),
   expiresAt: Type.Union([DateTime(), Type.Null()]),
 });
-
-const remoteFailure = {
-  description: 'The MCP or authorization server failed a requirement (errorCode says which)',
-  schema: CodedErrorBody,
-};
 
 export const mcpOAuthRoutes = [
   defineRoute({
@@ -41,11 +46,10 @@ export const mcpOAuthRoutes = [
         description: 'Authorization URL, state, the browser key to keep, and their expiry',
         schema: Type.Object({ authorizationUrl: Type.String(), state: Type.String(), browserKey: Type.String(), expiresAt: DateTime() }),
       },
-      404: { description: 'Agent (AI.AGENT_NOT_FOUND) or MCP server not found', schema: Type.Union([CodedErrorBody, ErrorBody]) },
-      409: { description: 'MCP_OAUTH.NOT_OAUTH_SERVER: the server does not use OAuth', schema: CodedErrorBody },
-      502: remoteFailure,
-      504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
+      404: { description: 'No MCP server with this id on the agent', schema: ErrorBody },
     },
+    // The 502s and the 504: the MCP or authorization server failed a requirement (errorCode says which).
+    errors: [AI_AGENT_NOT_FOUND, MCP_OAUTH_NOT_OAUTH_SERVER, ...DISCOVERY_ERRORS],
     handler: ({ deps, auth, params }) => initiateAuthorization(deps, auth, params),
   }),
   defineRoute({
@@ -78,15 +82,12 @@ export const mcpOAuthRoutes = [
     responses: {
       303: { description: 'Browser landing: redirect to FRONTEND_URL with mcpOAuth=handoff&handoff or mcpOAuth=error&errorCode' },
       200: { description: 'Connected (bearer-token caller)', schema: Connected },
-      400: {
-        description: 'MCP_OAUTH.INVALID_STATE, MCP_OAUTH.ISSUER_MISMATCH, MCP_OAUTH.AUTHORIZATION_DENIED, or a validation error',
-        schema: Type.Union([CodedErrorBody, ValidationErrorBody]),
-      },
       401: { description: 'Bearer-token caller: the token is invalid', schema: ErrorBody },
       403: { description: 'Bearer-token caller: not a user with update on ai.agent', schema: ErrorBody },
-      502: remoteFailure,
-      504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
+      404: { description: 'The MCP server was deleted meanwhile', schema: ErrorBody },
     },
+    // Bearer-token callers only: a browser landing answers every error as mcpOAuth=error&errorCode.
+    errors: [MCP_OAUTH_INVALID_STATE, MCP_OAUTH_ISSUER_MISMATCH, MCP_OAUTH_AUTHORIZATION_DENIED, ...TOKEN_REQUEST_ERRORS],
     handler: ({ deps, ctx, query }) => answerCallback(deps, ctx, query),
   }),
   defineRoute({
@@ -111,16 +112,10 @@ export const mcpOAuthRoutes = [
     },
     responses: {
       200: { description: 'Connected', schema: Connected },
-      400: {
-        description:
-          "MCP_OAUTH.HANDOFF_INVALID (unknown, used, expired, another user's, or another browser's key), " +
-          'MCP_OAUTH.ISSUER_MISMATCH, MCP_OAUTH.AUTHORIZATION_DENIED, or a validation error',
-        schema: Type.Union([CodedErrorBody, ValidationErrorBody]),
-      },
       404: { description: 'The MCP server was deleted meanwhile', schema: ErrorBody },
-      502: remoteFailure,
-      504: { description: 'MCP_OAUTH.UPSTREAM_TIMEOUT', schema: CodedErrorBody },
     },
+    // MCP_OAUTH.HANDOFF_INVALID: unknown, used, expired, another user's, or another browser's key.
+    errors: [MCP_OAUTH_HANDOFF_INVALID, MCP_OAUTH_ISSUER_MISMATCH, MCP_OAUTH_AUTHORIZATION_DENIED, ...TOKEN_REQUEST_ERRORS],
     handler: ({ deps, auth, body }) => completeHandoff(deps, auth, body),
   }),
 ];

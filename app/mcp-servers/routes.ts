@@ -4,7 +4,10 @@ import { notFound } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
 import { editMcpServer } from './edit.ts';
-import { CodedErrorBody, CodedOrPlainErrorBody, ErrorBody } from '../core/schemas.ts';
+import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
+import { ErrorBody } from '../core/schemas.ts';
+import { MCP_AUTHORIZATION_REQUIRED, MCP_SERVER_ERRORS } from '../mcp-client/errors.ts';
+import { TOKEN_REQUEST_ERRORS } from '../mcp-oauth/errors.ts';
 import { addMcpServer, requireAgent } from './provision.ts';
 import {
   AddMcpServerBody,
@@ -17,13 +20,9 @@ import {
 } from './schemas.ts';
 
 const tags = ['mcp-servers'];
-const common = {
-  404: { description: '`AI.AGENT_NOT_FOUND` (also for an agent of another agency)', schema: CodedErrorBody },
-};
-/** Routes of one server: its agent may be missing (coded) or the server itself (plain). */
+/** Routes of one server: its agent may be missing (`AI.AGENT_NOT_FOUND`, declared in `errors`) or the server itself. */
 const ofServer = {
-  ...common,
-  404: { description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown server', schema: CodedOrPlainErrorBody },
+  404: { description: 'No MCP server with this id on the agent', schema: ErrorBody },
 };
 
 export const agentMcpServerRoutes = [
@@ -43,13 +42,10 @@ export const agentMcpServerRoutes = [
     schemas: { params: AgentParams, body: AddMcpServerBody },
     status: 201,
     idempotent: true,
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       201: { description: 'The saved server', schema: AgentMcpServerDto },
-      ...common,
-      404: {
-        description: '`AI.AGENT_NOT_FOUND`, or `{ statusCode, message }` for an unknown catalog entry',
-        schema: CodedOrPlainErrorBody,
-      },
+      404: { description: 'No catalog entry with this id', schema: ErrorBody },
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
     handler: ({ deps, auth, params, body }) => addMcpServer(deps, auth.agencyId, params.agentId, body),
@@ -63,7 +59,8 @@ export const agentMcpServerRoutes = [
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
     schemas: { params: AgentParams },
-    responses: { 200: { description: 'Oldest first', schema: Type.Array(AgentMcpServerDto) }, ...common },
+    errors: [AI_AGENT_NOT_FOUND],
+    responses: { 200: { description: 'Oldest first', schema: Type.Array(AgentMcpServerDto) } },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       return listAgentMcpServers(deps.db, auth.agencyId, params.agentId);
@@ -78,6 +75,7 @@ export const agentMcpServerRoutes = [
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
     schemas: { params: ServerParams },
+    errors: [AI_AGENT_NOT_FOUND],
     responses: { 200: { description: 'The server', schema: AgentMcpServerDto }, ...ofServer },
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
@@ -101,6 +99,7 @@ export const agentMcpServerRoutes = [
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: ServerParams, body: EditMcpServerBody },
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The changed server', schema: AgentMcpServerDto },
       ...ofServer,
@@ -127,16 +126,11 @@ export const agentMcpServerRoutes = [
     responses: {
       200: { description: 'The tools', schema: ServerToolsDto },
       ...ofServer,
-      409: { description: '`MCP.AUTHORIZATION_REQUIRED`: an OAuth server not authorized yet', schema: CodedErrorBody },
-      502: {
-        description:
-          '`MCP.SERVER_UNREACHABLE`, `MCP.SERVER_UNAUTHORIZED` (metadata.status says what to do), `MCP.SERVER_PROTOCOL_ERROR`, ' +
-          '`MCP.SERVER_RESPONSE_TOO_LARGE` (one response over its cap), `MCP.SERVER_TOOLS_TOO_LARGE` (the listing over ' +
-          '4 MiB, or a tool field over its cap: `metadata.limit`, `maxBytes`, `tool`), or an `MCP_OAUTH.*` failure of the token refresh',
-        schema: CodedErrorBody,
-      },
-      504: { description: '`MCP.SERVER_TIMEOUT` (or `MCP_OAUTH.UPSTREAM_TIMEOUT` of the token refresh)', schema: CodedErrorBody },
     },
+    // MCP.AUTHORIZATION_REQUIRED: an OAuth server not authorized yet; MCP.SERVER_UNAUTHORIZED: metadata.status says what
+    // to do; MCP.SERVER_RESPONSE_TOO_LARGE: one response over its cap; MCP.SERVER_TOOLS_TOO_LARGE: the listing over
+    // 4 MiB, or a tool field over its cap (metadata.limit, maxBytes, tool); MCP_OAUTH.*: the token refresh failed.
+    errors: [AI_AGENT_NOT_FOUND, MCP_AUTHORIZATION_REQUIRED, ...MCP_SERVER_ERRORS, ...TOKEN_REQUEST_ERRORS],
     handler: ({ deps, auth, params, query }) => toolsOfServer(deps, { agencyId: auth.agencyId, ...params }, query.refresh === 'true'),
   }),
   defineRoute({
@@ -149,6 +143,7 @@ export const agentMcpServerRoutes = [
     policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: ServerParams },
     status: 204,
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       204: { description: 'Removed' },
       ...ofServer,

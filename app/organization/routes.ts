@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
 import { getMyOrganization, updateMyOrganization } from './my-organization.ts';
+import { ORGANIZATION_NO_ACTIVE_PUBLIC_PLAN, ORGANIZATION_NOT_AN_AGENCY, ORGANIZATION_NOT_FOUND } from './errors.ts';
 
 const OrganizationSchema = Type.Object({
   id: Uuid(),
@@ -27,6 +28,7 @@ export const organizationRoutes = [
     tags: ['organization'],
     auth: 'jwt',
     policy: { subject: 'organization', action: 'read' },
+    errors: [ORGANIZATION_NOT_FOUND],
     responses: { 200: { description: 'Organization', schema: OrganizationSchema } },
     handler: ({ deps, auth }) => getMyOrganization(deps, auth),
   }),
@@ -41,9 +43,9 @@ export const organizationRoutes = [
     auth: 'jwt',
     policy: { subject: 'organization', action: 'update' },
     schemas: { body: UpdateOrganizationBody },
+    errors: [ORGANIZATION_NOT_FOUND, ORGANIZATION_NO_ACTIVE_PUBLIC_PLAN, ORGANIZATION_NOT_AN_AGENCY],
     responses: {
       200: { description: 'Updated organization', schema: OrganizationSchema },
-      409: { description: 'ORGANIZATION.NO_ACTIVE_PUBLIC_PLAN or ORGANIZATION.NOT_AN_AGENCY', schema: CodedErrorBody },
     },
     handler: ({ deps, auth, body }) => updateMyOrganization(deps, auth, body),
   }),

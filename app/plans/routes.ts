@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
-import { CodedErrorBody, DateTime, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
+import { DateTime, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
 import { createPlan, listPlans, updatePlan } from './plan-changes.ts';
+import { PLANS_LAST_ACTIVE_PUBLIC_PLAN, PLANS_PLAN_NOT_FOUND } from './errors.ts';
 
 const PlanSchema = Type.Object({
   id: Uuid(),
@@ -63,10 +64,9 @@ export const planRoutes = [
     auth: 'jwt',
     policy: { subject: 'plan', action: 'update' },
     schemas: { params: UuidParam('planId'), body: UpdatePlanBody },
+    errors: [PLANS_PLAN_NOT_FOUND, PLANS_LAST_ACTIVE_PUBLIC_PLAN],
     responses: {
       200: { description: 'Updated plan', schema: PlanSchema },
-      404: { description: 'PLANS.PLAN_NOT_FOUND', schema: CodedErrorBody },
-      409: { description: 'PLANS.LAST_ACTIVE_PUBLIC_PLAN', schema: CodedErrorBody },
     },
     handler: ({ deps, auth, params, body }) => updatePlan(deps, auth, params.planId, body),
   }),

@@ -1,7 +1,11 @@
-import { CodedError } from '../core/errors.ts';
+import { CodedError, errorCode } from '../core/errors.ts';
+
+/** This area's codes, as its routes declare them (`errors: [...]`, app/core/route.ts). */
+export const TOOL_APPROVAL_UNKNOWN_ID = errorCode(400, 'TOOL_APPROVAL_UNKNOWN_ID');
+export const TOOL_APPROVAL_REASON_TOO_LONG = errorCode(400, 'TOOL_APPROVAL_REASON_TOO_LONG');
 
 export const approvalUnknownId = () =>
-  new CodedError(400, 'TOOL_APPROVAL_UNKNOWN_ID', {
+  new CodedError(TOOL_APPROVAL_UNKNOWN_ID, {
     en: 'The approval response does not match any pending approval.',
     es: 'La respuesta de aprobación no corresponde a ninguna aprobación pendiente.',
   });
@@ -9,8 +13,7 @@ export const approvalUnknownId = () =>
 /** `maxLength`: the longest reason, in characters (MAX_DENIAL_REASON_CHARS). */
 export const approvalReasonTooLong = (maxLength: number) =>
   new CodedError(
-    400,
-    'TOOL_APPROVAL_REASON_TOO_LONG',
+    TOOL_APPROVAL_REASON_TOO_LONG,
     {
       en: `The reason must be at most ${maxLength} characters.`,
       es: `El motivo debe tener como máximo ${maxLength} caracteres.`,

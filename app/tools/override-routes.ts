@@ -1,7 +1,8 @@
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { deleteToolOverride, listToolOverridesOfUser, upsertToolOverride } from '../../sql/tool-overrides.ts';
 import { agentNotFound } from '../agents/errors.ts';
-import { AgentIdParams, agentNotFoundResponse } from '../agents/schemas.ts';
+import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
+import { AgentIdParams } from '../agents/schemas.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { OverrideBody, OverrideListSchema, OverrideParams, OverrideSchema } from './schemas.ts';
@@ -21,7 +22,8 @@ export const toolOverrideRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams, body: OverrideBody },
-    responses: { 200: { description: 'The override', schema: OverrideSchema }, 400: invalid, 404: agentNotFoundResponse },
+    errors: [AI_AGENT_NOT_FOUND],
+    responses: { 200: { description: 'The override', schema: OverrideSchema }, 400: invalid },
     handler: async ({ deps, auth, params, body }) => {
       if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
       return upsertToolOverride(deps.db, auth.userId, params.agentId, body.toolName);
@@ -49,7 +51,8 @@ export const toolOverrideRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
-    responses: { 200: { description: 'Overrides, oldest first', schema: OverrideListSchema }, 400: invalid, 404: agentNotFoundResponse },
+    errors: [AI_AGENT_NOT_FOUND],
+    responses: { 200: { description: 'Overrides, oldest first', schema: OverrideListSchema }, 400: invalid },
     handler: async ({ deps, auth, params }) => {
       if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
       return { overrides: await listToolOverridesOfUser(deps.db, auth.userId, params.agentId) };

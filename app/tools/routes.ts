@@ -1,7 +1,8 @@
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { listToolPermissionsOfAgent } from '../../sql/tool-permissions.ts';
 import { agentNotFound } from '../agents/errors.ts';
-import { AgentIdParams, agentNotFoundResponse } from '../agents/schemas.ts';
+import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
+import { AgentIdParams } from '../agents/schemas.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { TOOL_CATALOG } from './catalog.ts';
@@ -38,10 +39,10 @@ export const toolRoutes = [
     // The policy is checked before the agent is looked up, so a caller without it learns nothing about ids.
     policy: { subject: 'ai.agent', action: 'update' },
     schemas: { params: AgentIdParams, body: ReplaceToolsBody },
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The set was replaced', schema: ReplaceToolsResult },
       400: invalid,
-      404: agentNotFoundResponse,
     },
     handler: ({ deps, auth, params, body }) => replaceAgentTools(deps.db, auth.agencyId, params.agentId, body.tools),
   }),
@@ -52,10 +53,10 @@ export const toolRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The set, in the order it was given', schema: ToolSetSchema },
       400: invalid,
-      404: agentNotFoundResponse,
     },
     handler: async ({ deps, auth, params }) => {
       if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
@@ -71,10 +72,10 @@ export const toolRoutes = [
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
+    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema },
       400: invalid,
-      404: agentNotFoundResponse,
     },
     handler: async ({ deps, auth, params }) => {
       const tools = await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: params.agentId, userId: auth.userId });

@@ -82,7 +82,7 @@ async function soak(pool: Awaited<ReturnType<typeof createDatabasePool>>): Promi
     db: pool,
     config,
     logger: pino({ level: 'silent' }),
-    ...(values.limits ? {} : { rateLimitFor: () => undefined }),
+    ...(values.limits ? {} : { rateLimits: false }),
   });
   const server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -19,7 +19,7 @@ const app = createApp({
     ai: { ...config.ai, gatewayUrl: process.env.BENCH_GATEWAY_URL!, gatewayApiKey: 'sk-bench', providerTimeoutMs: 120_000 },
   },
   logger: pino({ level: 'silent' }),
-  rateLimitFor: () => undefined,
+  rateLimits: false,
 });
 const server = app.listen(0, '127.0.0.1');
 await new Promise<void>((resolve) => server.once('listening', resolve));

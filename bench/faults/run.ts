@@ -25,7 +25,7 @@ import { Agent } from 'undici';
 import { createApp } from '../../app/app.ts';
 import type { AppDeps } from '../../app/core/deps.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
-import { createRateLimitStore, rateLimitLookup } from '../../app/rate-limits.ts';
+import { createRateLimitStore } from '../../app/core/route-rate-limit.ts';
 import { DEMO_PASSWORD } from '../../seeds/demo-fixtures.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { migrate } from '../../sql/migrate.ts';
@@ -71,7 +71,7 @@ async function main(): Promise<number> {
     const logger = pino({ level: 'silent' });
     const deps: AppDeps = { db: pool, redis, config, clock: () => new Date(), logger, accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS };
     const store = createRateLimitStore(deps) as ResilientStore;
-    const app = createApp({ db: pool, redis, config, logger, rateLimitFor: rateLimitLookup(deps, store) });
+    const app = createApp({ db: pool, redis, config, logger, rateLimitStore: store });
     const server = createServer(app.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     cleanups.unshift(() => new Promise((resolve) => server.close(resolve)));

@@ -30,7 +30,7 @@ const db = await createTestDatabase();
 await seedDemo(db.pool);
 const logger = pino({ level: 'info' }, new Writable({ write: (_chunk, _encoding, done) => done() }));
 const config = testConfig({ nodeEnv: 'development' });
-const app = createApp({ db: db.pool, config, logger, rateLimitFor: () => undefined });
+const app = createApp({ db: db.pool, config, logger, rateLimits: false });
 const worker = WORKER ? startOutboxWorker(db.pool, config, logger) : undefined;
 const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));

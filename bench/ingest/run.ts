@@ -236,7 +236,7 @@ async function main() {
   await ensureBase(db);
 
   const config = testConfig({ nodeEnv: 'production' as const, logLevel: 'silent' });
-  const app = createApp({ db, config, logger: pino({ level: 'silent' }), rateLimitFor: () => undefined });
+  const app = createApp({ db, config, logger: pino({ level: 'silent' }), rateLimits: false });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;

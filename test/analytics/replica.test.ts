@@ -62,7 +62,7 @@ const appWith = (t: { context: Context }, maxLagMs: number, logs: CapturedLogs) 
     replica: t.context.replica,
     config: testConfig({ replicaMaxLagMs: maxLagMs }),
     logger: pino({ level: 'info' }, logs.stream),
-    rateLimitFor: () => undefined,
+    rateLimits: false,
   });
 
 const replicaLines = (logs: CapturedLogs) =>

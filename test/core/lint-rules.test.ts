@@ -10,24 +10,24 @@ async function messages(code: string, filePath: string): Promise<string[]> {
   return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => `${m.line}: ${m.message}`);
 }
 
-const CODED = "import { CodedError } from '../core/errors.ts';\n";
+const CODED = "import { CodedError, errorCode } from '../core/errors.ts';\n";
 
-test('a coded error built outside an errors.ts file is refused', async (t) => {
-  t.deepEqual(await messages(`${CODED}export const a = () => new CodedError(404, 'X.NOT_FOUND', {});\n`, 'app/agents/routes.ts'), [
-    "2: build coded errors in the area's errors.ts (one named factory per code)",
-  ]);
+test('a coded error defined or built outside an errors.ts file is refused', async (t) => {
+  const source = `${CODED}const X_NOT_FOUND = errorCode(404, 'X.NOT_FOUND');\nexport const a = () => new CodedError(X_NOT_FOUND, { en: '', es: '' });\n`;
+  const refused = "define and build coded errors in the area's errors.ts (one constant and one named factory per code)";
+  t.deepEqual(await messages(source, 'app/agents/routes.ts'), [`2: ${refused}`, `3: ${refused}`]);
 });
 
-test('in errors.ts a coded error needs a literal AREA.CODE', async (t) => {
+test('in errors.ts a coded error needs a literal status and a literal AREA.CODE', async (t) => {
   const source = `${CODED}const reason = 'X';
-export const a = () => new CodedError(404, 'X.NOT_FOUND', {});
-export const b = () => new CodedError(502, \`MCP_OAUTH.\${reason}\`, {});
-export const c = () => new CodedError(400, 'lower.case', {});
+const status = 404;
+export const A = errorCode(404, 'X.NOT_FOUND');
+export const B = errorCode(502, \`MCP_OAUTH.\${reason}\`);
+export const C = errorCode(400, 'lower.case');
+export const D = errorCode(status, 'X.GONE');
 `;
-  t.deepEqual(await messages(source, 'app/agents/errors.ts'), [
-    "4: a coded error names its code as a literal 'AREA.CODE' string",
-    "5: a coded error names its code as a literal 'AREA.CODE' string",
-  ]);
+  const literal = "a coded error names its status and its code as literals: errorCode(404, 'AREA.CODE')";
+  t.deepEqual(await messages(source, 'app/agents/errors.ts'), [`5: ${literal}`, `6: ${literal}`, `7: ${literal}`]);
 });
 
 test('SQL that leaves state on a pooled session is refused, transaction-scoped forms pass', async (t) => {

@@ -1,7 +1,7 @@
-import { rateLimit } from '@agents/rate-limit/koa';
 import { TZDate } from '@date-fns/tz';
 import anyTest from 'ava';
 import { addDays, format, startOfDay, subDays } from 'date-fns';
+import { areaRoutes } from '../../app/routes.ts';
 import { screenshot } from '../helpers/browser.ts';
 import { signIn, waitForReports, withDashboard } from '../helpers/dashboard.ts';
 
@@ -113,7 +113,7 @@ test.serial('a custom window with fewer than seven days of data shows the insuff
 
 test.serial('too many sign-in attempts are answered with the time to wait', async (t) => {
   // The same app with the documented rate limits on: 10 logins per 15 minutes per IP.
-  const limited = await t.context.serve(t.context.t.rebuild({ rateLimitFor: undefined }));
+  const limited = await t.context.serve(t.context.t.rebuild({ rateLimits: true }));
   for (let attempt = 0; attempt < 10; attempt++) {
     const response = await fetch(`${limited}/api/identity/auth/user/login`, {
       method: 'POST',
@@ -132,13 +132,14 @@ test.serial('too many sign-in attempts are answered with the time to wait', asyn
 });
 
 test.serial('an analytics answer refused with 429 says how long to wait and offers to try again', async (t) => {
-  // A deployment that limits the heatmap to one request a minute per IP (the service itself leaves analytics unlimited).
-  const heatmapLimit = rateLimit({ windowMs: '1m', limit: 1, identifierType: 'ip', endpoint: 'GET /api/ai/org-usage/heatmap' });
-  const limited = await t.context.serve(
-    t.context.t.rebuild({
-      rateLimitFor: (method, path) => (`${method} ${path}` === 'GET /api/ai/org-usage/heatmap' ? heatmapLimit : undefined),
-    }),
+  // A deployment that limits the heatmap to one request a minute per IP (the service itself leaves analytics
+  // unlimited): the same routes, the heatmap's declaration with that limit and every other one without its own.
+  const routes = areaRoutes.map(({ rateLimit: _declared, ...route }) =>
+    route.path === '/ai/org-usage/heatmap'
+      ? { ...route, rateLimit: { limit: 1, windowMs: '1m', identifierType: 'ip', source: 'project' } as const }
+      : route,
   );
+  const limited = await t.context.serve(t.context.t.rebuild({ rateLimits: true, routes }));
   const { page } = await t.context.open();
   await signIn(page, limited, 'owner@demo.test');
   await waitForReports(page, { state: 'ready' });

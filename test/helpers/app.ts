@@ -110,7 +110,7 @@ export function withTestApp(
         config: testConfig(),
         logger: pino({ level: 'info' }, logs.stream),
         // Files log in many times from one IP; only the rate-limit tests keep the limits on.
-        ...(options.rateLimits ? {} : { rateLimitFor: () => undefined }),
+        ...(options.rateLimits ? {} : { rateLimits: false }),
         ...options.app,
         ...extra,
       });

@@ -3,7 +3,6 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RedisStore } from '@agents/rate-limit/redis';
 import request from 'supertest';
-import { rateLimitLookup } from '../../app/rate-limits.ts';
 import { withTestApp } from '../helpers/app.ts';
 
 const test = withTestApp(anyTest, { rateLimits: true });
@@ -119,10 +118,7 @@ test('with Redis configured, instances share one window kept in Redis under a ha
   // Each instance counts in Redis through a store with no memory fallback and no timeout: under a
   // loaded machine a slow answer then waits instead of being counted in a per-instance window.
   const instance = (redis: Redis) => {
-    const app = t.context.t.rebuild({ redis });
-    return t.context.t
-      .rebuild({ redis, rateLimitFor: rateLimitLookup(app.deps, new RedisStore(redis, { prefix, timeoutMs: 0 })) })
-      .callback();
+    return t.context.t.rebuild({ redis, rateLimitStore: new RedisStore(redis, { prefix, timeoutMs: 0 }) }).callback();
   };
   const instanceA = instance(first);
   const instanceB = instance(second);

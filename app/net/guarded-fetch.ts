@@ -1,6 +1,28 @@
 import { guardedAgent } from './connect-guard.ts';
-import { OutboundError, type OutboundOptions } from './safe-fetch.ts';
-import { checkOutboundUrl, UrlRefusedError } from './url-policy.ts';
+import { checkOutboundUrl, UrlRefusedError, type HostLookup, type UrlPolicy } from './url-policy.ts';
+
+/** The bounds of outbound requests on a user's behalf (see docs/mcp-oauth.md, "Decisions"). */
+export type OutboundOptions = {
+  policy: UrlPolicy;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  maxRedirects: number;
+  /** Host resolution for the URL check and the connect-time check (tests); node:dns by default. */
+  lookup?: HostLookup;
+};
+
+export type OutboundFailure = 'refused' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network' | 'invalid_json';
+
+/** Why an outbound request failed; `message` names the URL's origin, never a secret. */
+export class OutboundError extends Error {
+  override name = 'OutboundError';
+  constructor(
+    readonly kind: OutboundFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * A `fetch` for libraries that stream (the MCP SDK's transports), with the guarantees of
@@ -51,12 +73,13 @@ export function guardedSession(
       const raw = input instanceof Request ? input.url : String(input);
       let url: URL;
       try {
-        url = await checkOutboundUrl(raw, options.policy, options.lookup ? { lookup: options.lookup } : {});
+        // The lookup inside the check has its own (longer) timeout; the deadline wins.
+        url = await untilAborted(checkOutboundUrl(raw, options.policy, options.lookup ? { lookup: options.lookup } : {}), options.deadline);
       } catch (error) {
         if (error instanceof UrlRefusedError) throw fail('refused', `refused to call ${originOf(raw)}: ${error.message}`);
+        if (options.deadline.aborted) throw fail('timeout', 'no answer before the deadline');
         throw error;
       }
-      if (options.deadline.aborted) throw fail('timeout', 'the deadline passed');
       const signal = init.signal ? AbortSignal.any([init.signal, options.deadline]) : options.deadline;
       let response: Response;
       try {
@@ -80,6 +103,15 @@ export function guardedSession(
     },
     close: () => dispatcher.destroy().catch(() => {}),
   };
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function causes(error: unknown): unknown[] {

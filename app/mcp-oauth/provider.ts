@@ -35,20 +35,18 @@ export async function knownClients(deps: AppDeps, db: CommonQueryMethods, issuer
   const configured = deps.config.mcpOAuth.clients[issuer];
   const redirectUri = redirectUriOf(deps.config);
   const row = await findRegisteredClient(db, issuer, redirectUri);
-  const stored =
-    row &&
-    openJson<StoredClient>(
-      deps.config.credentialsKeyring,
-      { keyId: row.keyId, ciphertext: row.sealed },
-      clientContext(issuer, redirectUri),
-    );
-  const secret = (value: string | undefined) => (value === undefined ? {} : { client_secret: value });
+  const keyring = deps.config.credentialsKeyring;
+  const stored = row && openJson<StoredClient>(keyring, { keyId: row.keyId, ciphertext: row.sealed }, clientContext(issuer, redirectUri));
+  const client = (id: string, secret: string | undefined, method?: string) => ({
+    client_id: id,
+    issuer,
+    ...(secret === undefined ? {} : { client_secret: secret }),
+    ...(method === undefined ? {} : { token_endpoint_auth_method: method }),
+  });
   return [
-    ...(configured ? [{ client_id: configured.clientId, ...secret(configured.clientSecret), issuer }] : []),
-    ...(cimd ? [{ client_id: clientMetadataDocumentUrl(deps.config), token_endpoint_auth_method: 'none', issuer }] : []),
-    ...(stored
-      ? [{ client_id: stored.clientId, ...secret(stored.clientSecret), token_endpoint_auth_method: stored.tokenEndpointAuthMethod, issuer }]
-      : []),
+    ...(configured ? [client(configured.clientId, configured.clientSecret)] : []),
+    ...(cimd ? [client(clientMetadataDocumentUrl(deps.config), undefined, 'none')] : []),
+    ...(stored ? [client(stored.clientId, stored.clientSecret, stored.tokenEndpointAuthMethod)] : []),
   ];
 }
 
@@ -61,16 +59,15 @@ export const tokenEndpointState = (issuer: string, tokenEndpoint: string, resour
 
 /** A token response as stored; `scope` is the scope to assume when the response omits it (RFC 6749 §5.1). */
 export function tokenSetOf(tokens: OAuthTokens, now: Date, scope: string | undefined): TokenSet {
-  if (tokens.access_token === '') throw tokenRequestFailed('the token response has no access_token');
-  if (tokens.token_type.toLowerCase() !== 'bearer') throw tokenRequestFailed('the token response is not a Bearer token');
-  const expiresIn =
-    tokens.expires_in !== undefined && Number.isFinite(tokens.expires_in) && tokens.expires_in > 0 ? tokens.expires_in : undefined;
+  if (!tokens.access_token || tokens.token_type.toLowerCase() !== 'bearer')
+    throw tokenRequestFailed('the token response has no Bearer access_token');
+  const expiresIn = Math.floor(tokens.expires_in ?? 0);
   const kept = tokens.scope ?? scope;
   return {
     accessToken: tokens.access_token,
     tokenType: 'Bearer',
     ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
-    ...(expiresIn === undefined ? {} : { expiresAt: new Date(now.getTime() + Math.floor(expiresIn) * 1000).toJSON() }),
+    ...(expiresIn > 0 ? { expiresAt: new Date(now.getTime() + expiresIn * 1000).toJSON() } : {}),
     ...(kept === undefined ? {} : { scope: kept }),
   };
 }
@@ -101,10 +98,7 @@ export class FlowProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
 
   constructor(deps: AppDeps, discovery: OAuthDiscoveryState, hooks: FlowHooks) {
-    this.#deps = deps;
-    this.#discovery = discovery;
-    this.#hooks = hooks;
-    this.#client = hooks.client;
+    [this.#deps, this.#discovery, this.#hooks, this.#client] = [deps, discovery, hooks, hooks.client];
   }
 
   get redirectUrl() {
@@ -115,13 +109,8 @@ export class FlowProvider implements OAuthClientProvider {
   get clientMetadata() {
     const { client_id: _url, ...document } = clientMetadataDocument(this.#deps.config);
     const methods = this.#discovery.authorizationServerMetadata?.token_endpoint_auth_methods_supported;
-    const method =
-      !methods || methods.includes('client_secret_basic')
-        ? 'client_secret_basic'
-        : methods.includes('client_secret_post')
-          ? 'client_secret_post'
-          : 'none';
-    return { ...document, token_endpoint_auth_method: method };
+    const post = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
+    return { ...document, token_endpoint_auth_method: post ? 'client_secret_post' : 'client_secret_basic' };
   }
 
   discoveryState = () => this.#discovery;
@@ -149,34 +138,18 @@ export class FlowProvider implements OAuthClientProvider {
     const method = client.token_endpoint_auth_method ?? (client.client_secret ? 'client_secret_basic' : 'none');
     if (method !== 'none' && !client.client_secret)
       throw clientRegistrationFailed('the registration response has no client_secret for its auth method');
-    const stored: StoredClient = {
-      clientId: client.client_id,
-      tokenEndpointAuthMethod: method,
-      ...(client.client_secret ? { clientSecret: client.client_secret } : {}),
-    };
+    const { client_id: clientId, client_secret: clientSecret, issuer } = client;
+    const stored: StoredClient = { clientId, tokenEndpointAuthMethod: method, ...(clientSecret ? { clientSecret } : {}) };
     const redirectUri = this.redirectUrl;
-    const sealed = sealJson(this.#deps.config.credentialsKeyring, stored, clientContext(client.issuer, redirectUri));
-    const kept = await insertRegisteredClient(this.#deps.db, {
-      issuer: client.issuer,
-      redirectUri,
-      keyId: sealed.keyId,
-      sealed: sealed.ciphertext,
-    });
+    const { keyId, ciphertext } = sealJson(this.#deps.config.credentialsKeyring, stored, clientContext(issuer, redirectUri));
+    const kept = await insertRegisteredClient(this.#deps.db, { issuer, redirectUri, keyId, sealed: ciphertext });
     if (!kept) throw new RegisteredMeanwhile();
     this.#client = client;
   }
 
-  async saveCodeVerifier(verifier: string) {
-    await this.#hooks.saveVerifier?.(verifier, this.#client!);
-  }
-
-  async saveTokens(tokens: OAuthTokens) {
-    await this.#hooks.saveTokens?.(tokens);
-  }
-
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
+  saveCodeVerifier = async (verifier: string) => this.#hooks.saveVerifier?.(verifier, this.#client!);
+  saveTokens = async (tokens: OAuthTokens) => this.#hooks.saveTokens?.(tokens);
+  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
 
   invalidateCredentials(scope: string): never {
     throw this.#hooks.refused(`the authorization server answered ${scope === 'tokens' ? 'invalid_grant' : 'invalid_client'}`);

@@ -49,6 +49,11 @@ export function guardedSession(
   },
 ): GuardedSession {
   const dispatcher = guardedAgent(options.policy, options.lookup);
+  // One listener per session: a URL check (its DNS lookup) yields to the deadline.
+  const deadlinePassed = new Promise<never>((_, reject) =>
+    options.deadline.addEventListener('abort', () => reject(options.deadline.reason as Error), { once: true }),
+  );
+  deadlinePassed.catch(() => {});
   const fail = (kind: OutboundError['kind'], message: string) => {
     const failure = new OutboundError(kind, message);
     options.onFailure(failure);
@@ -74,7 +79,8 @@ export function guardedSession(
       let url: URL;
       try {
         // The lookup inside the check has its own (longer) timeout; the deadline wins.
-        url = await untilAborted(checkOutboundUrl(raw, options.policy, options.lookup ? { lookup: options.lookup } : {}), options.deadline);
+        options.deadline.throwIfAborted();
+        url = await Promise.race([checkOutboundUrl(raw, options.policy, options.lookup ? { lookup: options.lookup } : {}), deadlinePassed]);
       } catch (error) {
         if (error instanceof UrlRefusedError) throw fail('refused', `refused to call ${originOf(raw)}: ${error.message}`);
         if (options.deadline.aborted) throw fail('timeout', 'no answer before the deadline');
@@ -103,15 +109,6 @@ export function guardedSession(
     },
     close: () => dispatcher.destroy().catch(() => {}),
   };
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 function causes(error: unknown): unknown[] {

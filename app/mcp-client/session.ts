@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { guardedSession } from '../net/guarded-fetch.ts';
-import type { OutboundError } from '../net/safe-fetch.ts';
+import type { OutboundError } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
 import { McpSessionFailure } from './session-failure.ts';
 import { acceptingValidator } from './accepting-validator.ts';

@@ -1,14 +1,16 @@
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ForeignKeyIntegrityConstraintViolationError } from 'slonik';
 import { takePendingAuthorization, type TakenAuthorization } from '../../sql/mcp-oauth-states.ts';
 import { upsertServerOAuthTokens } from '../../sql/mcp-oauth-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound, ValidationError } from '../core/errors.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
-import { authorizationDenied, invalidState, issuerMismatch } from './errors.ts';
+import { authorizationDenied, invalidState, issuerMismatch, step, tokenRequestFailed } from './errors.ts';
 import { stateContext, type PendingSecrets } from './initiate.ts';
-import { outboundOptions } from './outbound.ts';
+import { oauthFetch } from './outbound.ts';
+import { FlowProvider, tokenEndpointState, tokenSetOf, type TokenSet } from './provider.ts';
 import { hashState } from './state-token.ts';
-import { exchangeAuthorizationCode } from './token-exchange.ts';
 
 export type CallbackQuery = {
   state: string;
@@ -81,53 +83,39 @@ export async function redeemAuthorizationResponse(
     { keyId: pending.keyId, ciphertext: pending.sealed },
     stateContext(stateHash),
   );
-  const tokens = await exchangeAuthorizationCode(
-    {
-      tokenEndpoint: pending.tokenEndpoint,
-      code: response.code,
-      codeVerifier: secrets.codeVerifier,
-      redirectUri: pending.redirectUri,
-      resource: pending.resource,
-      client: {
-        clientId: pending.clientId,
-        tokenEndpointAuthMethod: pending.tokenEndpointAuthMethod,
-        ...(secrets.clientSecret === undefined ? {} : { clientSecret: secrets.clientSecret }),
-      },
-    },
-    now,
-    outboundOptions(deps.config),
-  );
-  // RFC 6749 §5.1: an omitted scope is the scope requested.
-  const scope = tokens.scope ?? pending.scope ?? undefined;
-  const sealed = sealJson(
-    deps.config.credentialsKeyring,
-    { ...tokens, ...(scope === undefined ? {} : { scope }) },
-    tokensContext(pending.agencyId, pending.serverId),
-  );
-  try {
-    await upsertServerOAuthTokens(deps.db, {
-      serverId: pending.serverId,
-      agencyId: pending.agencyId,
-      userId: pending.userId,
-      issuer: pending.issuer,
-      clientId: pending.clientId,
-      tokenEndpoint: pending.tokenEndpoint,
-      resource: pending.resource,
-      keyId: sealed.keyId,
-      sealed: sealed.ciphertext,
-      now,
-    });
-  } catch (error) {
+  const client = {
+    client_id: pending.clientId,
+    token_endpoint_auth_method: pending.tokenEndpointAuthMethod,
+    issuer: pending.issuer,
+    ...(secrets.clientSecret === undefined ? {} : { client_secret: secrets.clientSecret }),
+  };
+  let tokens: TokenSet | undefined;
+  const saveTokens = async (answer: OAuthTokens) => {
+    // RFC 6749 §5.1: an omitted scope is the scope requested.
+    tokens = tokenSetOf(answer, now, pending.scope ?? undefined);
+    const sealed = sealJson(deps.config.credentialsKeyring, tokens, tokensContext(pending.agencyId, pending.serverId));
     // The server was deleted while the user was at the authorization server.
-    if (error instanceof ForeignKeyIntegrityConstraintViolationError) throw notFound('MCP server');
-    throw error;
-  }
+    await upsertServerOAuthTokens(deps.db, { ...pending, keyId: sealed.keyId, sealed: sealed.ciphertext, now }).catch((error: unknown) => {
+      throw error instanceof ForeignKeyIntegrityConstraintViolationError ? notFound('MCP server') : error;
+    });
+  };
+  // Step 4: the SDK's code exchange (PKCE verifier, `resource`, the client's authentication) with what initiate recorded.
+  const refused = (detail: string) => tokenRequestFailed(`requesting the tokens: ${detail}`);
+  const provider = new FlowProvider(deps, tokenEndpointState(pending.issuer, pending.tokenEndpoint, pending.resource), {
+    client,
+    verifier: secrets.codeVerifier,
+    saveTokens,
+    refused,
+  });
+  const exchange = { serverUrl: pending.resource, authorizationCode: response.code, fetchFn: oauthFetch(deps.config) };
+  await step('requesting the tokens', () => auth(provider, exchange), tokenRequestFailed);
+  if (!tokens) throw tokenRequestFailed('requesting the tokens: no tokens were issued');
   deps.logger.info({ agentId: pending.agentId, serverId: pending.serverId, issuer: pending.issuer }, 'mcp oauth connected');
   return {
     agentId: pending.agentId,
     serverId: pending.serverId,
     connected: true,
-    scope: scope ?? null,
+    scope: tokens.scope ?? null,
     expiresAt: tokens.expiresAt ?? null,
   };
 }

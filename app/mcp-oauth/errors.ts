@@ -1,3 +1,4 @@
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { CodedError, errorCode, type Localized } from '../core/errors.ts';
 import { OutboundError } from '../net/safe-fetch.ts';
 
@@ -140,19 +141,33 @@ export function outboundFailed(error: OutboundError, step: string): CodedError {
       return urlRefused(detail);
     case 'too_large':
       return upstreamResponseTooLarge(detail);
-    case 'invalid_json':
-      return invalidMetadata(detail);
     default:
       return upstreamUnreachable(detail);
   }
 }
 
-/** Runs one outbound step, turning its OutboundError into the coded error naming the step. */
-export async function step<T>(name: string, run: () => Promise<T>): Promise<T> {
+/**
+ * Runs one step of the flow (ours or the MCP SDK's) and codes what it threw: a coded error
+ * passes; an OutboundError says what the request met; an OAuth error response is named by its
+ * `error` code only (its description and body may echo secrets); a document that is not JSON or
+ * not valid metadata is INVALID_METADATA; the SDK's other refusals are `otherwise` (the step's code).
+ */
+export async function step<T>(
+  name: string,
+  run: () => Promise<T>,
+  otherwise: (detail: string) => CodedError = discoveryFailed,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {
+    if (error instanceof CodedError) throw error;
     if (error instanceof OutboundError) throw outboundFailed(error, name);
+    if (error instanceof OAuthError) throw otherwise(`${name}: the authorization server answered ${error.errorCode}`);
+    if (error instanceof SyntaxError || (error instanceof Error && error.name === 'ZodError')) {
+      throw invalidMetadata(`${name}: the answer is not valid JSON metadata`);
+    }
+    // The SDK's own refusals are plain Errors; anything else (the database's, a bug) is not the remote side's.
+    if (error instanceof Error && error.name === 'Error') throw otherwise(`${name}: ${error.message}`);
     throw error;
   }
 }

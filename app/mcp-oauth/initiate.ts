@@ -1,17 +1,16 @@
+import { auth, selectClientAuthMethod } from '@modelcontextprotocol/sdk/client/auth.js';
 import { findAgentMcpServerInAgency } from '../../sql/mcp-oauth-targets.ts';
 import { deleteExpiredAuthorizations, insertPendingAuthorization } from '../../sql/mcp-oauth-states.ts';
+import { agentNotFound } from '../agents/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound } from '../core/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { sealJson } from '../crypto/credentials.ts';
-import type { UrlPolicy } from '../net/url-policy.ts';
-import { urlPolicyFor } from '../net/url-policy.ts';
-import { clientFor } from './client-registration.ts';
-import { canonicalResourceUri, fetchAuthorizationServerMetadata, fetchProtectedResourceMetadata, probeResource } from './discovery.ts';
-import { agentNotFound } from '../agents/errors.ts';
-import { invalidMetadata, notAnOAuthServer } from './errors.ts';
-import { outboundOptions, redirectUriOf } from './outbound.ts';
-import { assertS256Supported, createCodeVerifier, s256Challenge } from './pkce.ts';
+import { urlPolicyFor, type UrlPolicy } from '../net/url-policy.ts';
+import { discover } from './discovery.ts';
+import { clientRegistrationFailed, invalidMetadata, notAnOAuthServer, step } from './errors.ts';
+import { oauthFetch, redirectUriOf } from './outbound.ts';
+import { FlowProvider, RegisteredMeanwhile, type Client } from './provider.ts';
 import { createState, hashState, STATE_LIFETIME_MS } from './state-token.ts';
 
 /**
@@ -27,92 +26,76 @@ export type PendingSecrets = { codeVerifier: string; clientSecret?: string };
 export const stateContext = (stateHash: Buffer) => `mcp-oauth-state:${stateHash.toString('hex')}`;
 
 /**
- * Steps 1-10 of docs/mcp-oauth.md (MCP authorization spec): discover the MCP server's
- * authorization server, gate on PKCE S256, obtain a client, persist a single-use pending
- * authorization bound to the caller, agent and server, and answer the authorize URL.
+ * Steps 1-8 of docs/mcp-oauth.md: discovery checked by us (discovery.ts), then the SDK's `auth()`
+ * obtains the client (FlowProvider: configured, CIMD, stored, else RFC 7591 registration) and
+ * builds the authorization URL with PKCE S256; the provider persists the single-use pending
+ * authorization, bound to the caller, agent and server, with the verifier sealed.
  */
 export async function initiateAuthorization(
   deps: AppDeps,
-  auth: AccessClaims,
+  caller: AccessClaims,
   ids: { agentId: string; serverId: string },
 ): Promise<InitiatedAuthorization> {
-  const target = await findAgentMcpServerInAgency(deps.db, { agencyId: auth.agencyId, ...ids });
+  const target = await findAgentMcpServerInAgency(deps.db, { agencyId: caller.agencyId, ...ids });
   if (!target) throw agentNotFound();
   if (!target.server) throw notFound('MCP server');
   if (target.server.authType !== 'oauth') throw notAnOAuthServer(target.server.authType);
 
-  const options = outboundOptions(deps.config);
-  const resource = canonicalResourceUri(target.server.url);
-  const challenge = await probeResource(resource, options);
-  const prm = await fetchProtectedResourceMetadata(resource, challenge.resourceMetadata, options);
-  // Several authorization servers: the client chooses (RFC 9728 §7.6); we take the first.
-  const issuer = prm.authorizationServers[0]!;
-  if (!isValidIssuer(issuer)) throw invalidMetadata('the authorization server issuer is not a valid https URL');
-  const metadata = await fetchAuthorizationServerMetadata(issuer, options);
-  assertS256Supported(metadata);
-  if (!isBrowserSafeEndpoint(metadata.authorizationEndpoint, urlPolicyFor(deps.config))) {
+  const fetchFn = oauthFetch(deps.config);
+  const found = await discover(target.server.url, fetchFn);
+  if (!isBrowserSafeEndpoint(found.metadata.authorization_endpoint, urlPolicyFor(deps.config))) {
     throw invalidMetadata('the authorization endpoint must use https');
   }
-
-  const redirectUri = redirectUriOf(deps.config);
-  const client = await clientFor(deps, metadata, redirectUri, options);
-  // Scope selection strategy (MCP spec): the challenge's scope, else every scope the PRM lists, else none.
-  const scope = challenge.scope ?? (prm.scopesSupported?.length ? prm.scopesSupported.join(' ') : undefined);
-
-  const state = createState();
+  const [state, browserKey, now] = [createState(), createState(), deps.clock()];
   const stateHash = hashState(state);
-  const browserKey = createState();
-  const codeVerifier = createCodeVerifier();
-  const secrets: PendingSecrets = { codeVerifier, ...(client.clientSecret ? { clientSecret: client.clientSecret } : {}) };
-  const sealed = sealJson(deps.config.credentialsKeyring, secrets, stateContext(stateHash));
-  const now = deps.clock();
   const expiresAt = new Date(now.getTime() + STATE_LIFETIME_MS);
-  await deleteExpiredAuthorizations(deps.db, now);
-  await insertPendingAuthorization(deps.db, {
-    stateHash,
-    userId: auth.sub,
-    agencyId: auth.agencyId,
-    agentId: ids.agentId,
-    serverId: ids.serverId,
-    keyId: sealed.keyId,
-    sealed: sealed.ciphertext,
-    issuer,
-    issParameterSupported: metadata.issParameterSupported,
-    clientId: client.clientId,
-    tokenEndpointAuthMethod: client.tokenEndpointAuthMethod,
-    redirectUri,
-    resource,
-    scope: scope ?? null,
-    tokenEndpoint: metadata.tokenEndpoint,
-    expiresAt,
-    browserKeyHash: hashState(browserKey),
-  });
-
-  // RFC 6749 §3.1: the endpoint's own query is kept. `resource` is always sent (RFC 8707 §2).
-  const url = new URL(metadata.authorizationEndpoint);
-  const params: Record<string, string> = {
-    response_type: 'code',
-    client_id: client.clientId,
-    redirect_uri: redirectUri,
-    state,
-    code_challenge: s256Challenge(codeVerifier),
-    code_challenge_method: 'S256',
-    resource,
+  const saveVerifier = async (codeVerifier: string, client: Client) => {
+    const secrets: PendingSecrets = { codeVerifier, ...(client.client_secret ? { clientSecret: client.client_secret } : {}) };
+    const sealed = sealJson(deps.config.credentialsKeyring, secrets, stateContext(stateHash));
+    await deleteExpiredAuthorizations(deps.db, now);
+    await insertPendingAuthorization(deps.db, {
+      stateHash,
+      userId: caller.sub,
+      agencyId: caller.agencyId,
+      agentId: ids.agentId,
+      serverId: ids.serverId,
+      keyId: sealed.keyId,
+      sealed: sealed.ciphertext,
+      issuer: found.issuer,
+      issParameterSupported:
+        (found.metadata as { authorization_response_iss_parameter_supported?: unknown }).authorization_response_iss_parameter_supported ===
+        true,
+      clientId: client.client_id,
+      tokenEndpointAuthMethod: selectClientAuthMethod(client, found.metadata.token_endpoint_auth_methods_supported ?? []),
+      redirectUri: redirectUriOf(deps.config),
+      // What the SDK sends as `resource` (the PRM's, equal to ours as a canonical URI).
+      resource: found.resourceMetadata.resource,
+      scope: found.scope ?? null,
+      tokenEndpoint: found.metadata.token_endpoint,
+      expiresAt,
+      browserKeyHash: hashState(browserKey),
+    });
   };
-  if (scope) params.scope = scope;
-  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
-  deps.logger.info({ agentId: ids.agentId, serverId: ids.serverId, issuer }, 'mcp oauth authorization started');
+  const discovery = {
+    authorizationServerUrl: found.issuer,
+    resourceMetadata: found.resourceMetadata,
+    authorizationServerMetadata: found.metadata,
+  };
+  const run = async (): Promise<URL | undefined> => {
+    const refused = (detail: string) => clientRegistrationFailed(`registering the client: ${detail}`);
+    const provider = new FlowProvider(deps, discovery, { state, saveVerifier, refused });
+    await auth(provider, { serverUrl: found.resource, ...(found.scope ? { scope: found.scope } : {}), fetchFn });
+    return provider.authorizationUrl;
+  };
+  // A registration that lost to a concurrent one runs again with the stored winner.
+  const url = await step(
+    'registering the client',
+    () => run().catch((error) => (error instanceof RegisteredMeanwhile ? run() : Promise.reject(error))),
+    clientRegistrationFailed,
+  );
+  if (!url) throw clientRegistrationFailed('the authorization could not be started');
+  deps.logger.info({ agentId: ids.agentId, serverId: ids.serverId, issuer: found.issuer }, 'mcp oauth authorization started');
   return { authorizationUrl: url.href, state, browserKey, expiresAt: expiresAt.toJSON() };
-}
-
-/** RFC 8414 §2: an https URL without query or fragment (http allowed where the URL policy allows loopback). */
-function isValidIssuer(issuer: string): boolean {
-  try {
-    const url = new URL(issuer);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.search === '' && url.hash === '';
-  } catch {
-    return false;
-  }
 }
 
 /** The browser is sent to the authorization endpoint: https, or http to loopback in development. */

@@ -1,13 +1,14 @@
+import { refreshAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
+import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { setAgentMcpServerStatus } from '../../sql/agent-mcp-servers.ts';
 import { findServerOAuthTokens, lockServerOAuthTokens, updateServerOAuthTokens, type StoredTokensRow } from '../../sql/mcp-oauth-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationRequired, serverUnauthorized } from '../mcp-client/errors.ts';
 import { tokensContext } from './callback.ts';
-import { refreshLockTimeout } from './errors.ts';
-import { clientForRefresh } from './client-registration.ts';
-import { outboundOptions } from './outbound.ts';
-import { InvalidGrantError, refreshAccessToken, type TokenSet } from './token-exchange.ts';
+import { refreshLockTimeout, step, tokenRequestFailed } from './errors.ts';
+import { oauthFetch, outboundOptions } from './outbound.ts';
+import { knownClients, tokenEndpointState, tokenSetOf, type TokenSet } from './provider.ts';
 
 /** A token expiring within this many milliseconds is refreshed before use. */
 export const REFRESH_SKEW_MS = 60_000;
@@ -42,24 +43,23 @@ export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejec
       if (usable(current, deps.clock(), rejected)) return { kind: 'token' as const, accessToken: current.accessToken };
       // A refresh token refused before is not presented again; authorizing again replaces it.
       if (current.refreshToken === undefined || locked.reauthorizationRequired) return { kind: 'invalid_grant' as const };
-      const client = await clientForRefresh(deps, tx, locked.issuer, locked.clientId);
-      let fresh: TokenSet;
-      try {
-        fresh = await refreshAccessToken(
-          {
-            tokenEndpoint: locked.tokenEndpoint,
-            refreshToken: current.refreshToken,
-            resource: locked.resource,
-            ...(current.scope === undefined ? {} : { scope: current.scope }),
-            client,
-          },
-          deps.clock(),
-          options,
-        );
-      } catch (error) {
-        if (error instanceof InvalidGrantError) return { kind: 'invalid_grant' as const };
-        throw error;
-      }
+      // The SDK's refresh_token grant (same `resource`, the client that got the tokens; an answer without a refresh token keeps ours).
+      const client = (await knownClients(deps, tx, locked.issuer, true)).find((known) => known.client_id === locked.clientId);
+      const request = {
+        metadata: tokenEndpointState(locked.issuer, locked.tokenEndpoint, locked.resource).authorizationServerMetadata,
+        clientInformation: client ?? { client_id: locked.clientId },
+        refreshToken: current.refreshToken,
+        resource: locked.resource,
+        fetchFn: oauthFetch(deps.config),
+      };
+      const refused = (error: unknown) => (error instanceof InvalidGrantError ? undefined : Promise.reject(error));
+      const answer = await step(
+        'refreshing the tokens',
+        () => refreshAuthorization(locked.issuer, request).catch(refused),
+        tokenRequestFailed,
+      );
+      if (!answer) return { kind: 'invalid_grant' as const };
+      const fresh = tokenSetOf(answer, deps.clock(), current.scope);
       const sealed = sealJson(deps.config.credentialsKeyring, fresh, tokensContext(ref.agencyId, ref.serverId));
       await updateServerOAuthTokens(tx, { ...ref, keyId: sealed.keyId, sealed: sealed.ciphertext, now: deps.clock() });
       await setAgentMcpServerStatus(tx, { ...ref, status: 'connected', checkedAt: deps.clock() });

@@ -1,6 +1,28 @@
 import { guardedAgent } from './connect-guard.ts';
-import { OutboundError, type OutboundOptions } from './safe-fetch.ts';
-import { checkOutboundUrl, UrlRefusedError } from './url-policy.ts';
+import { checkOutboundUrl, UrlRefusedError, type HostLookup, type UrlPolicy } from './url-policy.ts';
+
+/** The bounds of outbound requests on a user's behalf (see docs/mcp-oauth.md, "Decisions"). */
+export type OutboundOptions = {
+  policy: UrlPolicy;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  maxRedirects: number;
+  /** Host resolution for the URL check and the connect-time check (tests); node:dns by default. */
+  lookup?: HostLookup;
+};
+
+export type OutboundFailure = 'refused' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network' | 'invalid_json';
+
+/** Why an outbound request failed; `message` names the URL's origin, never a secret. */
+export class OutboundError extends Error {
+  override name = 'OutboundError';
+  constructor(
+    readonly kind: OutboundFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * A `fetch` for libraries that stream (the MCP SDK's transports), with the guarantees of
@@ -27,6 +49,11 @@ export function guardedSession(
   },
 ): GuardedSession {
   const dispatcher = guardedAgent(options.policy, options.lookup);
+  // One listener per session: a URL check (its DNS lookup) yields to the deadline.
+  const deadlinePassed = new Promise<never>((_, reject) =>
+    options.deadline.addEventListener('abort', () => reject(options.deadline.reason as Error), { once: true }),
+  );
+  deadlinePassed.catch(() => {});
   const fail = (kind: OutboundError['kind'], message: string) => {
     const failure = new OutboundError(kind, message);
     options.onFailure(failure);
@@ -51,12 +78,14 @@ export function guardedSession(
       const raw = input instanceof Request ? input.url : String(input);
       let url: URL;
       try {
-        url = await checkOutboundUrl(raw, options.policy, options.lookup ? { lookup: options.lookup } : {});
+        // The lookup inside the check has its own (longer) timeout; the deadline wins.
+        options.deadline.throwIfAborted();
+        url = await Promise.race([checkOutboundUrl(raw, options.policy, options.lookup ? { lookup: options.lookup } : {}), deadlinePassed]);
       } catch (error) {
         if (error instanceof UrlRefusedError) throw fail('refused', `refused to call ${originOf(raw)}: ${error.message}`);
+        if (options.deadline.aborted) throw fail('timeout', 'no answer before the deadline');
         throw error;
       }
-      if (options.deadline.aborted) throw fail('timeout', 'the deadline passed');
       const signal = init.signal ? AbortSignal.any([init.signal, options.deadline]) : options.deadline;
       let response: Response;
       try {

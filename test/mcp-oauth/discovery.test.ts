@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import test from 'ava';
 import {
   authorizationServerMetadataUrls,
@@ -5,7 +7,6 @@ import {
   parseBearerChallenge,
   protectedResourceMetadataUrls,
 } from '../../app/mcp-oauth/discovery.ts';
-import { createCodeVerifier, s256Challenge } from '../../app/mcp-oauth/pkce.ts';
 
 test('the Bearer challenge gives resource_metadata and scope, quoted or not', (t) => {
   t.deepEqual(
@@ -51,8 +52,15 @@ test('the canonical resource URI lowercases scheme and host and drops the fragme
   t.is(canonicalResourceUri('https://mcp.example.com:8443'), 'https://mcp.example.com:8443');
 });
 
-test('the PKCE verifier is 43 unreserved characters and S256 matches RFC 7636 Appendix B', (t) => {
-  t.regex(createCodeVerifier(), /^[A-Za-z0-9_-]{43}$/);
-  t.not(createCodeVerifier(), createCodeVerifier());
-  t.is(s256Challenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk'), 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+test('the PKCE verifier the SDK makes is 43 unreserved characters and the challenge is its S256 (RFC 7636 §4.1-4.2)', async (t) => {
+  const start = () =>
+    startAuthorization('https://auth.example.com', { clientInformation: { client_id: 'c' }, redirectUrl: 'https://app.example.com/cb' });
+  const [first, second] = await Promise.all([start(), start()]);
+  t.regex(first.codeVerifier, /^[A-Za-z0-9._~-]{43}$/);
+  t.not(first.codeVerifier, second.codeVerifier);
+  t.is(
+    first.authorizationUrl.searchParams.get('code_challenge'),
+    createHash('sha256').update(first.codeVerifier, 'ascii').digest('base64url'),
+  );
+  t.is(first.authorizationUrl.searchParams.get('code_challenge_method'), 'S256');
 });

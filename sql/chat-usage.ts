@@ -1,4 +1,5 @@
 import { sql, type CommonQueryMethods } from 'slonik';
+import type { UsageSource } from './usage-window.ts';
 
 /** One model call of a chat turn, as the chat stream measured it. */
 export type ChatModelCall = {
@@ -8,7 +9,7 @@ export type ChatModelCall = {
   userId: string;
   /** The model id as requested (the agent's `modelId` or the default). */
   modelId: string;
-  source: 'system' | 'byok';
+  source: UsageSource;
   /** Prompt tokens minus the cached ones. */
   inputTokens: number;
   cacheReadTokens: number;

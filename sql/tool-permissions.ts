@@ -3,8 +3,12 @@ import { z } from 'zod';
 
 export const PERMISSION_STATUSES = ['always_allow', 'needs_approval', 'blocked'] as const;
 export type PermissionStatus = (typeof PERMISSION_STATUSES)[number];
+/** The statuses of the tools offered to the model (every one but `blocked`). */
+export const OFFERED_STATUSES = ['always_allow', 'needs_approval'] as const satisfies readonly PermissionStatus[];
+export type OfferedStatus = (typeof OFFERED_STATUSES)[number];
 
-const ToolPermission = z.strictObject({
+/** A row of an agent's tool set, and an item of its answer (app/tools/schemas.ts derives the route schema from it). */
+export const ToolPermission = z.strictObject({
   toolName: z.string(),
   permissionStatus: z.enum(PERMISSION_STATUSES),
   providerKey: z.string(),
@@ -48,7 +52,7 @@ export function listToolPermissionsOfAgent(db: CommonQueryMethods, agentId: stri
 const OfferableTool = z.strictObject({
   toolName: z.string(),
   providerKey: z.string(),
-  permissionStatus: z.enum(['always_allow', 'needs_approval']),
+  permissionStatus: z.enum(OFFERED_STATUSES),
   hasOverride: z.boolean(),
 });
 

@@ -10,7 +10,9 @@ export const ACTION_TYPES = [
 export type ActionType = (typeof ACTION_TYPES)[number];
 export const USAGE_SOURCES = ['system', 'byok'] as const;
 export type UsageSource = (typeof USAGE_SOURCES)[number];
-export type SourceFilter = UsageSource | 'all';
+/** A query's token pool: one source or both. */
+export const SOURCE_FILTERS = [...USAGE_SOURCES, 'all'] as const;
+export type SourceFilter = (typeof SOURCE_FILTERS)[number];
 
 /** The rows an analytics query reads: one organization, `[from, to)`, optional filters. */
 export type UsageWindow = {

@@ -1,15 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { ACTION_TYPES } from '../../sql/usage-window.ts';
-import { DateTime, StrictObject } from '../core/schemas.ts';
-
-/** A string limited to `values` (AJV's `enum`, answered "must be one of: ..."). */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+import { ACTION_TYPES, SOURCE_FILTERS } from '../../sql/usage-window.ts';
+import { DateTime, StrictObject, StringEnum } from '../core/schemas.ts';
 
 const from = DateTime({ description: 'Window start (inclusive), ISO-8601 with offset' });
 const to = DateTime({ description: 'Window end (exclusive); must be later than `from`' });
-const source = (fallback: 'all' | 'system') =>
-  StringEnum(['system', 'byok', 'all'] as const, { default: fallback, description: 'Token pool' });
+const source = (fallback: 'all' | 'system') => StringEnum(SOURCE_FILTERS, { default: fallback, description: 'Token pool' });
 const timezone = Type.String({ default: 'UTC', minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Madrid' });
 
 export const WindowQuery = StrictObject({ from, to, source: source('all') });

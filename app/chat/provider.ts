@@ -11,6 +11,7 @@ import { DEMO_MODEL_ID, demoModel } from './demo-model.ts';
 import { providerNotConfigured } from './errors.ts';
 import { providerFetch, type ProviderFailure } from './provider-fetch.ts';
 import { usageMeter, type MeteredCall } from './usage-meter.ts';
+import type { UsageSource } from '../../sql/usage-window.ts';
 
 /** Most bytes one provider response may stream (a hostile provider cannot stream forever). */
 export const MAX_PROVIDER_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -23,7 +24,7 @@ export type ChatModel = {
   model: LanguageModelV3;
   /** The model id as requested (usage events carry it). */
   modelId: string;
-  source: 'system' | 'byok';
+  source: UsageSource;
   calls: MeteredCall[];
   failures: ProviderFailure[];
   /** Ends the turn's outbound connections (BYOK). */

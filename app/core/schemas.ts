@@ -1,8 +1,41 @@
 import { Type, type TProperties, type ObjectOptions, type StringOptions } from '@sinclair/typebox';
+import { z } from 'zod';
 
 /** An object that rejects unknown keys (the 400 names each at its path). */
 export const StrictObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
   Type.Object(properties, { additionalProperties: false, ...options });
+
+/** A string enum as one JSON Schema `enum` (one clear 400 message, unlike a union of literals); `values` is the one `as const` list. */
+export const StringEnum = <const T extends readonly string[]>(values: T, options: { default?: T[number]; description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/**
+ * The route schema of a row answered as it is, derived from the row's zod schema in sql/ so the
+ * shape is written once (ADR 0106). Knows the kinds rows use; any other throws at start.
+ */
+export const fromRow = <T extends z.ZodTypeAny>(row: T) => Type.Unsafe<z.output<T>>(jsonSchemaOf(row));
+
+function jsonSchemaOf(schema: z.ZodTypeAny): Record<string, unknown> {
+  if (schema instanceof z.ZodString) return { type: 'string' };
+  if (schema instanceof z.ZodBoolean) return { type: 'boolean' };
+  if (schema instanceof z.ZodNumber) return { type: schema.isInt ? 'integer' : 'number' };
+  if (schema instanceof z.ZodDate) return { type: 'string', format: 'date-time' };
+  if (schema instanceof z.ZodEnum) return { type: 'string', enum: [...(schema.options as string[])] };
+  if (schema instanceof z.ZodNullable) return { anyOf: [jsonSchemaOf(schema.unwrap() as z.ZodTypeAny), { type: 'null' }] };
+  if (schema instanceof z.ZodArray) return { type: 'array', items: jsonSchemaOf(schema.element as z.ZodTypeAny) };
+  if (schema instanceof z.ZodObject) {
+    const shape = schema.shape as Record<string, z.ZodTypeAny>;
+    const entries = Object.entries(shape);
+    return {
+      type: 'object',
+      properties: Object.fromEntries(
+        entries.map(([key, field]) => [key, jsonSchemaOf(field instanceof z.ZodOptional ? field.unwrap() : field)]),
+      ),
+      required: entries.filter(([, field]) => !field.isOptional()).map(([key]) => key),
+    };
+  }
+  throw new Error(`fromRow: no route schema for a ${schema.constructor.name}`);
+}
 
 /*
  * The text rules every request schema shares (the one place they are written; issue 27):
@@ -13,6 +46,9 @@ export const StrictObject = <T extends TProperties>(properties: T, options: Obje
 export const UUID_V7 = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}';
 /** The same in lowercase only (the names of stored files, app/mcp-catalog/logo-routes.ts). */
 export const UUID_V7_LOWERCASE = '[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}';
+/** Any RFC 9562 UUID (any version, variant 10xx), any case, anchored: an id checked before it reaches a uuid column. */
+const ANY_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && ANY_UUID.test(value);
 /** The pattern generic clients read beside `format: uuid`. */
 export const UUID_V7_PATTERN = `^${UUID_V7}$`;
 export const UUID_V7_MESSAGE = 'must be a UUID v7';

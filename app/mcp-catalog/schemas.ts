@@ -1,12 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { SORT_FIELDS } from '../../sql/available-mcps.ts';
-import { DateTime, NON_BLANK_PATTERN, StrictObject, Uuid } from '../core/schemas.ts';
+import { DateTime, NON_BLANK_PATTERN, StrictObject, StringEnum, Uuid } from '../core/schemas.ts';
 import { REQUIRED_BY_HANDLER } from '../core/validation.ts';
 import { HTTPS_LOGO_PATTERN, LOGO_RULE, RELATIVE_LOGO_MAX_LENGTH, RELATIVE_LOGO_PATTERN } from './logos.ts';
-
-/** A string enum as one JSON Schema `enum` (one clear 400 message, unlike a union of literals). */
-export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 
 export const VARIANT_TYPES = ['free', 'apikey', 'oauth'] as const;
 export type VariantType = (typeof VARIANT_TYPES)[number];

@@ -18,10 +18,11 @@ import { authForServer } from './server-auth.ts';
 import { McpSessionFailure } from './session-failure.ts';
 import { LISTING_MAX_BYTES } from './tool-bounds.ts';
 import { cachedTools, cacheTools } from './tools-cache.ts';
+import type { PermissionStatus } from '../../sql/tool-permissions.ts';
 
 export type ServerTools = {
   serverId: string;
-  tools: (DiscoveredTool & { permissionStatus: 'always_allow' | 'needs_approval' | 'blocked' | null })[];
+  tools: (DiscoveredTool & { permissionStatus: PermissionStatus | null })[];
 };
 
 /**

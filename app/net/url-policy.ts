@@ -34,7 +34,8 @@ const systemLookup: HostLookup = (host) =>
 async function lookupWithin(lookup: HostLookup, host: string, timeoutMs: number): Promise<string[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), timeoutMs);
+    // Unref-ed: a request aborted before the lookup answers must not keep the process alive for the rest of it.
+    timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), timeoutMs).unref();
   });
   try {
     return await Promise.race([lookup(host), timeout]);

@@ -3,6 +3,7 @@ import type { IngestedUsageEvent } from '../../sql/usage-ingest.ts';
 import { ACTION_TYPES, USAGE_SOURCES, type ActionType, type UsageSource } from '../../sql/usage-window.ts';
 import { isStorableInstant, MAX_EVENT_TOKENS } from '../analytics/ingest/events.ts';
 import type { Attributes, AttributeValue, OtlpSpan } from './spans.ts';
+import { isUuid } from '../core/schemas.ts';
 
 /** The OpenTelemetry GenAI semantic conventions' attributes this mapping reads, and the service's own two. */
 export const GEN_AI = {
@@ -27,7 +28,6 @@ export const CACHE_READ_KEYS = [
   'ai.usage.cachedInputTokens',
 ] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NANOS_PER_MS = 1_000_000n;
 const MAX_LATENCY_MS = 2_147_483_647n;
 
@@ -81,7 +81,7 @@ export function usageEventOf(span: OtlpSpan, organizationId: string, agentIds: R
   if (!isStorableInstant(endMs)) return { reason: 'the span must end between the years 2000 and 9999' };
   const latency = (end - start) / NANOS_PER_MS;
   const agent = span.attributes.get(GEN_AI.agentId);
-  const agentId = typeof agent === 'string' && UUID.test(agent) && agentIds.has(agent.toLowerCase()) ? agent.toLowerCase() : null;
+  const agentId = isUuid(agent) && agentIds.has(agent.toLowerCase()) ? agent.toLowerCase() : null;
   return {
     id: uuidv7(),
     organizationId,
@@ -105,7 +105,7 @@ export function candidateAgentIds(spans: readonly OtlpSpan[]): string[] {
   const ids = new Set<string>();
   for (const span of spans) {
     const agent = span.attributes.get(GEN_AI.agentId);
-    if (typeof agent === 'string' && UUID.test(agent)) ids.add(agent.toLowerCase());
+    if (isUuid(agent)) ids.add(agent.toLowerCase());
   }
   return [...ids];
 }

@@ -2,11 +2,10 @@ import type { CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { answerPendingToolApproval, insertPendingToolApproval, type AnsweredApproval } from '../../sql/tool-approvals.ts';
 import { approvalReasonTooLong, approvalUnknownId } from './errors.ts';
+import { isUuid } from '../core/schemas.ts';
 
 /** Longest denial reason, in characters (docs/interface.md §10). */
 export const MAX_DENIAL_REASON_CHARS = 2000;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /**
  * Records a tool call paused in `approval-requested` and returns the approval id the client
@@ -64,7 +63,7 @@ export async function answerToolApproval(
   // PostgreSQL text cannot hold NUL; it is kept visible as U+FFFD.
   const reason = response.reason?.replaceAll('\u0000', '\ufffd') ?? null;
   const ids = [response.approvalId, ...(response.conversationId === undefined ? [] : [response.conversationId])];
-  if (!ids.every((id) => UUID.test(id))) throw approvalUnknownId();
+  if (!ids.every(isUuid)) throw approvalUnknownId();
   const answered = await answerPendingToolApproval(
     db,
     { userId: response.userId, agentId: response.agentId, conversationId: response.conversationId },

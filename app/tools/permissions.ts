@@ -9,14 +9,13 @@ import {
 import { agentNotFound } from '../agents/errors.ts';
 import { ValidationError, type ValidationIssue } from '../core/errors.ts';
 import { findCatalogTool, MCP_PROVIDER_PREFIX } from './catalog.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+import { isUuid } from '../core/schemas.ts';
 
 /** The server id named by an `mcp:<serverId>` provider key, when it is one (lower-cased). */
 const mcpServerIdOf = (providerKey: string): string | undefined => {
   if (!providerKey.startsWith(MCP_PROVIDER_PREFIX)) return undefined;
   const id = providerKey.slice(MCP_PROVIDER_PREFIX.length);
-  return UUID.test(id) ? id.toLowerCase() : '';
+  return isUuid(id) ? id.toLowerCase() : '';
 };
 
 /**

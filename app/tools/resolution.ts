@@ -1,13 +1,13 @@
 import type { CommonQueryMethods } from 'slonik';
 import { findAgentInAgency } from '../../sql/agents.ts';
-import { listOfferableToolsForUser } from '../../sql/tool-permissions.ts';
+import { listOfferableToolsForUser, type OfferedStatus } from '../../sql/tool-permissions.ts';
 import { findCatalogTool } from './catalog.ts';
 
 /** A tool offered to the model for one user's conversation with one agent. */
 export type OfferedTool = {
   toolName: string;
   providerKey: string;
-  permissionStatus: 'always_allow' | 'needs_approval';
+  permissionStatus: OfferedStatus;
   /** True: a call pauses in `approval-requested` until the user answers. */
   requiresApproval: boolean;
   /** The catalog's description for a built-in tool; null for an MCP server's tool. */

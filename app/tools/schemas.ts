@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { PERMISSION_STATUSES, type PermissionStatus as Status } from '../../sql/tool-permissions.ts';
-import { DateTime, NUL_FREE_PATTERN, StrictObject, Uuid } from '../core/schemas.ts';
+import { OFFERED_STATUSES, PERMISSION_STATUSES, ToolPermission } from '../../sql/tool-permissions.ts';
+import { DateTime, fromRow, NUL_FREE_PATTERN, StrictObject, StringEnum, Uuid } from '../core/schemas.ts';
 
 /** Longest tool set one request may carry (the interface gives no maximum; this bounds the work). */
 export const MAX_TOOLS_PER_AGENT = 500;
@@ -13,11 +13,9 @@ export const ToolName = Type.String({
   errorMessage: 'must be 1 to 200 characters without NUL',
 });
 
-export const PermissionStatus = Type.Union(PERMISSION_STATUSES.map((status) => Type.Literal(status)));
-
 export const ToolPermissionInput = StrictObject({
   toolName: ToolName,
-  permissionStatus: Type.Unsafe<Status>({ type: 'string', enum: [...PERMISSION_STATUSES] }),
+  permissionStatus: StringEnum(PERMISSION_STATUSES),
   providerKey: Type.String({
     minLength: 1,
     maxLength: 200,
@@ -34,7 +32,7 @@ export const ReplaceToolsResult = Type.Object({ agentId: Uuid(), toolCount: Type
 
 export const ToolSetSchema = Type.Object({
   agentId: Uuid(),
-  tools: Type.Array(Type.Object({ toolName: Type.String(), permissionStatus: PermissionStatus, providerKey: Type.String() })),
+  tools: Type.Array(fromRow(ToolPermission)),
 });
 
 export const CatalogSchema = Type.Array(Type.Object({ toolName: Type.String(), providerKey: Type.String(), description: Type.String() }));
@@ -45,7 +43,7 @@ export const EffectiveToolsSchema = Type.Object({
     Type.Object({
       toolName: Type.String(),
       providerKey: Type.String(),
-      permissionStatus: Type.Union([Type.Literal('always_allow'), Type.Literal('needs_approval')]),
+      permissionStatus: StringEnum(OFFERED_STATUSES),
       requiresApproval: Type.Boolean(),
       description: Type.Union([Type.String(), Type.Null()]),
     }),

@@ -3,63 +3,12 @@ import type { ExecutionContext, TestFn } from 'ava';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp, type App, type CreateAppOptions } from '../../app/app.ts';
-import type { Config } from '../../app/config.ts';
-import { parseKeyring } from '../../app/crypto/credentials.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { DEMO_PASSWORD } from '../../seeds/demo-fixtures.ts';
+import { testConfig } from './config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 
-export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
-
-/** A fixed keyring for tests (never used outside them): current key `t1`, older key `t0`. */
-export const TEST_CREDENTIALS_KEY = 't1:dGVzdC1jcmVkZW50aWFscy1rZXktMzItYnl0ZXMhISE=,t0:b2xkZXItdGVzdC1jcmVkZW50aWFscy1rZXktMzJieXQ=';
-
-export function testConfig(overrides: Partial<Config> = {}): Config {
-  return {
-    nodeEnv: 'test',
-    port: 0,
-    databaseUrl: undefined,
-    databaseReplicaUrl: undefined,
-    replicaMaxLagMs: 5_000,
-    redisUrl: undefined,
-    jwtSecret: TEST_JWT_SECRET,
-    logLevel: 'info',
-    dataDir: '.data-test',
-    seedDemo: false,
-    bodyLimitBytes: 100 * 1024,
-    publicBaseUrl: 'http://localhost:3000',
-    google: undefined,
-    credentialsKeyring: parseKeyring(TEST_CREDENTIALS_KEY),
-    mcpOAuth: {
-      clients: {},
-      outboundTimeoutMs: 2_000,
-      outboundMaxResponseBytes: 64 * 1024,
-      outboundMaxRedirects: 3,
-    },
-    notifications: {
-      smtpUrl: undefined,
-      mailFrom: 'no-reply@test.example',
-      smsProviderUrl: undefined,
-      smsProviderKey: undefined,
-      outboxWorker: false,
-    },
-    corsOrigins: [],
-    frontendUrl: 'http://localhost:5173',
-    // Tests name their client with X-Forwarded-For, as if behind one proxy; the default 0 is tested in test/core/trust-proxy.test.ts.
-    trustProxyHops: 1,
-    mcpClient: { timeoutMs: 5_000, maxResponseBytes: 1024 * 1024, toolsCacheTtlMs: 60_000 },
-    rateLimitIpv6Prefix: 56,
-    analyticsCacheMaxBytes: 64 * 1024 * 1024,
-    ai: {
-      gatewayUrl: 'http://127.0.0.1:9/v1',
-      gatewayApiKey: undefined,
-      defaultModel: 'openai/gpt-4o-mini',
-      maxSteps: 8,
-      providerTimeoutMs: 5_000,
-    },
-    ...overrides,
-  };
-}
+export { TEST_CREDENTIALS_KEY, TEST_JWT_SECRET, testConfig } from './config.ts';
 
 /** Log lines the app wrote, parsed; tests read them to check what is (and is not) logged. */
 export class CapturedLogs {

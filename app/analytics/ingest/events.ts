@@ -5,8 +5,7 @@ import { ACTION_TYPES, USAGE_SOURCES } from '../../../sql/usage-window.ts';
 import type { UsageCaller } from '../../core/api-key-auth.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { ValidationError, type ValidationIssue } from '../../core/errors.ts';
-import { DateTime, StrictObject } from '../../core/schemas.ts';
-import { StringEnum } from '../schemas.ts';
+import { DateTime, StrictObject, StringEnum } from '../../core/schemas.ts';
 import { storeIngestedEvents, type IngestResult } from './store.ts';
 
 /** Largest batch of the events API. */

@@ -1,6 +1,7 @@
 import { uuidv7 } from 'uuidv7';
 import type { UsageEventInput } from '../../../sql/usage-import.ts';
 import { ACTION_TYPES, USAGE_SOURCES } from '../../../sql/usage-window.ts';
+import { isUuid } from '../../core/schemas.ts';
 
 /** A line of an import file that is not a valid usage event; names the line and the field. */
 export class UsageLineError extends Error {
@@ -14,7 +15,6 @@ export class UsageLineError extends Error {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 const DECIMAL = /^\d{1,10}(\.\d{1,10})?$/;
 const KNOWN = new Set([
@@ -50,7 +50,7 @@ export function parseUsageLine(text: string, line: number): UsageEventInput {
   const uuid = (field: string, optional: boolean): string | null => {
     const v = event[field];
     if (v === undefined || v === null) return optional ? null : fail(field, 'Required');
-    return typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : fail(field, 'must be a UUID');
+    return isUuid(v) ? v.toLowerCase() : fail(field, 'must be a UUID');
   };
   const tokens = (field: string): number => {
     const v = event[field];

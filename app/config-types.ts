@@ -55,6 +55,12 @@ export type Config = {
   rateLimitIpv6Prefix: number;
   /** `ANALYTICS_CACHE_MAX_MB` (1-4096, default 64), in bytes: the analytics cache's budget (docs/analytics.md). */
   analyticsCacheMaxBytes: number;
+  /**
+   * `USAGE_RETENTION_MONTHS` (1-1200; absent: keep everything): raw usage events of older UTC
+   * months are dropped, whole monthly partitions at a time; the rollups keep their history
+   * (docs/analytics.md, "Storage, partitions and retention").
+   */
+  usageRetentionMonths?: number | undefined;
 };
 
 export type NotificationsConfig = {

@@ -101,6 +101,7 @@ const envSchema = z.object({
     .default(60_000),
   RATE_LIMIT_IPV6_PREFIX: z.coerce.number().int().min(32).max(128).default(56),
   ANALYTICS_CACHE_MAX_MB: z.coerce.number().int().min(1).max(4096).default(64),
+  USAGE_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
   AI_GATEWAY_URL: url(['https:', 'http:']).default('https://ai-gateway.vercel.sh/v1'),
   AI_GATEWAY_API_KEY: z.string().min(1).optional(),
   AI_DEFAULT_MODEL: z
@@ -226,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     rateLimitIpv6Prefix: e.RATE_LIMIT_IPV6_PREFIX,
     analyticsCacheMaxBytes: e.ANALYTICS_CACHE_MAX_MB * 1024 * 1024,
+    usageRetentionMonths: e.USAGE_RETENTION_MONTHS,
     ai: {
       gatewayUrl: e.AI_GATEWAY_URL.replace(/\/+$/, ''),
       gatewayApiKey: e.AI_GATEWAY_API_KEY,

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import { DAY_MS, rawFilters, splitWindow, ts, usageSlices, type UsageWindow } from './usage-window.ts';
 
@@ -21,11 +21,22 @@ export type ModelEfficiencyRow = z.infer<typeof ModelEfficiencyRow>;
  * pos = 0.95 * (n - 1), result = v[floor(pos)] + (v[ceil(pos)] - v[floor(pos)]) * (pos -
  * floor(pos)) in float8). The values come as ascending arrays: one per day rollup row of the
  * window's whole UTC days, and one per model for the raw rows of the partial days at the edges.
- * v[floor(pos)] is found by bisection over the value: the number of values <= x of an ascending
- * array is `width_bucket(x, array)` (a binary search), so each step costs one pass over the
- * arrays, never a sort of the values; v[ceil(pos)] is the same value or the smallest one above
- * it (docs/analytics.md, "Decisions").
+ * v[floor(pos)] is found by an eight-way search over the value: the number of values <= x of an
+ * ascending array is `width_bucket(x, array)` (a binary search), so each step costs one pass over
+ * the arrays, never a sort of all values. Once a model's bracket holds at most CANDIDATES values,
+ * those are sliced out of the arrays and sorted, and v[floor(pos)] and v[ceil(pos)] read from them
+ * (docs/analytics.md, "Decisions").
  */
+/** Thresholds tried per model and pass: the bracket shrinks eightfold a pass (about 6 passes for latencies up to 2^18 ms). */
+const PROBES = [1, 2, 3, 4, 5, 6, 7];
+/** A bracket holding at most this many values is read out and sorted instead of narrowed further. */
+const CANDIDATES = 4096;
+/** Is model `i` of the search row `s` still narrowing its bracket? */
+const searching = (i: FragmentSqlToken) => sql.fragment`(s.hi[${i}] - s.lo[${i}] > 1 AND s.hi_n[${i}] - s.lo_n[${i}] > ${CANDIDATES})`;
+/** The k-th of the PROBES thresholds of model `i`, between its bounds lo and hi of the search row `s`. */
+const probe = (k: number, i: FragmentSqlToken) =>
+  sql.fragment`(s.lo[${i}] + greatest(1, (s.hi[${i}] - s.lo[${i}])::int8 * ${k} / ${PROBES.length + 1})::int)`;
+
 export async function findModelEfficiency(
   db: CommonQueryMethods,
   window: UsageWindow,
@@ -60,50 +71,72 @@ export async function findModelEfficiency(
              OR (e.created_at >= ${ts(innerTo)} AND e.created_at < ${ts(window.to)})) ${rawFilters(window, 'e')}
       GROUP BY t.idx
     ), goal AS (
-      -- Per model (array index = idx): the 0-based ascending index j = floor(pos), and bounds
-      -- lo < v[j] <= hi (count(<= lo) < j + 1 <= count(<= hi)).
+      -- Per model (array index = idx): the 0-based ascending index j = floor(pos) and a bracket
+      -- lo < v[j] <= hi with the counts of values <= each: lo_n < j + 1 <= hi_n.
       SELECT array_agg(floor(t.pos)::int8 ORDER BY t.idx) AS j,
-             array_agg(coalesce(b.lo - 1, 0) ORDER BY t.idx) AS lo,
-             array_agg(coalesce(b.hi, 0) ORDER BY t.idx) AS hi
+             array_agg(coalesce(b.lo - 1, 0) ORDER BY t.idx) AS lo, array_agg(0::int8 ORDER BY t.idx) AS lo_n,
+             array_agg(coalesce(b.hi, 0) ORDER BY t.idx) AS hi, array_agg(coalesce(b.n, 0) ORDER BY t.idx) AS hi_n
       FROM top_models t
-      LEFT JOIN (SELECT idx, min(v[1]) AS lo, max(v[cardinality(v)]) AS hi FROM latencies GROUP BY idx) b ON b.idx = t.idx
-    ), search (j, lo, hi) AS (
-      SELECT j, lo, hi FROM goal
+      LEFT JOIN (
+        SELECT idx, min(v[1]) AS lo, max(v[cardinality(v)]) AS hi, sum(cardinality(v))::int8 AS n FROM latencies GROUP BY idx
+      ) b ON b.idx = t.idx
+    ), search (j, lo, lo_n, hi, hi_n) AS (
+      SELECT j, lo, lo_n, hi, hi_n FROM goal
       UNION ALL
-      SELECT s.j,
-             array(SELECT CASE WHEN s.hi[i] - s.lo[i] <= 1 OR c.n[i] >= s.j[i] + 1 THEN s.lo[i] ELSE c.mid[i] END
-                   FROM generate_subscripts(s.j, 1) i ORDER BY i),
-             array(SELECT CASE WHEN s.hi[i] - s.lo[i] > 1 AND c.n[i] >= s.j[i] + 1 THEN c.mid[i] ELSE s.hi[i] END
-                   FROM generate_subscripts(s.j, 1) i ORDER BY i)
+      SELECT s.j, n.lo, n.lo_n, n.hi, n.hi_n
       FROM search s
       CROSS JOIN LATERAL (
-        SELECT array_agg(s.lo[g.i] + (s.hi[g.i] - s.lo[g.i]) / 2 ORDER BY g.i) AS mid,
-               array_agg(coalesce(x.n, 0) ORDER BY g.i) AS n
+        -- One pass over the arrays counts the values <= each of the PROBES thresholds of every
+        -- model still searching; its bracket shrinks to the two thresholds around rank j + 1.
+        SELECT array_agg(coalesce(b.lo, s.lo[g.i]) ORDER BY g.i) AS lo, array_agg(coalesce(b.lo_n, s.lo_n[g.i]) ORDER BY g.i) AS lo_n,
+               array_agg(coalesce(b.hi, s.hi[g.i]) ORDER BY g.i) AS hi, array_agg(coalesce(b.hi_n, s.hi_n[g.i]) ORDER BY g.i) AS hi_n
         FROM generate_subscripts(s.j, 1) g (i)
         LEFT JOIN (
-          SELECT l.idx, sum(width_bucket(s.lo[l.idx] + (s.hi[l.idx] - s.lo[l.idx]) / 2, l.v)) AS n
-          FROM latencies l WHERE s.hi[l.idx] - s.lo[l.idx] > 1 GROUP BY l.idx
-        ) x ON x.idx = g.i
-      ) c
-      WHERE EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE s.hi[i] - s.lo[i] > 1)
-    ), found AS (
-      SELECT t.idx, s.hi[t.idx] AS low
-      FROM top_models t, (SELECT * FROM search s WHERE NOT EXISTS (
-        SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE s.hi[i] - s.lo[i] > 1)) s
+          SELECT l.idx, ARRAY[${sql.join(
+            PROBES.map((k) => sql.fragment`sum(width_bucket(${probe(k, sql.fragment`l.idx`)}, l.v))`),
+            sql.fragment`, `,
+          )}] AS n
+          FROM latencies l WHERE ${searching(sql.fragment`l.idx`)} GROUP BY l.idx
+        ) c ON c.idx = g.i
+        LEFT JOIN LATERAL (
+          SELECT greatest(s.lo[g.i], max(p.at) FILTER (WHERE p.n < s.j[g.i] + 1)) AS lo,
+                 greatest(s.lo_n[g.i], max(p.n) FILTER (WHERE p.n < s.j[g.i] + 1)) AS lo_n,
+                 least(s.hi[g.i], min(p.at) FILTER (WHERE p.n >= s.j[g.i] + 1)) AS hi,
+                 least(s.hi_n[g.i], min(p.n) FILTER (WHERE p.n >= s.j[g.i] + 1)) AS hi_n
+          FROM unnest(ARRAY[${sql.join(
+            PROBES.map((k) => probe(k, sql.fragment`g.i`)),
+            sql.fragment`, `,
+          )}], c.n) p (at, n)
+        ) b ON c.idx IS NOT NULL
+      ) n
+      WHERE EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE ${searching(sql.fragment`i`)})
+    ), bracket AS (
+      SELECT t.idx, s.j[t.idx] AS j, s.lo[t.idx] AS lo, s.lo_n[t.idx] AS lo_n, s.hi[t.idx] AS hi, s.hi_n[t.idx] AS hi_n
+      FROM top_models t,
+           (SELECT * FROM search s WHERE NOT EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE ${searching(sql.fragment`i`)})) s
+    ), candidates AS (
+      -- The values inside each bracket (at most CANDIDATES per model), in order.
+      SELECT b.idx, array_agg(x ORDER BY x) AS v
+      FROM bracket b
+      JOIN latencies l ON l.idx = b.idx
+      CROSS JOIN LATERAL unnest(l.v[width_bucket(b.lo, l.v) + 1 : width_bucket(b.hi, l.v)]) x
+      GROUP BY b.idx
     )
     SELECT t.model_id AS "modelId",
            CASE WHEN t.latency_count > 0 THEN (t.latency_sum::numeric / t.latency_count::numeric)::float8 END AS "avgLatencyMs",
            CASE WHEN t.latency_count > 0 THEN
-             f.low::float8 + (w.high::float8 - f.low::float8) * (t.pos - floor(t.pos)) END AS "p95LatencyMs",
+             w.low::float8 + (w.high::float8 - w.low::float8) * (t.pos - floor(t.pos)) END AS "p95LatencyMs",
            t.cost::float8 AS "totalCostUsd", t.tokens::int8 AS "totalTokens", t.events::int8 AS "executionsCount"
     FROM top_models t
-    JOIN found f ON f.idx = t.idx
+    JOIN bracket b ON b.idx = t.idx
+    LEFT JOIN candidates c ON c.idx = t.idx
     LEFT JOIN LATERAL (
-      -- v[ceil(pos)]: v[j] itself when ceil(pos) = j or when more than j + 1 values are <= v[j];
-      -- else the smallest value above v[j] (one past its position in each array).
-      SELECT CASE WHEN ceil(t.pos) = floor(t.pos) OR sum(width_bucket(f.low, l.v)) >= floor(t.pos) + 2 THEN f.low
-                  ELSE min(l.v[width_bucket(f.low, l.v) + 1]) END AS high
-      FROM latencies l WHERE l.idx = t.idx
+      -- v[j] is candidate j - lo_n (1-based: + 1); v[ceil(pos)] is v[j] or v[j + 1], the next
+      -- candidate while j + 1 < hi_n, else the smallest value above the bracket.
+      SELECT c.v[b.j - b.lo_n + 1] AS low,
+             CASE WHEN ceil(t.pos) = floor(t.pos) THEN c.v[b.j - b.lo_n + 1]
+                  WHEN b.j + 1 < b.hi_n THEN c.v[b.j - b.lo_n + 2]
+                  ELSE (SELECT min(l.v[width_bucket(b.hi, l.v) + 1]) FROM latencies l WHERE l.idx = t.idx) END AS high
     ) w ON t.latency_count > 0
     ORDER BY t.idx`);
 }

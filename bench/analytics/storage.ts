@@ -1,8 +1,16 @@
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 
-/** The relations that hold usage: the raw events (every partition) and the rollups kept from them. */
-const ROOTS = ['usage_events', 'usage_rollup_15m_source', 'usage_rollup_15m_action', 'usage_rollup_15m_model', 'usage_rollup_day'];
+/** The relations that hold usage: the raw events (every partition), the rollups kept from them, the model numbers and the ingest keys. */
+const ROOTS = [
+  'usage_events',
+  'usage_rollup_15m_source',
+  'usage_rollup_15m_action',
+  'usage_rollup_15m_model',
+  'usage_rollup_day',
+  'usage_models',
+  'usage_ingest_keys',
+];
 
 const Part = z.strictObject({ name: z.string(), bytes: z.coerce.number() });
 
@@ -37,9 +45,12 @@ export async function usageStorage(db: DatabasePool): Promise<{ parts: { name: s
   return { parts: [...parts], total: parts.reduce((sum, part) => sum + part.bytes, 0) };
 }
 
-/** One line: bytes per event all-in, then each part per event. */
+/** One line: bytes per event all-in, then each part per event (parts under 0.05 byte an event are left out of the list, not the total). */
 export function storageLine(storage: { parts: { name: string; bytes: number }[]; total: number }, events: number): string {
   const per = (bytes: number) => (bytes / events).toFixed(1);
-  const parts = storage.parts.map((part) => `${part.name} ${per(part.bytes)}`).join(', ');
+  const parts = storage.parts
+    .filter((part) => part.bytes / events >= 0.05)
+    .map((part) => `${part.name} ${per(part.bytes)}`)
+    .join(', ');
   return `storage: ${per(storage.total)} bytes/event all-in (${(storage.total / 1e9).toFixed(2)} GB for ${events} events): ${parts}`;
 }

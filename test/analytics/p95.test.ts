@@ -28,7 +28,7 @@ test('the p95 of a model with many latencies equals percentile_cont(0.95) over t
   }
   for (let i = 0; i < rows.length; i += 5000) await insertUsage(db, tenant.organizationId, rows.slice(i, i + 5000));
 
-  const windows = [
+  const windows: ({ from: string; to: string } & Record<string, string>)[] = [
     { from: '2026-03-01T00:00:00.000Z', to: '2026-03-13T00:00:00.000Z' },
     { from: '2026-03-01T07:13:00.000Z', to: '2026-03-12T19:41:30.000Z' },
     { from: '2026-03-04T12:00:00.000Z', to: '2026-03-09T00:00:00.000Z', source: 'byok' },

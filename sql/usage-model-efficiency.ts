@@ -12,6 +12,16 @@ const ModelEfficiencyRow = z.strictObject({
 });
 export type ModelEfficiencyRow = z.infer<typeof ModelEfficiencyRow>;
 
+/** Thresholds tried per model and pass: the bracket shrinks eightfold a pass (about 6 passes for latencies up to 2^18 ms). */
+const PROBES = [1, 2, 3, 4, 5, 6, 7];
+/** A bracket holding at most this many values is read out and sorted instead of narrowed further. */
+const CANDIDATES = 4096;
+/** Is model `i` of the search row `s` still narrowing its bracket? */
+const searching = (i: FragmentSqlToken) => sql.fragment`(s.hi[${i}] - s.lo[${i}] > 1 AND s.hi_n[${i}] - s.lo_n[${i}] > ${CANDIDATES})`;
+/** The k-th of the PROBES thresholds of model `i`, between its bounds lo and hi of the search row `s`. */
+const probe = (k: number, i: FragmentSqlToken) =>
+  sql.fragment`(s.lo[${i}] + greatest(1, (s.hi[${i}] - s.lo[${i}])::int8 * ${k} / ${PROBES.length + 1})::int)`;
+
 /**
  * The `limit` models with the highest cost in the window (ties by model id), with their
  * latency mean (from the rollup's sums, exact as numeric) and p95.
@@ -27,16 +37,6 @@ export type ModelEfficiencyRow = z.infer<typeof ModelEfficiencyRow>;
  * those are sliced out of the arrays and sorted, and v[floor(pos)] and v[ceil(pos)] read from them
  * (docs/analytics.md, "Decisions").
  */
-/** Thresholds tried per model and pass: the bracket shrinks eightfold a pass (about 6 passes for latencies up to 2^18 ms). */
-const PROBES = [1, 2, 3, 4, 5, 6, 7];
-/** A bracket holding at most this many values is read out and sorted instead of narrowed further. */
-const CANDIDATES = 4096;
-/** Is model `i` of the search row `s` still narrowing its bracket? */
-const searching = (i: FragmentSqlToken) => sql.fragment`(s.hi[${i}] - s.lo[${i}] > 1 AND s.hi_n[${i}] - s.lo_n[${i}] > ${CANDIDATES})`;
-/** The k-th of the PROBES thresholds of model `i`, between its bounds lo and hi of the search row `s`. */
-const probe = (k: number, i: FragmentSqlToken) =>
-  sql.fragment`(s.lo[${i}] + greatest(1, (s.hi[${i}] - s.lo[${i}])::int8 * ${k} / ${PROBES.length + 1})::int)`;
-
 export async function findModelEfficiency(
   db: CommonQueryMethods,
   window: UsageWindow,

@@ -217,4 +217,9 @@ export const CONFIG_VARIABLES = {
         'byte budget (1-4096 MiB) of the analytics result cache; least recently used answers are evicted beyond it ([analytics.md](analytics.md#cache-and-limits))',
     },
   ),
+  usageRetentionMonths: variable('USAGE_RETENTION_MONTHS', int(1, 1200), {
+    absent: 'absent: keep every raw usage event',
+    meaning:
+      'whole UTC months (1-1200) of raw usage events kept besides the current month; older monthly partitions are dropped by the hourly maintenance, while the rollups keep the history the analytics read ([analytics.md](analytics.md#storage-partitions-and-retention-migration-0900))',
+  }),
 };

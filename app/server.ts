@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { BudgetWatcher } from './analytics/budget/watcher.ts';
+import { UsagePartitionKeeper } from './analytics/partitions.ts';
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
@@ -34,6 +35,8 @@ async function main() {
   const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
   const budgetWatcher = new BudgetWatcher(app.deps);
   budgetWatcher.start();
+  const partitionKeeper = new UsagePartitionKeeper(app.deps);
+  partitionKeeper.start();
   const server: Server = app.listen(config.port, () => {
     logger.info({ port: config.port, docs: `http://localhost:${config.port}/api/docs` }, 'listening');
   });
@@ -51,6 +54,7 @@ async function main() {
     clearTimeout(force);
     await outboxWorker?.stop();
     await budgetWatcher.stop();
+    await partitionKeeper.stop();
     await redis?.quit().catch(() => undefined);
     await replica?.end();
     await database.close();

@@ -48,7 +48,7 @@ export async function insertChatUsage(db: CommonQueryMethods, calls: readonly Ch
         call.latencyMs,
         call.createdAt.toISOString(),
       ]),
-      ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'text', 'int8', 'int8', 'int8', 'int4', 'timestamptz'],
+      ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'usage_source', 'int8', 'int8', 'int8', 'int4', 'timestamptz'],
     )} AS c (id, organization_id, agent_id, user_id, model_id, source, input_tokens, output_tokens,
              cache_read_tokens, latency_ms, created_at)
     LEFT JOIN model_pricing p ON p.model_id = c.model_id`);

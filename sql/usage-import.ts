@@ -21,8 +21,7 @@ export type UsageEventInput = {
 
 /**
  * Inserts a batch with one multi-row statement (`unnest` of one array per column). The
- * statement trigger of usage_events adds the batch to the 15-minute rollup in the same
- * transaction.
+ * statement triggers of usage_events add the batch to the rollups in the same transaction.
  */
 export async function insertUsageEvents(db: CommonQueryMethods, rows: readonly UsageEventInput[]): Promise<void> {
   if (rows.length === 0) return;
@@ -45,7 +44,7 @@ export async function insertUsageEvents(db: CommonQueryMethods, rows: readonly U
         row.latencyMs,
         row.createdAt,
       ]),
-      ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int8', 'int8', 'int8', 'numeric', 'int4', 'timestamptz'],
+      ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'usage_action', 'usage_source', 'int8', 'int8', 'int8', 'numeric', 'int4', 'timestamptz'],
     )}`);
 }
 

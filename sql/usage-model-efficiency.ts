@@ -1,6 +1,6 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { rawFilters, ts, usageSlices, type UsageWindow } from './usage-window.ts';
+import { DAY_MS, rawFilters, splitWindow, ts, usageSlices, type UsageWindow } from './usage-window.ts';
 
 const ModelEfficiencyRow = z.strictObject({
   modelId: z.string(),
@@ -12,6 +12,16 @@ const ModelEfficiencyRow = z.strictObject({
 });
 export type ModelEfficiencyRow = z.infer<typeof ModelEfficiencyRow>;
 
+/** Thresholds tried per model and pass: the bracket shrinks eightfold a pass (about 6 passes for latencies up to 2^18 ms). */
+const PROBES = [1, 2, 3, 4, 5, 6, 7];
+/** A bracket holding at most this many values is read out and sorted instead of narrowed further. */
+const CANDIDATES = 4096;
+/** Is model `i` of the search row `s` still narrowing its bracket? */
+const searching = (i: FragmentSqlToken) => sql.fragment`(s.hi[${i}] - s.lo[${i}] > 1 AND s.hi_n[${i}] - s.lo_n[${i}] > ${CANDIDATES})`;
+/** The k-th of the PROBES thresholds of model `i`, between its bounds lo and hi of the search row `s`. */
+const probe = (k: number, i: FragmentSqlToken) =>
+  sql.fragment`(s.lo[${i}] + greatest(1, (s.hi[${i}] - s.lo[${i}])::int8 * ${k} / ${PROBES.length + 1})::int)`;
+
 /**
  * The `limit` models with the highest cost in the window (ties by model id), with their
  * latency mean (from the rollup's sums, exact as numeric) and p95.
@@ -19,24 +29,98 @@ export type ModelEfficiencyRow = z.infer<typeof ModelEfficiencyRow>;
  * The p95 equals PostgreSQL's `percentile_cont(0.95)` over the raw latencies of the model in
  * the window (src/backend/utils/adt/orderedsetaggs.c: with n values in ascending order,
  * pos = 0.95 * (n - 1), result = v[floor(pos)] + (v[ceil(pos)] - v[floor(pos)]) * (pos -
- * floor(pos)) in float8). n is the rollup's exact latency count, and the one or two values
- * are found walking the model's latencies from the top (index usage_events_org_model_latency_idx),
- * which reads only about 5% of the model's rows (docs/analytics.md, "Decisions", was ADR 0044).
+ * floor(pos)) in float8). The values come as ascending arrays: one per day rollup row of the
+ * window's whole UTC days, and one per model for the raw rows of the partial days at the edges.
+ * v[floor(pos)] is found by an eight-way search over the value: the number of values <= x of an
+ * ascending array is `width_bucket(x, array)` (a binary search), so each step costs one pass over
+ * the arrays, never a sort of all values. Once a model's bracket holds at most CANDIDATES values,
+ * those are sliced out of the arrays and sorted, and v[floor(pos)] and v[ceil(pos)] read from them
+ * (docs/analytics.md, "Decisions").
  */
 export async function findModelEfficiency(
   db: CommonQueryMethods,
   window: UsageWindow,
   limit: number,
 ): Promise<readonly ModelEfficiencyRow[]> {
+  const { innerFrom, innerTo } = splitWindow(window.from, window.to, DAY_MS);
   return db.any(sql.type(ModelEfficiencyRow)`
-    WITH top_models AS (
-      SELECT model_id, sum(cost_usd) AS cost, sum(input_tokens + output_tokens + cache_read_tokens) AS tokens,
-             sum(events) AS events, sum(latency_sum) AS latency_sum, sum(latency_count) AS latency_count,
-             0.95::float8 * (sum(latency_count) - 1)::float8 AS pos
-      FROM (${usageSlices(window, 'day')}) slices
-      GROUP BY model_id
-      ORDER BY cost DESC, model_id COLLATE "C" ASC
-      LIMIT ${limit}
+    WITH RECURSIVE top_models AS (
+      SELECT row_number() OVER (ORDER BY cost DESC, model_id COLLATE "C" ASC)::int AS idx, *
+      FROM (
+        SELECT model_id, sum(cost_usd) AS cost, sum(input_tokens + output_tokens + cache_read_tokens) AS tokens,
+               sum(events) AS events, sum(latency_sum) AS latency_sum, sum(latency_count) AS latency_count,
+               0.95::float8 * (sum(latency_count) - 1)::float8 AS pos
+        FROM (${usageSlices(window, 'day')}) slices
+        GROUP BY model_id
+        ORDER BY cost DESC, model_id COLLATE "C" ASC
+        LIMIT ${limit}
+      ) ranked
+    ), latencies AS MATERIALIZED (
+      SELECT t.idx, d.latencies AS v
+      FROM usage_rollup_day d
+      JOIN usage_models m ON m.code = d.model_code
+      JOIN top_models t ON t.model_id = m.model_id
+      WHERE d.organization_id = ${window.organizationId} AND d.day >= ${ts(innerFrom)} AND d.day < ${ts(innerTo)}
+        AND d.latency_count > 0 ${rawFilters(window, 'd')}
+      UNION ALL
+      SELECT t.idx, array_agg(e.latency_ms ORDER BY e.latency_ms)
+      FROM usage_events e
+      JOIN top_models t ON t.model_id = e.model_id
+      WHERE e.organization_id = ${window.organizationId} AND e.latency_ms IS NOT NULL
+        AND ((e.created_at >= ${ts(window.from)} AND e.created_at < ${ts(innerFrom)})
+             OR (e.created_at >= ${ts(innerTo)} AND e.created_at < ${ts(window.to)})) ${rawFilters(window, 'e')}
+      GROUP BY t.idx
+    ), goal AS (
+      -- Per model (array index = idx): the 0-based ascending index j = floor(pos) and a bracket
+      -- lo < v[j] <= hi with the counts of values <= each: lo_n < j + 1 <= hi_n.
+      SELECT array_agg(floor(t.pos)::int8 ORDER BY t.idx) AS j,
+             array_agg(coalesce(b.lo - 1, 0) ORDER BY t.idx) AS lo, array_agg(0::int8 ORDER BY t.idx) AS lo_n,
+             array_agg(coalesce(b.hi, 0) ORDER BY t.idx) AS hi, array_agg(coalesce(b.n, 0) ORDER BY t.idx) AS hi_n
+      FROM top_models t
+      LEFT JOIN (
+        SELECT idx, min(v[1]) AS lo, max(v[cardinality(v)]) AS hi, sum(cardinality(v))::int8 AS n FROM latencies GROUP BY idx
+      ) b ON b.idx = t.idx
+    ), search (j, lo, lo_n, hi, hi_n) AS (
+      SELECT j, lo, lo_n, hi, hi_n FROM goal
+      UNION ALL
+      SELECT s.j, n.lo, n.lo_n, n.hi, n.hi_n
+      FROM search s
+      CROSS JOIN LATERAL (
+        -- One pass over the arrays counts the values <= each of the PROBES thresholds of every
+        -- model still searching; its bracket shrinks to the two thresholds around rank j + 1.
+        SELECT array_agg(coalesce(b.lo, s.lo[g.i]) ORDER BY g.i) AS lo, array_agg(coalesce(b.lo_n, s.lo_n[g.i]) ORDER BY g.i) AS lo_n,
+               array_agg(coalesce(b.hi, s.hi[g.i]) ORDER BY g.i) AS hi, array_agg(coalesce(b.hi_n, s.hi_n[g.i]) ORDER BY g.i) AS hi_n
+        FROM generate_subscripts(s.j, 1) g (i)
+        LEFT JOIN (
+          SELECT l.idx, ARRAY[${sql.join(
+            PROBES.map((k) => sql.fragment`sum(width_bucket(${probe(k, sql.fragment`l.idx`)}, l.v))`),
+            sql.fragment`, `,
+          )}] AS n
+          FROM latencies l WHERE ${searching(sql.fragment`l.idx`)} GROUP BY l.idx
+        ) c ON c.idx = g.i
+        LEFT JOIN LATERAL (
+          SELECT greatest(s.lo[g.i], max(p.at) FILTER (WHERE p.n < s.j[g.i] + 1)) AS lo,
+                 greatest(s.lo_n[g.i], max(p.n) FILTER (WHERE p.n < s.j[g.i] + 1)) AS lo_n,
+                 least(s.hi[g.i], min(p.at) FILTER (WHERE p.n >= s.j[g.i] + 1)) AS hi,
+                 least(s.hi_n[g.i], min(p.n) FILTER (WHERE p.n >= s.j[g.i] + 1)) AS hi_n
+          FROM unnest(ARRAY[${sql.join(
+            PROBES.map((k) => probe(k, sql.fragment`g.i`)),
+            sql.fragment`, `,
+          )}], c.n) p (at, n)
+        ) b ON c.idx IS NOT NULL
+      ) n
+      WHERE EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE ${searching(sql.fragment`i`)})
+    ), bracket AS (
+      SELECT t.idx, s.j[t.idx] AS j, s.lo[t.idx] AS lo, s.lo_n[t.idx] AS lo_n, s.hi[t.idx] AS hi, s.hi_n[t.idx] AS hi_n
+      FROM top_models t,
+           (SELECT * FROM search s WHERE NOT EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE ${searching(sql.fragment`i`)})) s
+    ), candidates AS (
+      -- The values inside each bracket (at most CANDIDATES per model), in order.
+      SELECT b.idx, array_agg(x ORDER BY x) AS v
+      FROM bracket b
+      JOIN latencies l ON l.idx = b.idx
+      CROSS JOIN LATERAL unnest(l.v[width_bucket(b.lo, l.v) + 1 : width_bucket(b.hi, l.v)]) x
+      GROUP BY b.idx
     )
     SELECT t.model_id AS "modelId",
            CASE WHEN t.latency_count > 0 THEN (t.latency_sum::numeric / t.latency_count::numeric)::float8 END AS "avgLatencyMs",
@@ -44,19 +128,15 @@ export async function findModelEfficiency(
              w.low::float8 + (w.high::float8 - w.low::float8) * (t.pos - floor(t.pos)) END AS "p95LatencyMs",
            t.cost::float8 AS "totalCostUsd", t.tokens::int8 AS "totalTokens", t.events::int8 AS "executionsCount"
     FROM top_models t
+    JOIN bracket b ON b.idx = t.idx
+    LEFT JOIN candidates c ON c.idx = t.idx
     LEFT JOIN LATERAL (
-      -- Descending: v[ceil(pos)] is at offset n - 1 - ceil(pos), v[floor(pos)] right after it
-      -- when the two differ (the offset is clamped for models without latencies, answered NULL).
-      SELECT max(latency_ms) AS high, min(latency_ms) AS low
-      FROM (
-        SELECT latency_ms
-        FROM usage_events
-        WHERE organization_id = ${window.organizationId} AND model_id = t.model_id AND latency_ms IS NOT NULL
-          AND created_at >= ${ts(window.from)} AND created_at < ${ts(window.to)} ${rawFilters(window)}
-        ORDER BY latency_ms DESC
-        OFFSET greatest(0, t.latency_count - 1 - ceil(t.pos))::int8
-        LIMIT CASE WHEN ceil(t.pos) = floor(t.pos) THEN 1 ELSE 2 END
-      ) top
+      -- v[j] is candidate j - lo_n (1-based: + 1); v[ceil(pos)] is v[j] or v[j + 1], the next
+      -- candidate while j + 1 < hi_n, else the smallest value above the bracket.
+      SELECT c.v[b.j - b.lo_n + 1] AS low,
+             CASE WHEN ceil(t.pos) = floor(t.pos) THEN c.v[b.j - b.lo_n + 1]
+                  WHEN b.j + 1 < b.hi_n THEN c.v[b.j - b.lo_n + 2]
+                  ELSE (SELECT min(l.v[width_bucket(b.hi, l.v) + 1]) FROM latencies l WHERE l.idx = t.idx) END AS high
     ) w ON t.latency_count > 0
-    ORDER BY t.cost DESC, t.model_id COLLATE "C" ASC`);
+    ORDER BY t.idx`);
 }

@@ -56,16 +56,18 @@ export function splitWindow(from: Date, to: Date, unit = SLOT_MS): { innerFrom: 
 
 export const ts = (date: Date) => sql.fragment`${date.toISOString()}::timestamptz`;
 
-function filters(window: UsageWindow): FragmentSqlToken {
+function filters(window: UsageWindow, table?: string): FragmentSqlToken {
+  const column = (name: string) => sql.identifier(table === undefined ? [name] : [table, name]);
   const parts: FragmentSqlToken[] = [];
-  if (window.source !== 'all') parts.push(sql.fragment`AND source = ${window.source}`);
-  if (window.actionType) parts.push(sql.fragment`AND action_type = ${window.actionType}`);
+  if (window.source !== 'all') parts.push(sql.fragment`AND ${column('source')} = ${window.source}`);
+  if (window.actionType) parts.push(sql.fragment`AND ${column('action_type')} = ${window.actionType}`);
   return parts.length ? sql.fragment`${sql.join(parts, sql.fragment` `)}` : sql.fragment``;
 }
 
+/** Raw rows of `[from, to)` as slices; actions and sources as text, as the rollups give them. */
 function rawRange(window: UsageWindow, from: Date, to: Date): FragmentSqlToken {
   return sql.fragment`
-    SELECT created_at AS at, model_id, action_type, source, 1::bigint AS events,
+    SELECT created_at AS at, model_id, action_type::text AS action_type, source::text AS source, 1::bigint AS events,
            input_tokens, output_tokens, cache_read_tokens, cost_usd::numeric AS cost_usd,
            coalesce(latency_ms, 0)::bigint AS latency_sum, (latency_ms IS NOT NULL)::int::bigint AS latency_count
     FROM usage_events
@@ -85,20 +87,22 @@ export function usageSlices(window: UsageWindow, grain: RollupGrain): FragmentSq
   const rollup = ROLLUPS[grain];
   if (window.actionType && !rollup.action) throw new Error(`the ${grain} rollup cannot filter by action`);
   const { innerFrom, innerTo } = splitWindow(window.from, window.to, rollup.unit);
-  const at = sql.identifier([rollup.at]);
-  const model = rollup.model ? sql.fragment`model_id` : sql.fragment`NULL::text`;
-  const action = rollup.action ? sql.fragment`action_type` : sql.fragment`NULL::text`;
-  const latency = rollup.latency ? sql.fragment`latency_sum, latency_count` : sql.fragment`0::bigint, 0::bigint`;
+  const at = sql.identifier(['r', rollup.at]);
+  // Rollups number models (usage_models); the slices carry the model id.
+  const model = rollup.model ? sql.fragment`m.model_id` : sql.fragment`NULL::text`;
+  const models = rollup.model ? sql.fragment`JOIN usage_models m ON m.code = r.model_code` : sql.fragment``;
+  const action = rollup.action ? sql.fragment`r.action_type::text` : sql.fragment`NULL::text`;
+  const latency = rollup.latency ? sql.fragment`r.latency_sum, r.latency_count::bigint` : sql.fragment`0::bigint, 0::bigint`;
   return sql.fragment`
-    SELECT ${at} AS at, ${model} AS model_id, ${action} AS action_type, source, events, input_tokens, output_tokens,
-           cache_read_tokens, cost_usd, ${latency}
-    FROM ${sql.identifier([rollup.table])}
-    WHERE organization_id = ${window.organizationId} AND ${at} >= ${ts(innerFrom)} AND ${at} < ${ts(innerTo)} ${filters(window)}
+    SELECT ${at} AS at, ${model} AS model_id, ${action} AS action_type, r.source::text AS source, r.events::bigint AS events,
+           r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cost_usd, ${latency}
+    FROM ${sql.identifier([rollup.table])} r ${models}
+    WHERE r.organization_id = ${window.organizationId} AND ${at} >= ${ts(innerFrom)} AND ${at} < ${ts(innerTo)} ${filters(window, 'r')}
     UNION ALL ${rawRange(window, window.from, innerFrom)}
     UNION ALL ${rawRange(window, innerTo, window.to)}`;
 }
 
-/** `AND ...` filters for queries over raw rows of the window. */
-export function rawFilters(window: UsageWindow): FragmentSqlToken {
-  return filters(window);
+/** `AND ...` filters for queries over raw rows of the window (of `table` when given). */
+export function rawFilters(window: UsageWindow, table?: string): FragmentSqlToken {
+  return filters(window, table);
 }

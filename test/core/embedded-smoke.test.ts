@@ -4,7 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { maintainUsagePartitions } from '../../app/analytics/partitions.ts';
 import { createApp } from '../../app/app.ts';
+import { listUsagePartitionMonths } from '../../sql/usage-partitions.ts';
 import { openDatabase } from '../../app/db/open.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { testConfig } from '../helpers/app.ts';
@@ -35,4 +37,9 @@ test('the embedded default (PGlite) migrates, seeds and serves an authenticated 
   const me = await fetch(`${base}/identity/me`, { headers: { authorization: `Bearer ${accessToken}` } });
   t.is(me.status, 200);
   t.like(await me.json(), { email: 'owner@demo.test', type: 'user', emailVerified: true });
+
+  // The usage partition maintenance a server process runs at start works on PGlite too.
+  const partitions = { db: database.pool, clock: () => new Date('2031-05-20T00:00:00.000Z'), logger: pino({ level: 'silent' }) };
+  t.like(await maintainUsagePartitions({ ...partitions, config: testConfig({ dataDir, usageRetentionMonths: 1 }) }), { created: 4 });
+  t.deepEqual(await listUsagePartitionMonths(database.pool), ['2031-05', '2031-06', '2031-07', '2031-08']);
 });

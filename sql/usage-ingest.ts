@@ -57,6 +57,23 @@ export async function insertIngestedUsageEvents(db: CommonQueryMethods, rows: re
     SELECT count(*) AS inserted FROM inserted`);
 }
 
+/**
+ * Which of these ingest keys the organization has stored already. The keys travel as one JSON
+ * text parameter (native JSON.stringify; a text[] parameter is escaped element by element in JS).
+ */
+export async function findStoredIngestKeys(
+  db: CommonQueryMethods,
+  organizationId: string,
+  ingestKeys: readonly string[],
+): Promise<Set<string>> {
+  if (ingestKeys.length === 0) return new Set();
+  const found = await db.anyFirst(sql.type(z.strictObject({ ingest_key: z.string() }))`
+    SELECT ingest_key FROM usage_ingest_keys
+    WHERE organization_id = ${organizationId}
+      AND ingest_key = ANY (ARRAY(SELECT json_array_elements_text(${JSON.stringify(ingestKeys)}::json)))`);
+  return new Set(found);
+}
+
 /** Which of these agent ids are agents of the organization. */
 export async function findAgentIdsOfOrganization(
   db: CommonQueryMethods,

@@ -73,7 +73,12 @@ export const otlpRoutes = [
         if ('reason' in mapped) rejections.push(mapped);
         else events.push(mapped);
       }
-      await storeIngestedEvents(deps, organizationId, events);
+      await storeIngestedEvents(
+        deps,
+        organizationId,
+        events.map((event) => event.ingestKey),
+        (index) => events[index]!,
+      );
       const partialSuccess = {
         rejectedSpans: rejections.length,
         errorMessage: rejections.length ? `${rejections.length} usage span(s) rejected; first: ${rejections[0]!.reason}` : '',

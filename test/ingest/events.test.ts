@@ -32,6 +32,18 @@ test('events are stored once: a resent id is a duplicate and changes nothing', a
   t.deepEqual(rows.map((row) => row.costUsd).sort(), [0.01, 0.01, 0.25, 0.5]);
 });
 
+test('twenty concurrent sends of one batch store it once: the others count every event as a duplicate', async (t) => {
+  const tenant = await createTenant(t.context.t.db.pool, 'events-concurrent');
+  const { key } = await createApiKey(t.context.t, tenant.ownerToken);
+  const events = Array.from({ length: 50 }, (_, i) => usageEvent({ id: `retry-${i}`, costUsd: 0.01 }));
+  const answers = await Promise.all(Array.from({ length: 20 }, () => send(t, key, { events }).expect(200)));
+  const sum = (field: 'accepted' | 'duplicates') =>
+    answers.reduce((total, answer) => total + (answer.body as Record<string, number>)[field]!, 0);
+  t.is(sum('accepted'), 50);
+  t.is(sum('duplicates'), 19 * 50);
+  t.is((await storedUsage(t.context.t.db.pool, tenant.organizationId)).length, 50);
+});
+
 test('ids are per organization: another tenant may use the same id', async (t) => {
   const one = await createTenant(t.context.t.db.pool, 'events-tenant-a');
   const two = await createTenant(t.context.t.db.pool, 'events-tenant-b');

@@ -73,21 +73,25 @@ export async function ingestEvents(
   return storeIngestedEvents(
     deps,
     caller.organizationId,
-    events.map((event, index) => ({
-      id: uuidv7(),
-      organizationId: caller.organizationId,
-      ingestKey: `event:${event.id}`,
-      agentId: event.agentId?.toLowerCase() ?? null,
-      userId: event.userId?.toLowerCase() ?? null,
-      modelId: event.modelId,
-      actionType: event.actionType,
-      source: event.source,
-      inputTokens: event.inputTokens,
-      outputTokens: event.outputTokens,
-      cacheReadTokens: event.cacheReadTokens,
-      costUsd: event.costUsd ?? null,
-      latencyMs: event.latencyMs ?? null,
-      createdAt: new Date(instants[index]!).toISOString(),
-    })),
+    events.map((event) => `event:${event.id}`),
+    (index) => {
+      const event = events[index]!;
+      return {
+        id: uuidv7(),
+        organizationId: caller.organizationId,
+        ingestKey: `event:${event.id}`,
+        agentId: event.agentId?.toLowerCase() ?? null,
+        userId: event.userId?.toLowerCase() ?? null,
+        modelId: event.modelId,
+        actionType: event.actionType,
+        source: event.source,
+        inputTokens: event.inputTokens,
+        outputTokens: event.outputTokens,
+        cacheReadTokens: event.cacheReadTokens,
+        costUsd: event.costUsd ?? null,
+        latencyMs: event.latencyMs ?? null,
+        createdAt: new Date(instants[index]!).toISOString(),
+      };
+    },
   );
 }

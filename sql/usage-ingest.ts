@@ -58,20 +58,21 @@ export async function insertIngestedUsageEvents(db: CommonQueryMethods, rows: re
 }
 
 /**
- * Which of these ingest keys the organization has stored already. The keys travel as one JSON
- * text parameter (native JSON.stringify; a text[] parameter is escaped element by element in JS).
+ * The positions (0-based) of the ingest keys the organization has not stored yet, as one array
+ * in one row: a resent batch reads back an empty array. The keys travel as one JSON text
+ * parameter (native JSON.stringify; a text[] parameter is escaped element by element in JS).
  */
-export async function findStoredIngestKeys(
+export async function findUnstoredIngestKeys(
   db: CommonQueryMethods,
   organizationId: string,
   ingestKeys: readonly string[],
-): Promise<Set<string>> {
-  if (ingestKeys.length === 0) return new Set();
-  const found = await db.anyFirst(sql.type(z.strictObject({ ingest_key: z.string() }))`
-    SELECT ingest_key FROM usage_ingest_keys
-    WHERE organization_id = ${organizationId}
-      AND ingest_key = ANY (ARRAY(SELECT json_array_elements_text(${JSON.stringify(ingestKeys)}::json)))`);
-  return new Set(found);
+): Promise<number[]> {
+  if (ingestKeys.length === 0) return [];
+  return db.oneFirst(sql.type(z.strictObject({ positions: z.array(z.number().int()) }))`
+    SELECT coalesce(array_agg(k.n - 1 ORDER BY k.n), '{}')::int4[] AS positions
+    FROM json_array_elements_text(${JSON.stringify(ingestKeys)}::json) WITH ORDINALITY AS k (ingest_key, n)
+    WHERE NOT EXISTS (
+      SELECT 1 FROM usage_ingest_keys s WHERE s.organization_id = ${organizationId} AND s.ingest_key = k.ingest_key)`);
 }
 
 /** Which of these agent ids are agents of the organization. */

@@ -7,7 +7,7 @@
  * (to `data: [DONE]`) through `POST /api/ai/agents/:agentId/chat`, and the same for the provider
  * alone (the tool turn alone is its two provider calls back to back, without the MCP server).
  * Added latency = service - provider alone (p50, p99). The service runs in a child process of its
- * own (bench/chat/service.ts); the clients, the scripted provider and the MCP server stay here, so
+ * own (bench/service-child.ts); the clients, the scripted provider and the MCP server stay here, so
  * the CPU per turn (the child's utime + stime from /proc over the service runs, per turn) and the
  * RSS growth while 200 streams are held open at once (the child's VmRSS, after a forced GC before
  * and with the streams open) are the service's own.
@@ -15,8 +15,6 @@
  *   npm run bench:chat                     # BENCH_TURNS (default 200) turns per cell
  *   BENCH_CPU_PROF=1 npm run bench:chat    # also writes a V8 CPU profile of the service to .data-bench/
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -26,6 +24,7 @@ import { accessToken } from '../../test/analytics/support.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { startMcpToolPeer } from '../../test/helpers/mcp-tool-peer.ts';
 import { startOpenAiPeer, type Reply } from '../../test/helpers/openai-peer.ts';
+import { cpuMsOf, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const OPEN_STREAMS = 200;
@@ -70,43 +69,6 @@ async function runConcurrent(turns: number, concurrency: number, one: (i: number
   return samples;
 }
 
-/** The service's CPU time so far (utime + stime from /proc/<pid>/stat), in ms. */
-function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  // After the command name: state is field 3, utime field 14, stime field 15 (clock ticks, 100 per second).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
-/** The service's resident set (VmRSS), in MB. */
-function rssMbOf(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)!;
-  return Number(line[1]) / 1024;
-}
-
-/** Forks bench/chat/service.ts and waits for its port. */
-async function startService(databaseUrl: string, gatewayUrl: string): Promise<{ child: ChildProcess; base: string }> {
-  const execArgv = ['--conditions=source', '--import', 'tsx', '--expose-gc'];
-  if (process.env.BENCH_CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir=.data-bench');
-  const child = fork(new URL('./service.ts', import.meta.url), [], {
-    execArgv,
-    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, BENCH_GATEWAY_URL: gatewayUrl },
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (message) => resolve((message as { port: number }).port));
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}` };
-}
-
-/** Asks the service to collect garbage, then reads its RSS. */
-async function rssAfterGc(child: ChildProcess): Promise<number> {
-  await new Promise<void>((resolve) => {
-    child.once('message', () => resolve());
-    child.send('gc');
-  });
-  return rssMbOf(child.pid!);
-}
-
 async function main() {
   const db = await createTestDatabase();
   await seedDemo(db.pool);
@@ -120,7 +82,7 @@ async function main() {
     return { kind: 'text', text: 'The scripted provider answers with a short paragraph of text.', pieces: 8 };
   });
   const mcp = await startMcpToolPeer();
-  const { child, base } = await startService(db.url, provider.url);
+  const { child, base } = await startService({ databaseUrl: db.url, gatewayUrl: provider.url });
   const pid = child.pid!;
   const agent = AGENTS.support.id;
   const token = accessToken(USERS.owner.id, ORGANIZATIONS.demoAgency.id);
@@ -254,8 +216,7 @@ async function main() {
     `| no error (non-200 answers) | ${errors} | ${verdict(errors === 0)} |`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
-  child.send('stop');
-  await new Promise((resolve) => child.once('exit', resolve));
+  await stopService(child);
   await Promise.all([provider.close(), mcp.close()]);
   await db.drop();
   process.exit(0);

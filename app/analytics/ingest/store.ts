@@ -1,4 +1,4 @@
-import { findStoredIngestKeys, insertIngestedUsageEvents, type IngestedUsageEvent } from '../../../sql/usage-ingest.ts';
+import { findUnstoredIngestKeys, insertIngestedUsageEvents, type IngestedUsageEvent } from '../../../sql/usage-ingest.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { afterUsageWritten } from '../budget/checker.ts';
 
@@ -21,12 +21,8 @@ export async function storeIngestedEvents(
   ingestKeys: readonly string[],
   eventAt: (index: number) => IngestedUsageEvent,
 ): Promise<IngestResult> {
-  const stored = await findStoredIngestKeys(deps.db, organizationId, ingestKeys);
-  const fresh: IngestedUsageEvent[] = [];
-  ingestKeys.forEach((key, index) => {
-    if (!stored.has(key)) fresh.push(eventAt(index));
-  });
-  const accepted = await insertIngestedUsageEvents(deps.db, fresh);
+  const unstored = await findUnstoredIngestKeys(deps.db, organizationId, ingestKeys);
+  const accepted = await insertIngestedUsageEvents(deps.db, unstored.map(eventAt));
   if (accepted > 0) await afterUsageWritten(deps, organizationId);
   return { accepted, duplicates: ingestKeys.length - accepted };
 }

@@ -1,0 +1,39 @@
+/**
+ * The service under test in the chat and ingest benches, in a process of its own so that its CPU
+ * and RSS are read apart from the clients (bench/service-process.ts forks it). Reads
+ * `BENCH_DATABASE_URL`, `BENCH_NODE_ENV` (default development) and, for the chat bench,
+ * `BENCH_GATEWAY_URL`; the route limits are off (the benches measure the paths behind them).
+ * Listens on a loopback port and reports it to the parent over IPC; collects garbage on `gc` and
+ * ends on `stop`.
+ */
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { createApp } from '../app/app.ts';
+import { createDatabasePool } from '../app/db/pool.ts';
+import { testConfig } from '../test/helpers/app.ts';
+
+const pool = await createDatabasePool(process.env.BENCH_DATABASE_URL!, { maximumPoolSize: 20 });
+const nodeEnv = process.env.BENCH_NODE_ENV === 'production' ? 'production' : 'development';
+const config = testConfig({ nodeEnv, logLevel: 'silent' });
+const gatewayUrl = process.env.BENCH_GATEWAY_URL;
+const app = createApp({
+  db: pool,
+  config: gatewayUrl ? { ...config, ai: { ...config.ai, gatewayUrl, gatewayApiKey: 'sk-bench', providerTimeoutMs: 120_000 } } : config,
+  logger: pino({ level: 'silent' }),
+  rateLimits: false,
+});
+const server = app.listen(0, '127.0.0.1');
+await new Promise<void>((resolve) => server.once('listening', resolve));
+process.send!({ port: (server.address() as AddressInfo).port });
+process.on('message', (message) => {
+  if (message === 'gc') {
+    // Run with --expose-gc by the bench: RSS is read after a full collection.
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send!({ gc: true });
+  }
+  if (message !== 'stop') return;
+  server.closeAllConnections();
+  server.close();
+  // A normal exit writes the `--cpu-prof` profile when one was asked for.
+  void pool.end().then(() => process.exit(0));
+});

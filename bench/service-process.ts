@@ -1,0 +1,57 @@
+/**
+ * The service of a bench in a child process (bench/service-child.ts), as it runs deployed: its
+ * clients are elsewhere, so the CPU and memory read here are the service's own.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export type ServiceProcess = { child: ChildProcess; base: string; port: number };
+
+/** Forks the service and waits for its port. `BENCH_CPU_PROF=1` writes a V8 CPU profile into `.data-bench/`. */
+export async function startService(env: { databaseUrl: string; nodeEnv?: 'production'; gatewayUrl?: string }): Promise<ServiceProcess> {
+  const execArgv = ['--conditions=source', '--import', 'tsx', '--expose-gc'];
+  if (process.env.BENCH_CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir=.data-bench');
+  const child = fork(new URL('./service-child.ts', import.meta.url), [], {
+    execArgv,
+    env: {
+      ...process.env,
+      BENCH_DATABASE_URL: env.databaseUrl,
+      ...(env.nodeEnv ? { BENCH_NODE_ENV: env.nodeEnv } : {}),
+      ...(env.gatewayUrl ? { BENCH_GATEWAY_URL: env.gatewayUrl } : {}),
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+  return { child, port, base: `http://127.0.0.1:${port}` };
+}
+
+/** Asks the service to end and waits for its exit (and its CPU profile, if one was asked for). */
+export async function stopService(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.send('stop');
+  await exited;
+}
+
+/** The process's CPU time so far (utime + stime from /proc/<pid>/stat), in ms. */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // After the command name: state is field 3, utime field 14, stime field 15 (clock ticks, 100 per second).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** The process's resident set (VmRSS), in MB. */
+export function rssMbOf(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)!;
+  return Number(line[1]) / 1024;
+}
+
+/** Asks the service to collect garbage, then reads its RSS. */
+export async function rssAfterGc(child: ChildProcess): Promise<number> {
+  await new Promise<void>((resolve) => {
+    child.once('message', () => resolve());
+    child.send('gc');
+  });
+  return rssMbOf(child.pid!);
+}

@@ -13,7 +13,7 @@ import type { AccessClaims } from '../core/route.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationDenied, handoffInvalid, invalidState, issuerMismatch, step, tokenRequestFailed } from './errors.ts';
 import { createState, hashState, stateContext, type PendingSecrets } from './initiate.ts';
-import { FlowProvider, oauthFetch, tokenEndpointState, tokenSetOf, type TokenSet } from './provider.ts';
+import { flowProvider, oauthFetch, tokenEndpointState, tokenSetOf, type TokenSet } from './provider.ts';
 
 export type CallbackQuery = { state: string; code?: string; iss?: string; error?: string; error_description?: string };
 
@@ -114,7 +114,7 @@ async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buf
     });
   };
   const discovery = tokenEndpointState(issuer, pending.tokenEndpoint, pending.resource);
-  const provider = new FlowProvider(deps, discovery, { client, verifier: secrets.codeVerifier, saveTokens });
+  const provider = flowProvider(deps, discovery, { client, verifier: secrets.codeVerifier, saveTokens });
   const exchange = { serverUrl: pending.resource, authorizationCode: response.code, fetchFn: oauthFetch(deps.config) };
   await step('requesting the tokens', () => auth(provider, exchange), tokenRequestFailed);
   if (!tokens) throw tokenRequestFailed('requesting the tokens: no tokens were issued');

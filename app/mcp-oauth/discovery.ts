@@ -3,19 +3,9 @@ import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { OutboundError } from '../net/safe-fetch.ts';
 import { discoveryFailed, invalidMetadata, issuerMismatch, outboundFailed, pkceUnsupported, step } from './errors.ts';
-
-export type Discovered = {
-  resource: string;
-  resourceMetadata: OAuthProtectedResourceMetadata;
-  issuer: string;
-  metadata: AuthorizationServerMetadata;
-  /** The challenge's scope, else every scope the PRM lists, else none (MCP spec, scope selection). */
-  scope: string | undefined;
-};
 
 /**
  * Steps 1-7 of docs/mcp-oauth.md: the SDK fetches and validates the protected resource metadata
@@ -23,7 +13,7 @@ export type Discovered = {
  * what it leaves to the client: the 401 probe, the PRM candidates and their `resource` match, the
  * exact `issuer`, and refusing an AS that does not list S256 (the SDK accepts an absent list).
  */
-export async function discover(serverUrl: string, fetchFn: FetchLike): Promise<Discovered> {
+export async function discover(serverUrl: string, fetchFn: FetchLike) {
   const resource = canonicalResourceUri(serverUrl);
   const challenge = await probeResource(resource, fetchFn);
   const resourceMetadata = await protectedResourceMetadata(resource, challenge.resourceMetadata, fetchFn);

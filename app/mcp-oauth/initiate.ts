@@ -10,7 +10,7 @@ import { sealJson } from '../crypto/credentials.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
 import { discover } from './discovery.ts';
 import { clientRegistrationFailed, invalidMetadata, notAnOAuthServer, step } from './errors.ts';
-import { FlowProvider, oauthFetch, redirectUriOf, RegisteredMeanwhile, type Client } from './provider.ts';
+import { flowProvider, oauthFetch, redirectUriOf, RegisteredMeanwhile, type Client } from './provider.ts';
 
 /**
  * `state`, the browser key and the landing's hand-off: 32 CSPRNG bytes (above the 128 bits the
@@ -29,7 +29,7 @@ export const stateContext = (stateHash: Buffer) => `mcp-oauth-state:${stateHash.
 
 /**
  * Steps 1-8 of docs/mcp-oauth.md: discovery checked by us (discovery.ts), then the SDK's `auth()`
- * obtains the client (FlowProvider) and builds the authorization URL with PKCE S256; the provider
+ * obtains the client (flowProvider) and builds the authorization URL with PKCE S256; the provider
  * persists the single-use pending authorization, bound to the caller, agent and server. The
  * `browserKey` answered is for the calling front-end only; only its hash is stored.
  */
@@ -80,7 +80,7 @@ export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims,
     authorizationServerMetadata: found.metadata,
   };
   const run = async (): Promise<URL | undefined> => {
-    const provider = new FlowProvider(deps, discovery, { state, saveVerifier });
+    const provider = flowProvider(deps, discovery, { state, saveVerifier });
     await auth(provider, { serverUrl: found.resource, scope: found.scope, fetchFn });
     return provider.authorizationUrl;
   };

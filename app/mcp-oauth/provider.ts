@@ -60,6 +60,7 @@ export const clientContext = (issuer: string, redirectUri: string) => `mcp-oauth
 
 /** Another initiate registered with the issuer at the same moment and was stored first: run again with it. */
 export class RegisteredMeanwhile extends Error {}
+
 /**
  * The clients we can present to an issuer, in the order of the MCP spec's "Client Registration
  * Approaches" (the SDK would try a stored client before CIMD): configured in MCP_OAUTH_CLIENTS;
@@ -71,19 +72,16 @@ export async function knownClients(deps: AppDeps, db: CommonQueryMethods, issuer
   const row = await findRegisteredClient(db, issuer, redirectUriOf(config));
   const context = clientContext(issuer, redirectUriOf(config));
   const stored = row && openJson<StoredClient>(config.credentialsKeyring, { keyId: row.keyId, ciphertext: row.sealed }, context);
+  const client = (client_id: string, client_secret?: string, token_endpoint_auth_method?: string) => ({
+    client_id,
+    client_secret,
+    token_endpoint_auth_method,
+    issuer,
+  });
   return [
-    ...(configured ? [{ client_id: configured.clientId, client_secret: configured.clientSecret, issuer }] : []),
-    ...(cimd ? [{ client_id: clientMetadataDocument(config).client_id, token_endpoint_auth_method: 'none', issuer }] : []),
-    ...(stored
-      ? [
-          {
-            client_id: stored.clientId,
-            client_secret: stored.clientSecret,
-            token_endpoint_auth_method: stored.tokenEndpointAuthMethod,
-            issuer,
-          },
-        ]
-      : []),
+    ...(configured ? [client(configured.clientId, configured.clientSecret)] : []),
+    ...(cimd ? [client(clientMetadataDocument(config).client_id, undefined, 'none')] : []),
+    ...(stored ? [client(stored.clientId, stored.clientSecret, stored.tokenEndpointAuthMethod)] : []),
   ];
 }
 
@@ -124,66 +122,50 @@ type FlowHooks = {
  * (the registered client here; through the hooks the pending authorization with the sealed
  * verifier, and the tokens), nothing redirects (the authorization URL is kept for the caller).
  */
-export class FlowProvider implements OAuthClientProvider {
-  authorizationUrl: URL | undefined;
-  #client: Client | undefined;
-
-  constructor(
-    readonly deps: AppDeps,
-    readonly discovery: OAuthDiscoveryState,
-    readonly hooks: FlowHooks,
-  ) {
-    this.#client = hooks.client;
-  }
-
-  get redirectUrl() {
-    return redirectUriOf(this.deps.config);
-  }
-
-  /** Our metadata (as the CIMD document says it), for RFC 7591 registration: a secret where the AS takes one. */
-  get clientMetadata() {
-    const { client_id: _url, ...document } = clientMetadataDocument(this.deps.config);
-    const methods = this.discovery.authorizationServerMetadata?.token_endpoint_auth_methods_supported;
-    const post = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
-    return { ...document, token_endpoint_auth_method: post ? 'client_secret_post' : 'client_secret_basic' };
-  }
-
-  discoveryState = () => this.discovery;
-  state = () => this.hooks.state ?? '';
-  codeVerifier = () => this.hooks.verifier ?? '';
-  /** Tokens are read by the refresh under the row lock (refresh.ts); a new flow always authorizes. */
-  tokens = () => undefined;
-
-  async clientInformation(): Promise<Client | undefined> {
-    const { authorizationServerUrl: issuer, authorizationServerMetadata: metadata } = this.discovery;
-    this.#client ??= (await knownClients(this.deps, this.deps.db, issuer, metadata?.client_id_metadata_document_supported === true))[0];
-    if (!this.#client && !metadata?.registration_endpoint) {
-      throw clientRegistrationUnavailable(
-        'the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
-      );
-    }
-    return this.#client;
-  }
-
-  /** A new registration (RFC 7591): stored sealed under (issuer, redirect URI); the first of two concurrent ones wins. */
-  async saveClientInformation(information: OAuthClientInformationMixed) {
-    const client = { ...information, issuer: this.discovery.authorizationServerUrl } as Client;
-    const { client_id: clientId, client_secret: clientSecret, issuer } = client;
-    const method = client.token_endpoint_auth_method ?? (clientSecret ? 'client_secret_basic' : 'none');
-    if (method !== 'none' && !clientSecret) throw new Error('the registration response has no client_secret for its auth method');
-    const stored: StoredClient = { clientId, tokenEndpointAuthMethod: method, ...(clientSecret ? { clientSecret } : {}) };
-    const sealed = sealJson(this.deps.config.credentialsKeyring, stored, clientContext(issuer, this.redirectUrl));
-    const row = { issuer, redirectUri: this.redirectUrl, keyId: sealed.keyId, sealed: sealed.ciphertext };
-    if (!(await insertRegisteredClient(this.deps.db, row))) throw new RegisteredMeanwhile('another registration was stored first');
-    this.#client = client;
-  }
-
-  saveCodeVerifier = async (verifier: string) => this.hooks.saveVerifier?.(verifier, this.#client!);
-  saveTokens = async (tokens: OAuthTokens) => this.hooks.saveTokens?.(tokens);
-  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
-
-  /** `auth()` would retry after invalid_grant or invalid_client (a second code exchange or registration): `step()` codes this. */
-  invalidateCredentials(scope: string): never {
-    throw new Error(`the authorization server answered ${scope === 'tokens' ? 'invalid_grant' : 'invalid_client'}`);
-  }
+export function flowProvider(deps: AppDeps, discovery: OAuthDiscoveryState, hooks: FlowHooks) {
+  const { authorizationServerUrl: issuer, authorizationServerMetadata: metadata } = discovery;
+  const redirectUrl = redirectUriOf(deps.config);
+  // For RFC 7591 registration: our CIMD document's metadata, with a secret where the AS takes one.
+  const { client_id: _url, ...document } = clientMetadataDocument(deps.config);
+  const methods = metadata?.token_endpoint_auth_methods_supported;
+  const post = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
+  let client = hooks.client;
+  const provider = {
+    authorizationUrl: undefined as URL | undefined,
+    redirectUrl,
+    clientMetadata: { ...document, token_endpoint_auth_method: post ? 'client_secret_post' : 'client_secret_basic' },
+    discoveryState: () => discovery,
+    state: () => hooks.state ?? '',
+    codeVerifier: () => hooks.verifier ?? '',
+    // Tokens are read by the refresh under the row lock (refresh.ts); a new flow always authorizes.
+    tokens: () => undefined,
+    async clientInformation(): Promise<Client | undefined> {
+      client ??= (await knownClients(deps, deps.db, issuer, metadata?.client_id_metadata_document_supported === true))[0];
+      if (!client && !metadata?.registration_endpoint) {
+        throw clientRegistrationUnavailable(
+          'the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
+        );
+      }
+      return client;
+    },
+    /** A new registration (RFC 7591): stored sealed under (issuer, redirect URI); the first of two concurrent ones wins. */
+    async saveClientInformation(information: OAuthClientInformationMixed) {
+      const { client_id: clientId, client_secret: clientSecret } = information;
+      const method = (information as Client).token_endpoint_auth_method ?? (clientSecret ? 'client_secret_basic' : 'none');
+      if (method !== 'none' && !clientSecret) throw new Error('the registration response has no client_secret for its auth method');
+      const stored: StoredClient = { clientId, tokenEndpointAuthMethod: method, ...(clientSecret ? { clientSecret } : {}) };
+      const sealed = sealJson(deps.config.credentialsKeyring, stored, clientContext(issuer, redirectUrl));
+      const row = { issuer, redirectUri: redirectUrl, keyId: sealed.keyId, sealed: sealed.ciphertext };
+      if (!(await insertRegisteredClient(deps.db, row))) throw new RegisteredMeanwhile('another registration was stored first');
+      client = { ...information, issuer };
+    },
+    saveCodeVerifier: async (verifier: string) => hooks.saveVerifier?.(verifier, client!),
+    saveTokens: async (tokens: OAuthTokens) => hooks.saveTokens?.(tokens),
+    redirectToAuthorization: (url: URL) => void (provider.authorizationUrl = url),
+    /** `auth()` would retry after invalid_grant or invalid_client (a second code exchange or registration): `step()` codes this. */
+    invalidateCredentials(scope: string): never {
+      throw new Error(`the authorization server answered ${scope === 'tokens' ? 'invalid_grant' : 'invalid_client'}`);
+    },
+  } satisfies OAuthClientProvider & { authorizationUrl?: URL };
+  return provider;
 }

@@ -10,10 +10,9 @@ import type { AppDeps } from '../core/deps.ts';
 import { forbidden, notFound, unauthorized, ValidationError } from '../core/errors.ts';
 import { landingErrorCode, landingUrl, Redirect } from '../core/redirect.ts';
 import type { AccessClaims } from '../core/route.ts';
-import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationDenied, handoffInvalid, invalidState, issuerMismatch, step, tokenRequestFailed } from './errors.ts';
 import { createState, hashState, stateContext, type PendingSecrets } from './initiate.ts';
-import { flowProvider, oauthFetch, tokenEndpointState, tokenSetOf, type TokenSet } from './provider.ts';
+import { flowProvider, oauthFetch, seal, tokenEndpointState, tokenSetOf, unseal, type TokenSet } from './provider.ts';
 
 export type CallbackQuery = { state: string; code?: string; iss?: string; error?: string; error_description?: string };
 
@@ -53,12 +52,10 @@ async function landInBrowser(deps: AppDeps, state: string, response: Authorizati
   const land = (params: Record<string, string>) => new Redirect(landingUrl(deps.config.frontendUrl, params));
   try {
     const [now, stateHash, handoff] = [deps.clock(), hashState(state), createState()];
-    const sealed = sealJson(deps.config.credentialsKeyring, response, landingContext(stateHash));
     const landed = await recordLanding(deps.db, {
       stateHash,
       handoffHash: hashState(handoff),
-      keyId: sealed.keyId,
-      sealed: sealed.ciphertext,
+      ...seal(deps, response, landingContext(stateHash)),
       handoffExpiresAt: new Date(now.getTime() + HANDOFF_LIFETIME_MS),
       now,
     });
@@ -80,8 +77,8 @@ export async function completeHandoff(deps: AppDeps, caller: AccessClaims, body:
   const handoff = { handoffHash: hashState(body.handoff), userId: caller.sub, browserKeyHash: hashState(body.browserKey), now };
   const taken = await takeLandedAuthorization(deps.db, handoff);
   if (!taken || taken.expired || taken.agencyId !== caller.agencyId) throw handoffInvalid();
-  const { stateHash, landingKeyId: keyId, landingSealed: ciphertext, ...pending } = taken;
-  const response = openJson<AuthorizationResponse>(deps.config.credentialsKeyring, { keyId, ciphertext }, landingContext(stateHash));
+  const { stateHash, landingKeyId: keyId, landingSealed: sealed, ...pending } = taken;
+  const response = unseal<AuthorizationResponse>(deps, { keyId, sealed }, landingContext(stateHash));
   return redeem(deps, pending, stateHash, response, now);
 }
 
@@ -99,19 +96,20 @@ async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buf
   if (response.error !== undefined) throw authorizationDenied(response.error, response.errorDescription);
   if (!response.code) throw new ValidationError([{ path: ['query', 'code'], message: 'Required' }]);
 
-  const { keyId, sealed: ciphertext, issuer, agencyId, serverId } = pending;
-  const secrets = openJson<PendingSecrets>(deps.config.credentialsKeyring, { keyId, ciphertext }, stateContext(stateHash));
+  const { issuer, agencyId, serverId } = pending;
+  const secrets = unseal<PendingSecrets>(deps, pending, stateContext(stateHash));
   const { clientId: client_id, tokenEndpointAuthMethod: token_endpoint_auth_method } = pending;
   const client = { client_id, token_endpoint_auth_method, client_secret: secrets.clientSecret, issuer };
   let tokens: TokenSet | undefined;
   const saveTokens = async (answer: OAuthTokens) => {
     // RFC 6749 §5.1: an omitted scope is the scope requested.
     tokens = tokenSetOf(answer, now, pending.scope ?? undefined);
-    const sealed = sealJson(deps.config.credentialsKeyring, tokens, tokensContext(agencyId, serverId));
     // The server was deleted while the user was at the authorization server.
-    await upsertServerOAuthTokens(deps.db, { ...pending, keyId: sealed.keyId, sealed: sealed.ciphertext, now }).catch((error: unknown) => {
-      throw error instanceof ForeignKeyIntegrityConstraintViolationError ? notFound('MCP server') : error;
-    });
+    await upsertServerOAuthTokens(deps.db, { ...pending, ...seal(deps, tokens, tokensContext(agencyId, serverId)), now }).catch(
+      (error: unknown) => {
+        throw error instanceof ForeignKeyIntegrityConstraintViolationError ? notFound('MCP server') : error;
+      },
+    );
   };
   const discovery = tokenEndpointState(issuer, pending.tokenEndpoint, pending.resource);
   const provider = flowProvider(deps, discovery, { client, verifier: secrets.codeVerifier, saveTokens });

@@ -6,11 +6,10 @@ import { agentNotFound } from '../agents/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound } from '../core/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
-import { sealJson } from '../crypto/credentials.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
 import { discover } from './discovery.ts';
 import { clientRegistrationFailed, invalidMetadata, notAnOAuthServer, step } from './errors.ts';
-import { flowProvider, oauthFetch, redirectUriOf, RegisteredMeanwhile, type Client } from './provider.ts';
+import { flowProvider, oauthFetch, redirectUriOf, RegisteredMeanwhile, seal, type Client } from './provider.ts';
 
 /**
  * `state`, the browser key and the landing's hand-off: 32 CSPRNG bytes (above the 128 bits the
@@ -52,15 +51,13 @@ export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims,
   const expiresAt = new Date(now.getTime() + STATE_LIFETIME_MS);
   const saveVerifier = async (codeVerifier: string, client: Client) => {
     const secrets: PendingSecrets = { codeVerifier, ...(client.client_secret ? { clientSecret: client.client_secret } : {}) };
-    const sealed = sealJson(deps.config.credentialsKeyring, secrets, stateContext(stateHash));
     await deleteExpiredAuthorizations(deps.db, now);
     await insertPendingAuthorization(deps.db, {
       stateHash,
       userId: caller.sub,
       agencyId: caller.agencyId,
       ...ids,
-      keyId: sealed.keyId,
-      sealed: sealed.ciphertext,
+      ...seal(deps, secrets, stateContext(stateHash)),
       issuer: found.issuer,
       issParameterSupported: (found.metadata as Record<string, unknown>).authorization_response_iss_parameter_supported === true,
       clientId: client.client_id,

@@ -56,6 +56,14 @@ export function oauthFetch(config: Config): FetchLike {
   };
 }
 
+/** A secret as its table keeps it: sealed with the keyring's current key, bound to its row by `context`. */
+export function seal(deps: AppDeps, value: unknown, context: string) {
+  const { keyId, ciphertext } = sealJson(deps.config.credentialsKeyring, value, context);
+  return { keyId, sealed: ciphertext };
+}
+export const unseal = <T>(deps: AppDeps, { keyId, sealed }: { keyId: string; sealed: Buffer }, context: string) =>
+  openJson<T>(deps.config.credentialsKeyring, { keyId, ciphertext: sealed }, context);
+
 export const clientContext = (issuer: string, redirectUri: string) => `mcp-oauth-client:${issuer} ${redirectUri}`;
 
 /** Another initiate registered with the issuer at the same moment and was stored first: run again with it. */
@@ -71,7 +79,7 @@ export async function knownClients(deps: AppDeps, db: CommonQueryMethods, issuer
   const configured = config.mcpOAuth.clients[issuer];
   const row = await findRegisteredClient(db, issuer, redirectUriOf(config));
   const context = clientContext(issuer, redirectUriOf(config));
-  const stored = row && openJson<StoredClient>(config.credentialsKeyring, { keyId: row.keyId, ciphertext: row.sealed }, context);
+  const stored = row && unseal<StoredClient>(deps, row, context);
   const client = (client_id: string, client_secret?: string, token_endpoint_auth_method?: string) => ({
     client_id,
     client_secret,
@@ -154,8 +162,7 @@ export function flowProvider(deps: AppDeps, discovery: OAuthDiscoveryState, hook
       const method = (information as Client).token_endpoint_auth_method ?? (clientSecret ? 'client_secret_basic' : 'none');
       if (method !== 'none' && !clientSecret) throw new Error('the registration response has no client_secret for its auth method');
       const stored: StoredClient = { clientId, tokenEndpointAuthMethod: method, ...(clientSecret ? { clientSecret } : {}) };
-      const sealed = sealJson(deps.config.credentialsKeyring, stored, clientContext(issuer, redirectUrl));
-      const row = { issuer, redirectUri: redirectUrl, keyId: sealed.keyId, sealed: sealed.ciphertext };
+      const row = { issuer, redirectUri: redirectUrl, ...seal(deps, stored, clientContext(issuer, redirectUrl)) };
       if (!(await insertRegisteredClient(deps.db, row))) throw new RegisteredMeanwhile('another registration was stored first');
       client = { ...information, issuer };
     },

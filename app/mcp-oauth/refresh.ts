@@ -3,11 +3,10 @@ import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { setAgentMcpServerStatus } from '../../sql/agent-mcp-servers.ts';
 import { findServerOAuthTokens, lockServerOAuthTokens, updateServerOAuthTokens, type StoredTokensRow } from '../../sql/mcp-oauth-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { openJson, sealJson } from '../crypto/credentials.ts';
 import { authorizationRequired, serverUnauthorized } from '../mcp-client/errors.ts';
 import { tokensContext } from './callback.ts';
 import { step, tokenRequestFailed, upstreamTimeout } from './errors.ts';
-import { knownClients, oauthFetch, tokenEndpointState, tokenSetOf, type TokenSet } from './provider.ts';
+import { knownClients, oauthFetch, seal, tokenEndpointState, tokenSetOf, unseal, type TokenSet } from './provider.ts';
 
 /** A token expiring within this many milliseconds is refreshed before use. */
 const REFRESH_SKEW_MS = 60_000;
@@ -26,12 +25,8 @@ type OAuthServerRef = { agencyId: string; serverId: string };
  * released. `invalid_grant` (or no refresh token) marks the server `reauthorization_required`.
  */
 export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejected?: string): Promise<string> {
-  const open = (row: StoredTokensRow) =>
-    openJson<TokenSet>(
-      deps.config.credentialsKeyring,
-      { keyId: row.keyId, ciphertext: row.sealed },
-      tokensContext(ref.agencyId, ref.serverId),
-    );
+  const context = tokensContext(ref.agencyId, ref.serverId);
+  const open = (row: StoredTokensRow) => unseal<TokenSet>(deps, row, context);
   const usable = ({ accessToken, expiresAt }: TokenSet) =>
     accessToken !== rejected && (expiresAt === undefined || Date.parse(expiresAt) - REFRESH_SKEW_MS > deps.clock().getTime());
   const row = await findServerOAuthTokens(deps.db, ref.agencyId, ref.serverId);
@@ -65,8 +60,7 @@ export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejec
       const answer = await step('refreshing the tokens', refreshed, tokenRequestFailed);
       if (!answer) return 'invalid_grant';
       const fresh = tokenSetOf(answer, deps.clock(), current.scope);
-      const sealed = sealJson(deps.config.credentialsKeyring, fresh, tokensContext(ref.agencyId, ref.serverId));
-      await updateServerOAuthTokens(tx, { ...ref, keyId: sealed.keyId, sealed: sealed.ciphertext, now: deps.clock() });
+      await updateServerOAuthTokens(tx, { ...ref, ...seal(deps, fresh, context), now: deps.clock() });
       await setAgentMcpServerStatus(tx, { ...ref, status: 'connected', checkedAt: deps.clock() });
       return { accessToken: fresh.accessToken, refreshed: true };
     })

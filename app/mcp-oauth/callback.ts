@@ -66,12 +66,7 @@ async function landInBrowser(deps: AppDeps, state: string, response: Authorizati
   }
 }
 
-/**
- * The front-end that started a flow completes its landing with its own access token, the
- * `handoff` and the `browserKey` initiate answered. Anything but the initiating user's flow with
- * that key (unknown, used, expired, another user's) is HANDOFF_INVALID and consumes nothing but
- * an expired hand-off.
- */
+/** The front-end that started the flow completes its landing: the initiating user's flow with that browser key, or HANDOFF_INVALID. */
 export async function completeHandoff(deps: AppDeps, caller: AccessClaims, body: { handoff: string; browserKey: string }) {
   const now = deps.clock();
   const handoff = { handoffHash: hashState(body.handoff), userId: caller.sub, browserKeyHash: hashState(body.browserKey), now };
@@ -82,11 +77,7 @@ export async function completeHandoff(deps: AppDeps, caller: AccessClaims, body:
   return redeem(deps, pending, stateHash, response, now);
 }
 
-/**
- * Steps 2-5 of the callback in docs/mcp-oauth.md for a pending authorization already taken
- * (single use): `iss` first (RFC 9207 §2.4), then the SDK's code exchange with what initiate
- * recorded, and the tokens stored sealed, bound to the agency and the agent's MCP server.
- */
+/** Steps 2-5 of the callback (docs/mcp-oauth.md) for a pending authorization already taken: `iss` first (RFC 9207 §2.4). */
 async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buffer, response: AuthorizationResponse, now: Date) {
   if (response.iss !== undefined && response.iss !== pending.issuer)
     throw issuerMismatch('callback', 'the iss parameter names another issuer');

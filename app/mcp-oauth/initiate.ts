@@ -27,10 +27,8 @@ export type PendingSecrets = { codeVerifier: string; clientSecret?: string };
 export const stateContext = (stateHash: Buffer) => `mcp-oauth-state:${stateHash.toString('hex')}`;
 
 /**
- * Steps 1-8 of docs/mcp-oauth.md: discovery checked by us (discovery.ts), then the SDK's `auth()`
- * obtains the client (flowProvider) and builds the authorization URL with PKCE S256; the provider
- * persists the single-use pending authorization, bound to the caller, agent and server. The
- * `browserKey` answered is for the calling front-end only; only its hash is stored.
+ * Steps 1-8 of docs/mcp-oauth.md: our checked discovery, then the SDK's `auth()` with our provider
+ * (client, PKCE S256, authorization URL), which records the pending authorization bound to the caller.
  */
 export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims, ids: { agentId: string; serverId: string }) {
   const target = await findAgentMcpServerInAgency(deps.db, { agencyId: caller.agencyId, ...ids });

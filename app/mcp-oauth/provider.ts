@@ -15,7 +15,6 @@ export type Client = OAuthClientInformationMixed & { token_endpoint_auth_method?
 /** Tokens as stored, sealed (ISO `expiresAt`, absent when the AS did not say: RFC 6749 §5.1). */
 export type TokenSet = { accessToken: string; tokenType: string; refreshToken?: string; expiresAt?: string; scope?: string };
 
-/** A registered client as stored, sealed. */
 type StoredClient = { clientId: string; clientSecret?: string; tokenEndpointAuthMethod: string };
 
 export const CLIENT_METADATA_PATH = '/ai/mcp-oauth/client-metadata.json';
@@ -100,18 +99,17 @@ export const tokenEndpointState = (issuer: string, tokenEndpoint: string, resour
   authorizationServerMetadata: { issuer, token_endpoint: tokenEndpoint } as AuthorizationServerMetadata,
 });
 
-/** A token response as stored; `scope` is the scope to assume when the response omits it (RFC 6749 §5.1). */
+/** A token response as stored (undefined fields are not sealed); `scope` is assumed when the response omits it (RFC 6749 §5.1). */
 export function tokenSetOf(tokens: OAuthTokens, now: Date, scope: string | undefined): TokenSet {
   if (!tokens.access_token || tokens.token_type.toLowerCase() !== 'bearer')
     throw tokenRequestFailed('the token response has no Bearer access_token');
   const expiresIn = Math.floor(tokens.expires_in ?? 0);
-  const kept = tokens.scope ?? scope;
   return {
     accessToken: tokens.access_token,
     tokenType: 'Bearer',
-    ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
-    ...(expiresIn > 0 ? { expiresAt: new Date(now.getTime() + expiresIn * 1000).toJSON() } : {}),
-    ...(kept === undefined ? {} : { scope: kept }),
+    refreshToken: tokens.refresh_token || undefined,
+    expiresAt: expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000).toJSON() : undefined,
+    scope: tokens.scope ?? scope,
   };
 }
 

@@ -17,12 +17,10 @@ const LOCK_MARGIN_MS = 2_000;
 type OAuthServerRef = { agencyId: string; serverId: string };
 
 /**
- * A usable access token for an OAuth agent MCP server (docs/mcp-oauth.md, "Token refresh"): the
- * stored one while valid for more than REFRESH_SKEW_MS (no expiry: valid) and not `rejected` (the
- * token the MCP server just answered 401 to); else, under the row lock of the server's tokens
- * (single flight across processes), the stored one again if another caller refreshed meanwhile,
- * or a refresh_token grant whose answer (a rotated refresh token) is stored before the lock is
- * released. `invalid_grant` (or no refresh token) marks the server `reauthorization_required`.
+ * A usable access token for an OAuth agent MCP server (docs/mcp-oauth.md, "Token refresh"). The
+ * refresh is single flight across processes under the token row's lock: a caller that waited
+ * re-reads the row, and a rotated refresh token is stored before the lock is released. `rejected`:
+ * the access token the MCP server just answered 401 to.
  */
 export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejected?: string): Promise<string> {
   const context = tokensContext(ref.agencyId, ref.serverId);

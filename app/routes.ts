@@ -11,7 +11,6 @@ import { otlpRoutes } from './otlp/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { logoRoutes } from './mcp-catalog/logo-routes.ts';
 import { availableMcpRoutes } from './mcp-catalog/routes.ts';
-import { clientMetadataRoutes } from './mcp-oauth/client-metadata.ts';
 import { mcpOAuthRoutes } from './mcp-oauth/routes.ts';
 import { agentMcpServerRoutes } from './mcp-servers/routes.ts';
 import { googleRoutes } from './identity/google-routes.ts';
@@ -41,7 +40,6 @@ export const areaRoutes: Route[] = [
   ...logoRoutes,
   ...agentMcpServerRoutes,
   ...mcpOAuthRoutes,
-  ...clientMetadataRoutes,
   ...analyticsRoutes,
   ...chatRoutes,
   ...providerKeyRoutes,

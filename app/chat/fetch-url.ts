@@ -1,5 +1,4 @@
-import { OutboundError, safeFetch } from '../net/safe-fetch.ts';
-import { urlPolicyFor } from '../net/url-policy.ts';
+import { outboundOptions, OutboundError, safeFetch } from '../net/safe-fetch.ts';
 import type { BuiltinCall } from './builtin-executor.ts';
 
 /** Most characters of page text handed to the model. */
@@ -11,18 +10,9 @@ export const MAX_FETCHED_TEXT_CHARS = 20_000;
  */
 export async function fetchUrl({ deps, input }: BuiltinCall): Promise<{ url: string; status: number; text: string; truncated: boolean }> {
   const url = String(input.url ?? '');
-  const { outboundTimeoutMs, outboundMaxResponseBytes, outboundMaxRedirects } = deps.config.mcpOAuth;
   try {
-    const response = await safeFetch(
-      url,
-      { method: 'GET', headers: { accept: 'text/html, text/plain;q=0.9, */*;q=0.1' } },
-      {
-        policy: urlPolicyFor(deps.config),
-        timeoutMs: outboundTimeoutMs,
-        maxResponseBytes: outboundMaxResponseBytes,
-        maxRedirects: outboundMaxRedirects,
-      },
-    );
+    const headers = { accept: 'text/html, text/plain;q=0.9, */*;q=0.1' };
+    const response = await safeFetch(url, { method: 'GET', headers }, outboundOptions(deps.config));
     const body = response.body.toString('utf8');
     const html = /html/i.test(response.headers.get('content-type') ?? '');
     const readable = html ? readableText(body) : body.replace(/\s+/g, ' ').trim();

@@ -3,52 +3,42 @@ import {
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { AuthorizationServerMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { OutboundError } from '../net/safe-fetch.ts';
 import { discoveryFailed, invalidMetadata, issuerMismatch, outboundFailed, pkceUnsupported, step } from './errors.ts';
 
 /**
- * Steps 1-7 of docs/mcp-oauth.md: the MCP SDK's client auth fetches and validates the protected
- * resource metadata (RFC 9728) and the authorization server metadata (RFC 8414 / OpenID
- * Connect Discovery); we add what it leaves to the client: the 401 probe, the order of the PRM
- * candidates, the `resource` match, the exact `issuer`, and refusing an AS without S256.
+ * Steps 1-7 of docs/mcp-oauth.md: the SDK fetches and validates the protected resource metadata
+ * (RFC 9728) and the authorization server metadata (RFC 8414 / OpenID Connect Discovery); we add
+ * what it leaves to the client: the 401 probe, the PRM candidates and their `resource` match, the
+ * exact `issuer`, and refusing an AS that does not list S256 (the SDK accepts an absent list).
  */
-export type Discovered = {
-  resource: string;
-  resourceMetadata: OAuthProtectedResourceMetadata;
-  issuer: string;
-  metadata: AuthorizationServerMetadata;
-  /** Scope selection (MCP spec): the challenge's, else every scope the PRM lists, else none. */
-  scope: string | undefined;
-};
-
-export async function discover(serverUrl: string, fetchFn: FetchLike): Promise<Discovered> {
+export async function discover(serverUrl: string, fetchFn: FetchLike) {
   const resource = canonicalResourceUri(serverUrl);
   const challenge = await probeResource(resource, fetchFn);
   const resourceMetadata = await protectedResourceMetadata(resource, challenge.resourceMetadata, fetchFn);
   // Several authorization servers: the client chooses (RFC 9728 §7.6); we take the first.
   const issuer = resourceMetadata.authorization_servers?.[0];
   if (issuer === undefined) throw invalidMetadata('the protected resource metadata names no authorization server');
-  if (!/^https?:$/.test(new URL(issuer).protocol) || issuer.includes('?') || issuer.includes('#')) {
-    throw invalidMetadata('the authorization server issuer is not a valid https URL');
-  }
+  // RFC 8414 §2; the scheme is the URL policy's to refuse when the metadata is fetched.
+  if (/[?#]/.test(issuer)) throw invalidMetadata('the authorization server issuer has a query or fragment');
   const metadata = await step('fetching the authorization server metadata', () => discoverAuthorizationServerMetadata(issuer, { fetchFn }));
   if (!metadata) throw discoveryFailed('no authorization server metadata for the issuer');
-  // RFC 8414 §3.3 (the SDK does not compare it): a document naming another issuer is rejected.
+  // RFC 8414 §3.3 (the SDK does not compare it).
   if (metadata.issuer !== issuer) throw issuerMismatch('discovery', 'the authorization server metadata names another issuer');
   if (!metadata.code_challenge_methods_supported?.includes('S256')) {
     throw pkceUnsupported('the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)');
   }
-  const scope = challenge.scope ?? (resourceMetadata.scopes_supported?.join(' ') || undefined);
-  return { resource, resourceMetadata, issuer, metadata, scope };
+  return {
+    resource,
+    resourceMetadata,
+    issuer,
+    metadata,
+    scope: challenge.scope ?? (resourceMetadata.scopes_supported?.join(' ') || undefined),
+  };
 }
 
-/**
- * The canonical URI of the MCP server (MCP spec "Canonical Server URI"; RFC 8707 §2):
- * lowercase scheme and host (WHATWG URL parsing does both), no fragment, and no trailing slash
- * on an empty path.
- */
+/** MCP spec "Canonical Server URI" (RFC 8707 §2): lowercase scheme and host, no fragment, no bare trailing slash. */
 export function canonicalResourceUri(raw: string): string {
   const url = new URL(raw);
   url.hash = '';
@@ -79,13 +69,8 @@ export function parseBearerChallenge(header: string): BearerChallenge {
 
 /** Step 2: an unauthenticated MCP `initialize`; a 401 Bearer challenge gives the PRM URL and a scope hint. */
 async function probeResource(resource: string, fetchFn: FetchLike): Promise<BearerChallenge> {
-  const clientInfo = { name: 'agents-backend', version: '0.1.0' };
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo },
-  });
+  const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'agents-backend', version: '0.1.0' } };
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params });
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   const response = await step('probing the MCP server', () => fetchFn(resource, { method: 'POST', headers, body }));
   const header = response.headers.get('www-authenticate');
@@ -107,15 +92,16 @@ export const authorizationServerMetadataUrls = (issuer: string) => buildDiscover
 
 /**
  * Step 3: the first PRM document, from the challenge's URL then the well-known URIs, whose
- * `resource` is our resource (RFC 9728 §3.3: otherwise it MUST NOT be used).
+ * `resource` is ours (RFC 9728 §3.3: otherwise it MUST NOT be used). A refused or failed request
+ * ends discovery; a missing or invalid document moves on to the next candidate.
  */
 async function protectedResourceMetadata(resource: string, hint: string | undefined, fetchFn: FetchLike) {
   const problems: string[] = [];
-  for (const candidate of new Set([...(hint ? [hint] : []), ...protectedResourceMetadataUrls(resource)])) {
-    const where = URL.canParse(candidate) ? new URL(candidate).pathname : 'the challenge URL';
+  for (const candidate of new Set([...(hint && URL.canParse(hint) ? [hint] : []), ...protectedResourceMetadataUrls(resource)])) {
+    const where = new URL(candidate).pathname;
     try {
       const document = await discoverOAuthProtectedResourceMetadata(resource, { resourceMetadataUrl: candidate }, fetchFn);
-      if (URL.canParse(document.resource) && canonicalResourceUri(document.resource) === resource) return document;
+      if (canonicalResourceUri(document.resource) === resource) return document;
       problems.push(`${where} describes another resource`);
     } catch (error) {
       if (error instanceof OutboundError) throw outboundFailed(error, 'fetching the protected resource metadata');

@@ -1,5 +1,5 @@
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { CodedError, errorCode, type Localized } from '../core/errors.ts';
+import { CodedError, errorCode, type ErrorCode } from '../core/errors.ts';
 import { OutboundError } from '../net/safe-fetch.ts';
 
 /** This area's codes, as its routes declare them (`errors: [...]`, app/core/route.ts). */
@@ -21,19 +21,15 @@ export const MCP_OAUTH_UPSTREAM_RESPONSE_TOO_LARGE = errorCode(502, 'MCP_OAUTH.U
 export const MCP_OAUTH_UPSTREAM_UNREACHABLE = errorCode(502, 'MCP_OAUTH.UPSTREAM_UNREACHABLE');
 export const MCP_OAUTH_UPSTREAM_TIMEOUT = errorCode(504, 'MCP_OAUTH.UPSTREAM_TIMEOUT');
 
-/** What an outbound step can fail with (`outboundFailed`): refused URL, size, invalid JSON, network, timeout. */
-export const OUTBOUND_ERRORS = [
+/** What any step with an outbound request can fail with (`step`, `outboundFailed`). */
+const OUTBOUND_ERRORS = [
   MCP_OAUTH_URL_REFUSED,
   MCP_OAUTH_UPSTREAM_RESPONSE_TOO_LARGE,
   MCP_OAUTH_INVALID_METADATA,
   MCP_OAUTH_UPSTREAM_UNREACHABLE,
   MCP_OAUTH_UPSTREAM_TIMEOUT,
 ];
-
-/** What exchanging or refreshing a token at the authorization server can fail with. */
 export const TOKEN_REQUEST_ERRORS = [MCP_OAUTH_TOKEN_REQUEST_FAILED, ...OUTBOUND_ERRORS];
-
-/** What discovery, the PKCE check and client registration (initiate) can fail with. */
 export const DISCOVERY_ERRORS = [
   MCP_OAUTH_DISCOVERY_FAILED,
   MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY,
@@ -43,25 +39,35 @@ export const DISCOVERY_ERRORS = [
   ...OUTBOUND_ERRORS,
 ];
 
-/**
- * The coded errors of the MCP OAuth flow (docs/mcp-oauth.md). A failure of the remote MCP or
- * authorization server is a 502 (504 for a timeout) whose metadata says what went wrong;
- * metadata never carries a token, code, state, verifier or client secret.
- */
+/** A 502: the remote MCP or authorization server failed a requirement. `detail` never carries a token, code, state or secret. */
+const remote = (code: ErrorCode) => (detail: string) =>
+  new CodedError(
+    code,
+    {
+      en: `The MCP server's authorization could not be set up: ${detail}`,
+      es: `No se pudo configurar la autorización del servidor MCP: ${detail}`,
+    },
+    { detail },
+  );
+export const pkceUnsupported = remote(MCP_OAUTH_PKCE_UNSUPPORTED);
+export const discoveryFailed = remote(MCP_OAUTH_DISCOVERY_FAILED);
+export const invalidMetadata = remote(MCP_OAUTH_INVALID_METADATA);
+export const clientRegistrationUnavailable = remote(MCP_OAUTH_CLIENT_REGISTRATION_UNAVAILABLE);
+export const clientRegistrationFailed = remote(MCP_OAUTH_CLIENT_REGISTRATION_FAILED);
+export const tokenRequestFailed = remote(MCP_OAUTH_TOKEN_REQUEST_FAILED);
 
-/** The message of a 502: the remote side did not behave as the MCP authorization specification requires. */
-const remoteMessages = (detail: string) => ({
-  en: `The MCP server's authorization could not be set up: ${detail}`,
-  es: `No se pudo configurar la autorización del servidor MCP: ${detail}`,
-});
+/** 504: a remote server (or the token refresh holding the lock) did not answer in time. */
+export const upstreamTimeout = (detail: string) =>
+  new CodedError(
+    MCP_OAUTH_UPSTREAM_TIMEOUT,
+    { en: 'A remote server did not answer in time', es: 'Un servidor remoto no respondió a tiempo' },
+    { detail },
+  );
 
 export const notAnOAuthServer = (authType: string) =>
   new CodedError(
     MCP_OAUTH_NOT_OAUTH_SERVER,
-    {
-      en: 'This MCP server does not use OAuth',
-      es: 'Este servidor MCP no usa OAuth',
-    },
+    { en: 'This MCP server does not use OAuth', es: 'Este servidor MCP no usa OAuth' },
     { authType },
   );
 
@@ -77,86 +83,44 @@ export const handoffInvalid = () =>
     es: 'Esta conexión no se inició en este navegador por ti, o el enlace ya se usó o expiró; no se conectó nada. Vuelve a empezar desde la página donde comenzaste',
   });
 
-/**
- * `MCP_OAUTH.ISSUER_MISMATCH`: 400 when an authorization response names another issuer than the
- * one the flow started with (RFC 9207, the callback); 502 when the authorization server's own
- * metadata names another issuer (discovery). docs/mcp-oauth.md lists both.
- */
+/** 400 when an authorization response names another issuer (RFC 9207); 502 when the AS metadata does (discovery). */
 export const issuerMismatch = (where: 'callback' | 'discovery', detail: string) =>
-  new CodedError(
-    where === 'callback' ? MCP_OAUTH_ISSUER_MISMATCH : MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY,
-    where === 'callback'
-      ? {
+  where === 'discovery'
+    ? remote(MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY)(detail)
+    : new CodedError(
+        MCP_OAUTH_ISSUER_MISMATCH,
+        {
           en: 'The authorization response did not come from the expected authorization server',
           es: 'La respuesta de autorización no provino del servidor de autorización esperado',
-        }
-      : remoteMessages(detail),
-    { detail },
-  );
+        },
+        { detail },
+      );
 
 export const authorizationDenied = (error: string, description: string | undefined) =>
   new CodedError(
     MCP_OAUTH_AUTHORIZATION_DENIED,
-    {
-      en: 'The authorization server did not grant access',
-      es: 'El servidor de autorización no concedió el acceso',
-    },
+    { en: 'The authorization server did not grant access', es: 'El servidor de autorización no concedió el acceso' },
     description === undefined ? { error } : { error, errorDescription: description.slice(0, 500) },
-  );
-
-// The 502s, one factory per code (docs/mcp-oauth.md, "Errors"); `detail` says what went wrong.
-export const pkceUnsupported = (detail: string) => new CodedError(MCP_OAUTH_PKCE_UNSUPPORTED, remoteMessages(detail), { detail });
-export const discoveryFailed = (detail: string) => new CodedError(MCP_OAUTH_DISCOVERY_FAILED, remoteMessages(detail), { detail });
-export const invalidMetadata = (detail: string) => new CodedError(MCP_OAUTH_INVALID_METADATA, remoteMessages(detail), { detail });
-export const clientRegistrationUnavailable = (detail: string) =>
-  new CodedError(MCP_OAUTH_CLIENT_REGISTRATION_UNAVAILABLE, remoteMessages(detail), { detail });
-export const clientRegistrationFailed = (detail: string) =>
-  new CodedError(MCP_OAUTH_CLIENT_REGISTRATION_FAILED, remoteMessages(detail), { detail });
-export const tokenRequestFailed = (detail: string) => new CodedError(MCP_OAUTH_TOKEN_REQUEST_FAILED, remoteMessages(detail), { detail });
-export const urlRefused = (detail: string) => new CodedError(MCP_OAUTH_URL_REFUSED, remoteMessages(detail), { detail });
-export const upstreamResponseTooLarge = (detail: string) =>
-  new CodedError(MCP_OAUTH_UPSTREAM_RESPONSE_TOO_LARGE, remoteMessages(detail), { detail });
-export const upstreamUnreachable = (detail: string) => new CodedError(MCP_OAUTH_UPSTREAM_UNREACHABLE, remoteMessages(detail), { detail });
-
-/** 504: a remote server (or a concurrent token refresh) did not answer in time. */
-export const upstreamTimeout = (messages: Localized, detail: string) => new CodedError(MCP_OAUTH_UPSTREAM_TIMEOUT, messages, { detail });
-
-/** The token refresh lock was not granted in time: the concurrent refresh holding it hangs. */
-export const refreshLockTimeout = () =>
-  upstreamTimeout(
-    { en: 'The token refresh did not finish in time', es: 'La renovación del token no terminó a tiempo' },
-    'waiting for a concurrent token refresh',
   );
 
 /** The coded error for an outbound request that failed (refused URL, timeout, size, network). */
 export function outboundFailed(error: OutboundError, step: string): CodedError {
   const detail = `${step}: ${error.message}`;
-  switch (error.kind) {
-    case 'timeout':
-      return upstreamTimeout(
-        { en: `The remote server did not answer in time (${step})`, es: `El servidor remoto no respondió a tiempo (${step})` },
-        detail,
-      );
-    case 'refused':
-      return urlRefused(detail);
-    case 'too_large':
-      return upstreamResponseTooLarge(detail);
-    default:
-      return upstreamUnreachable(detail);
-  }
+  if (error.kind === 'timeout') return upstreamTimeout(detail);
+  const codes: Partial<Record<OutboundError['kind'], ErrorCode>> = {
+    refused: MCP_OAUTH_URL_REFUSED,
+    too_large: MCP_OAUTH_UPSTREAM_RESPONSE_TOO_LARGE,
+  };
+  return remote(codes[error.kind] ?? MCP_OAUTH_UPSTREAM_UNREACHABLE)(detail);
 }
 
 /**
- * Runs one step of the flow (ours or the MCP SDK's) and codes what it threw: a coded error
- * passes; an OutboundError says what the request met; an OAuth error response is named by its
- * `error` code only (its description and body may echo secrets); a document that is not JSON or
- * not valid metadata is INVALID_METADATA; the SDK's other refusals are `otherwise` (the step's code).
+ * Runs one step of the flow (ours or the MCP SDK's) and codes what it threw: an OAuth error
+ * response by its `error` code only (its description and body may echo secrets), a document
+ * that is not JSON or not valid metadata as INVALID_METADATA, the SDK's other refusals as
+ * `otherwise` (the step's code).
  */
-export async function step<T>(
-  name: string,
-  run: () => Promise<T>,
-  otherwise: (detail: string) => CodedError = discoveryFailed,
-): Promise<T> {
+export async function step<T>(name: string, run: () => Promise<T>, otherwise = discoveryFailed): Promise<T> {
   try {
     return await run();
   } catch (error) {

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { auth, selectClientAuthMethod } from '@modelcontextprotocol/sdk/client/auth.js';
 import { findAgentMcpServerInAgency } from '../../sql/mcp-oauth-targets.ts';
 import { deleteExpiredAuthorizations, insertPendingAuthorization } from '../../sql/mcp-oauth-states.ts';
@@ -5,20 +6,20 @@ import { agentNotFound } from '../agents/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound } from '../core/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
-import { sealJson } from '../crypto/credentials.ts';
-import { urlPolicyFor, type UrlPolicy } from '../net/url-policy.ts';
+import { urlPolicyFor } from '../net/url-policy.ts';
 import { discover } from './discovery.ts';
 import { clientRegistrationFailed, invalidMetadata, notAnOAuthServer, step } from './errors.ts';
-import { oauthFetch, redirectUriOf } from './outbound.ts';
-import { FlowProvider, RegisteredMeanwhile, type Client } from './provider.ts';
-import { createState, hashState, STATE_LIFETIME_MS } from './state-token.ts';
+import { flowProvider, oauthFetch, redirectUriOf, RegisteredMeanwhile, seal, type Client } from './provider.ts';
 
 /**
- * `browserKey` is for the front-end that called initiate, to keep (e.g. in sessionStorage) and
- * present with the hand-off of the browser landing; it never travels through the authorization
- * server. Only its hash is stored, with the flow and the user.
+ * `state`, the browser key and the landing's hand-off: 32 CSPRNG bytes (above the 128 bits the
+ * MCP spec asks for) in base64url. Only their SHA-256 is stored, so a database reader cannot
+ * complete a flow.
  */
-export type InitiatedAuthorization = { authorizationUrl: string; state: string; browserKey: string; expiresAt: string };
+export const createState = () => randomBytes(32).toString('base64url');
+export const hashState = (state: string) => createHash('sha256').update(state, 'utf8').digest();
+
+const STATE_LIFETIME_MS = 10 * 60 * 1000;
 
 /** What the pending record keeps sealed (never in a response or a log). */
 export type PendingSecrets = { codeVerifier: string; clientSecret?: string };
@@ -26,16 +27,10 @@ export type PendingSecrets = { codeVerifier: string; clientSecret?: string };
 export const stateContext = (stateHash: Buffer) => `mcp-oauth-state:${stateHash.toString('hex')}`;
 
 /**
- * Steps 1-8 of docs/mcp-oauth.md: discovery checked by us (discovery.ts), then the SDK's `auth()`
- * obtains the client (FlowProvider: configured, CIMD, stored, else RFC 7591 registration) and
- * builds the authorization URL with PKCE S256; the provider persists the single-use pending
- * authorization, bound to the caller, agent and server, with the verifier sealed.
+ * Steps 1-8 of docs/mcp-oauth.md: our checked discovery, then the SDK's `auth()` with our provider
+ * (client, PKCE S256, authorization URL), which records the pending authorization bound to the caller.
  */
-export async function initiateAuthorization(
-  deps: AppDeps,
-  caller: AccessClaims,
-  ids: { agentId: string; serverId: string },
-): Promise<InitiatedAuthorization> {
+export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims, ids: { agentId: string; serverId: string }) {
   const target = await findAgentMcpServerInAgency(deps.db, { agencyId: caller.agencyId, ...ids });
   if (!target) throw agentNotFound();
   if (!target.server) throw notFound('MCP server');
@@ -43,7 +38,10 @@ export async function initiateAuthorization(
 
   const fetchFn = oauthFetch(deps.config);
   const found = await discover(target.server.url, fetchFn);
-  if (!isBrowserSafeEndpoint(found.metadata.authorization_endpoint, urlPolicyFor(deps.config))) {
+  // The browser is sent there: https, or http to loopback in development.
+  const endpoint = new URL(found.metadata.authorization_endpoint);
+  const loopback = /^(localhost|127\.[\d.]+|\[::1\])$/.test(endpoint.hostname);
+  if (endpoint.protocol !== 'https:' && !(loopback && urlPolicyFor(deps.config).allowLoopbackHttp)) {
     throw invalidMetadata('the authorization endpoint must use https');
   }
   const [state, browserKey, now] = [createState(), createState(), deps.clock()];
@@ -51,20 +49,15 @@ export async function initiateAuthorization(
   const expiresAt = new Date(now.getTime() + STATE_LIFETIME_MS);
   const saveVerifier = async (codeVerifier: string, client: Client) => {
     const secrets: PendingSecrets = { codeVerifier, ...(client.client_secret ? { clientSecret: client.client_secret } : {}) };
-    const sealed = sealJson(deps.config.credentialsKeyring, secrets, stateContext(stateHash));
     await deleteExpiredAuthorizations(deps.db, now);
     await insertPendingAuthorization(deps.db, {
       stateHash,
       userId: caller.sub,
       agencyId: caller.agencyId,
-      agentId: ids.agentId,
-      serverId: ids.serverId,
-      keyId: sealed.keyId,
-      sealed: sealed.ciphertext,
+      ...ids,
+      ...seal(deps, secrets, stateContext(stateHash)),
       issuer: found.issuer,
-      issParameterSupported:
-        (found.metadata as { authorization_response_iss_parameter_supported?: unknown }).authorization_response_iss_parameter_supported ===
-        true,
+      issParameterSupported: (found.metadata as Record<string, unknown>).authorization_response_iss_parameter_supported === true,
       clientId: client.client_id,
       tokenEndpointAuthMethod: selectClientAuthMethod(client, found.metadata.token_endpoint_auth_methods_supported ?? []),
       redirectUri: redirectUriOf(deps.config),
@@ -82,26 +75,14 @@ export async function initiateAuthorization(
     authorizationServerMetadata: found.metadata,
   };
   const run = async (): Promise<URL | undefined> => {
-    const refused = (detail: string) => clientRegistrationFailed(`registering the client: ${detail}`);
-    const provider = new FlowProvider(deps, discovery, { state, saveVerifier, refused });
-    await auth(provider, { serverUrl: found.resource, ...(found.scope ? { scope: found.scope } : {}), fetchFn });
+    const provider = flowProvider(deps, discovery, { state, saveVerifier });
+    await auth(provider, { serverUrl: found.resource, scope: found.scope, fetchFn });
     return provider.authorizationUrl;
   };
   // A registration that lost to a concurrent one runs again with the stored winner.
-  const url = await step(
-    'registering the client',
-    () => run().catch((error) => (error instanceof RegisteredMeanwhile ? run() : Promise.reject(error))),
-    clientRegistrationFailed,
-  );
+  const retried = () => run().catch((error) => (error instanceof RegisteredMeanwhile ? run() : Promise.reject(error)));
+  const url = await step('registering the client', retried, clientRegistrationFailed);
   if (!url) throw clientRegistrationFailed('the authorization could not be started');
-  deps.logger.info({ agentId: ids.agentId, serverId: ids.serverId, issuer: found.issuer }, 'mcp oauth authorization started');
+  deps.logger.info({ ...ids, issuer: found.issuer }, 'mcp oauth authorization started');
   return { authorizationUrl: url.href, state, browserKey, expiresAt: expiresAt.toJSON() };
-}
-
-/** The browser is sent to the authorization endpoint: https, or http to loopback in development. */
-function isBrowserSafeEndpoint(raw: string, policy: UrlPolicy): boolean {
-  const url = new URL(raw);
-  if (url.protocol === 'https:') return true;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  return policy.allowLoopbackHttp && (host === 'localhost' || host === '::1' || /^127\./.test(host));
 }

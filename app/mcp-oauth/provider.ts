@@ -1,13 +1,13 @@
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationServerMetadata, OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CommonQueryMethods } from 'slonik';
 import { findRegisteredClient, insertRegisteredClient } from '../../sql/mcp-oauth-clients.ts';
+import type { Config } from '../config.ts';
 import type { AppDeps } from '../core/deps.ts';
-import type { CodedError } from '../core/errors.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
-import { clientMetadataDocument, clientMetadataDocumentUrl } from './client-metadata.ts';
-import { clientRegistrationFailed, clientRegistrationUnavailable, tokenRequestFailed } from './errors.ts';
-import { redirectUriOf } from './outbound.ts';
+import { outboundOptions, safeFetch } from '../net/safe-fetch.ts';
+import { clientRegistrationUnavailable, tokenRequestFailed } from './errors.ts';
 
 /** A client as the SDK takes it, bound to the issuer it belongs to. */
 export type Client = OAuthClientInformationMixed & { token_endpoint_auth_method?: string; issuer: string };
@@ -15,37 +15,79 @@ export type Client = OAuthClientInformationMixed & { token_endpoint_auth_method?
 /** Tokens as stored, sealed (ISO `expiresAt`, absent when the AS did not say: RFC 6749 §5.1). */
 export type TokenSet = { accessToken: string; tokenType: string; refreshToken?: string; expiresAt?: string; scope?: string };
 
-/** A registered client as stored, sealed (the format kept from before the SDK). */
 type StoredClient = { clientId: string; clientSecret?: string; tokenEndpointAuthMethod: string };
+
+export const CLIENT_METADATA_PATH = '/ai/mcp-oauth/client-metadata.json';
+
+/** Our redirect URI, registered with every authorization server exactly as sent. */
+export const redirectUriOf = (config: Config) => `${config.publicBaseUrl}/api/ai/mcp-oauth/callback`;
+
+/**
+ * Our Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document): its URL is our
+ * `client_id` where the AS advertises `client_id_metadata_document_supported`. A public client.
+ */
+export const clientMetadataDocument = (config: Config) => ({
+  client_id: `${config.publicBaseUrl}/api${CLIENT_METADATA_PATH}`,
+  client_name: 'Agents backend',
+  client_uri: config.publicBaseUrl,
+  redirect_uris: [redirectUriOf(config)],
+  grant_types: ['authorization_code', 'refresh_token'],
+  response_types: ['code'],
+  token_endpoint_auth_method: 'none' as const,
+  application_type: 'web' as const,
+});
+
+/**
+ * The SDK's `fetchFn`: `safeFetch` with our bounds, answered buffered, so that a refused URL, a
+ * timeout or an oversized body is an OutboundError thrown here, never half a body inside the SDK.
+ * A POST carries a code, a secret or a token: it follows no redirect.
+ */
+export function oauthFetch(config: Config): FetchLike {
+  const options = outboundOptions(config);
+  return async (url, { method, headers, body } = {}) => {
+    const post = method === 'POST';
+    const request = { method: post ? ('POST' as const) : ('GET' as const), headers: Object.fromEntries(new Headers(headers)) };
+    const answer = await safeFetch(String(url), body == null ? request : { ...request, body: String(body) }, {
+      ...options,
+      ...(post && { maxRedirects: 0 }),
+    });
+    return new Response(answer.body.length > 0 ? answer.body : null, { status: answer.status, headers: answer.headers });
+  };
+}
+
+/** A secret as its table keeps it: sealed with the keyring's current key, bound to its row by `context`. */
+export function seal(deps: AppDeps, value: unknown, context: string) {
+  const { keyId, ciphertext } = sealJson(deps.config.credentialsKeyring, value, context);
+  return { keyId, sealed: ciphertext };
+}
+export const unseal = <T>(deps: AppDeps, { keyId, sealed }: { keyId: string; sealed: Buffer }, context: string) =>
+  openJson<T>(deps.config.credentialsKeyring, { keyId, ciphertext: sealed }, context);
 
 export const clientContext = (issuer: string, redirectUri: string) => `mcp-oauth-client:${issuer} ${redirectUri}`;
 
 /** Another initiate registered with the issuer at the same moment and was stored first: run again with it. */
-export class RegisteredMeanwhile extends Error {
-  override name = 'RegisteredMeanwhile';
-}
+export class RegisteredMeanwhile extends Error {}
 
 /**
  * The clients we can present to an issuer, in the order of the MCP spec's "Client Registration
- * Approaches" (the SDK would try a stored client before CIMD): the one configured in
- * MCP_OAUTH_CLIENTS; our Client ID Metadata Document URL where `cimd` (a public client); the one
- * registered with it before (RFC 7591, sealed in mcp_oauth_clients).
+ * Approaches" (the SDK would try a stored client before CIMD): configured in MCP_OAUTH_CLIENTS;
+ * our CIMD URL where `cimd`; the one registered with it before (RFC 7591, sealed).
  */
 export async function knownClients(deps: AppDeps, db: CommonQueryMethods, issuer: string, cimd: boolean): Promise<Client[]> {
-  const configured = deps.config.mcpOAuth.clients[issuer];
-  const redirectUri = redirectUriOf(deps.config);
-  const row = await findRegisteredClient(db, issuer, redirectUri);
-  const keyring = deps.config.credentialsKeyring;
-  const stored = row && openJson<StoredClient>(keyring, { keyId: row.keyId, ciphertext: row.sealed }, clientContext(issuer, redirectUri));
-  const client = (id: string, secret: string | undefined, method?: string) => ({
-    client_id: id,
+  const { config } = deps;
+  const configured = config.mcpOAuth.clients[issuer];
+  const row = await findRegisteredClient(db, issuer, redirectUriOf(config));
+  const context = clientContext(issuer, redirectUriOf(config));
+  const stored = row && unseal<StoredClient>(deps, row, context);
+  const client = (client_id: string, client_secret?: string, token_endpoint_auth_method?: string) => ({
+    client_id,
+    client_secret,
+    token_endpoint_auth_method,
     issuer,
-    ...(secret === undefined ? {} : { client_secret: secret }),
-    ...(method === undefined ? {} : { token_endpoint_auth_method: method }),
   });
   return [
     ...(configured ? [client(configured.clientId, configured.clientSecret)] : []),
-    ...(cimd ? [client(clientMetadataDocumentUrl(deps.config), undefined, 'none')] : []),
+    ...(cimd ? [client(clientMetadataDocument(config).client_id, undefined, 'none')] : []),
     ...(stored ? [client(stored.clientId, stored.clientSecret, stored.tokenEndpointAuthMethod)] : []),
   ];
 }
@@ -57,101 +99,78 @@ export const tokenEndpointState = (issuer: string, tokenEndpoint: string, resour
   authorizationServerMetadata: { issuer, token_endpoint: tokenEndpoint } as AuthorizationServerMetadata,
 });
 
-/** A token response as stored; `scope` is the scope to assume when the response omits it (RFC 6749 §5.1). */
+/** A token response as stored (undefined fields are not sealed); `scope` is assumed when the response omits it (RFC 6749 §5.1). */
 export function tokenSetOf(tokens: OAuthTokens, now: Date, scope: string | undefined): TokenSet {
   if (!tokens.access_token || tokens.token_type.toLowerCase() !== 'bearer')
     throw tokenRequestFailed('the token response has no Bearer access_token');
   const expiresIn = Math.floor(tokens.expires_in ?? 0);
-  const kept = tokens.scope ?? scope;
   return {
     accessToken: tokens.access_token,
     tokenType: 'Bearer',
-    ...(tokens.refresh_token ? { refreshToken: tokens.refresh_token } : {}),
-    ...(expiresIn > 0 ? { expiresAt: new Date(now.getTime() + expiresIn * 1000).toJSON() } : {}),
-    ...(kept === undefined ? {} : { scope: kept }),
+    refreshToken: tokens.refresh_token || undefined,
+    expiresAt: expiresIn > 0 ? new Date(now.getTime() + expiresIn * 1000).toJSON() : undefined,
+    scope: tokens.scope ?? scope,
   };
 }
 
+/** Initiate gives `state` and `saveVerifier`; the callback the flow's `client`, `verifier` and `saveTokens`. */
 type FlowHooks = {
-  /** The client of a flow taken at the callback; else it is looked up (`knownClients`) or registered. */
   client?: Client;
   state?: string;
   verifier?: string;
   saveVerifier?: (verifier: string, client: Client) => Promise<void>;
   saveTokens?: (tokens: OAuthTokens) => Promise<void>;
-  /** What a refusal of our client (invalid_client, invalid_grant) is at this step. */
-  refused: (detail: string) => CodedError;
 };
 
 /**
  * The OAuthClientProvider of one flow for the SDK's `auth()` (docs/mcp-oauth.md, "Decisions"):
  * discovery is done and checked before (`discoveryState`), PostgreSQL keeps what the SDK saves
- * (the registered client, and through the hooks the pending authorization with the sealed
- * verifier, and the tokens), nothing redirects (the authorization URL is kept for the caller),
- * and a refusal is answered, not retried: `invalidateCredentials` throws.
+ * (the registered client here; through the hooks the pending authorization with the sealed
+ * verifier, and the tokens), nothing redirects (the authorization URL is kept for the caller).
  */
-export class FlowProvider implements OAuthClientProvider {
-  readonly #deps: AppDeps;
-  readonly #discovery: OAuthDiscoveryState;
-  readonly #hooks: FlowHooks;
-  #client: Client | undefined;
-  authorizationUrl: URL | undefined;
-
-  constructor(deps: AppDeps, discovery: OAuthDiscoveryState, hooks: FlowHooks) {
-    [this.#deps, this.#discovery, this.#hooks, this.#client] = [deps, discovery, hooks, hooks.client];
-  }
-
-  get redirectUrl() {
-    return redirectUriOf(this.#deps.config);
-  }
-
-  /** Our metadata (as the CIMD document says it), for RFC 7591 registration: a secret where the AS takes one. */
-  get clientMetadata() {
-    const { client_id: _url, ...document } = clientMetadataDocument(this.#deps.config);
-    const methods = this.#discovery.authorizationServerMetadata?.token_endpoint_auth_methods_supported;
-    const post = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
-    return { ...document, token_endpoint_auth_method: post ? 'client_secret_post' : 'client_secret_basic' };
-  }
-
-  discoveryState = () => this.#discovery;
-  state = () => this.#hooks.state ?? '';
-  codeVerifier = () => this.#hooks.verifier ?? '';
-  /** Tokens are read by the refresh under the row lock (refresh.ts); a new flow always authorizes. */
-  tokens = () => undefined;
-
-  async clientInformation(): Promise<Client | undefined> {
-    if (this.#client) return this.#client;
-    const issuer = this.#discovery.authorizationServerUrl;
-    const metadata = this.#discovery.authorizationServerMetadata;
-    this.#client = (await knownClients(this.#deps, this.#deps.db, issuer, metadata?.client_id_metadata_document_supported === true))[0];
-    if (!this.#client && !metadata?.registration_endpoint) {
-      throw clientRegistrationUnavailable(
-        'the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
-      );
-    }
-    return this.#client;
-  }
-
-  /** A new registration (RFC 7591): stored sealed under (issuer, redirect URI); the first of two concurrent ones wins. */
-  async saveClientInformation(information: OAuthClientInformationMixed) {
-    const client = { ...information, issuer: this.#discovery.authorizationServerUrl } as Client;
-    const method = client.token_endpoint_auth_method ?? (client.client_secret ? 'client_secret_basic' : 'none');
-    if (method !== 'none' && !client.client_secret)
-      throw clientRegistrationFailed('the registration response has no client_secret for its auth method');
-    const { client_id: clientId, client_secret: clientSecret, issuer } = client;
-    const stored: StoredClient = { clientId, tokenEndpointAuthMethod: method, ...(clientSecret ? { clientSecret } : {}) };
-    const redirectUri = this.redirectUrl;
-    const { keyId, ciphertext } = sealJson(this.#deps.config.credentialsKeyring, stored, clientContext(issuer, redirectUri));
-    const kept = await insertRegisteredClient(this.#deps.db, { issuer, redirectUri, keyId, sealed: ciphertext });
-    if (!kept) throw new RegisteredMeanwhile();
-    this.#client = client;
-  }
-
-  saveCodeVerifier = async (verifier: string) => this.#hooks.saveVerifier?.(verifier, this.#client!);
-  saveTokens = async (tokens: OAuthTokens) => this.#hooks.saveTokens?.(tokens);
-  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
-
-  invalidateCredentials(scope: string): never {
-    throw this.#hooks.refused(`the authorization server answered ${scope === 'tokens' ? 'invalid_grant' : 'invalid_client'}`);
-  }
+export function flowProvider(deps: AppDeps, discovery: OAuthDiscoveryState, hooks: FlowHooks) {
+  const { authorizationServerUrl: issuer, authorizationServerMetadata: metadata } = discovery;
+  const redirectUrl = redirectUriOf(deps.config);
+  // For RFC 7591 registration: our CIMD document's metadata, with a secret where the AS takes one.
+  const { client_id: _url, ...document } = clientMetadataDocument(deps.config);
+  const methods = metadata?.token_endpoint_auth_methods_supported;
+  const post = methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
+  let client = hooks.client;
+  const provider = {
+    authorizationUrl: undefined as URL | undefined,
+    redirectUrl,
+    clientMetadata: { ...document, token_endpoint_auth_method: post ? 'client_secret_post' : 'client_secret_basic' },
+    discoveryState: () => discovery,
+    state: () => hooks.state ?? '',
+    codeVerifier: () => hooks.verifier ?? '',
+    // Tokens are read by the refresh under the row lock (refresh.ts); a new flow always authorizes.
+    tokens: () => undefined,
+    async clientInformation(): Promise<Client | undefined> {
+      client ??= (await knownClients(deps, deps.db, issuer, metadata?.client_id_metadata_document_supported === true))[0];
+      if (!client && !metadata?.registration_endpoint) {
+        throw clientRegistrationUnavailable(
+          'the authorization server offers no dynamic client registration; configure a client for its issuer in MCP_OAUTH_CLIENTS',
+        );
+      }
+      return client;
+    },
+    /** A new registration (RFC 7591): stored sealed under (issuer, redirect URI); the first of two concurrent ones wins. */
+    async saveClientInformation(information: OAuthClientInformationMixed) {
+      const { client_id: clientId, client_secret: clientSecret } = information;
+      const method = (information as Client).token_endpoint_auth_method ?? (clientSecret ? 'client_secret_basic' : 'none');
+      if (method !== 'none' && !clientSecret) throw new Error('the registration response has no client_secret for its auth method');
+      const stored: StoredClient = { clientId, tokenEndpointAuthMethod: method, ...(clientSecret ? { clientSecret } : {}) };
+      const row = { issuer, redirectUri: redirectUrl, ...seal(deps, stored, clientContext(issuer, redirectUrl)) };
+      if (!(await insertRegisteredClient(deps.db, row))) throw new RegisteredMeanwhile('another registration was stored first');
+      client = { ...information, issuer };
+    },
+    saveCodeVerifier: async (verifier: string) => hooks.saveVerifier?.(verifier, client!),
+    saveTokens: async (tokens: OAuthTokens) => hooks.saveTokens?.(tokens),
+    redirectToAuthorization: (url: URL) => void (provider.authorizationUrl = url),
+    /** `auth()` would retry after invalid_grant or invalid_client (a second code exchange or registration): `step()` codes this. */
+    invalidateCredentials(scope: string): never {
+      throw new Error(`the authorization server answered ${scope === 'tokens' ? 'invalid_grant' : 'invalid_client'}`);
+    },
+  } satisfies OAuthClientProvider & { authorizationUrl?: URL };
+  return provider;
 }

@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
 import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
 import { DateTime, ErrorBody, StrictObject, Uuid } from '../core/schemas.ts';
-import { answerCallback } from './browser-callback.ts';
-import { completeHandoff } from './handoff.ts';
+import { answerCallback, completeHandoff } from './callback.ts';
 import { initiateAuthorization } from './initiate.ts';
+import { CLIENT_METADATA_PATH, clientMetadataDocument } from './provider.ts';
 import {
   DISCOVERY_ERRORS,
   MCP_OAUTH_AUTHORIZATION_DENIED,
@@ -23,6 +23,17 @@ const Connected = Type.Object({
   connected: Type.Literal(true),
   scope: Type.Union([Type.String(), Type.Null()]),
   expiresAt: Type.Union([DateTime(), Type.Null()]),
+});
+
+const ClientMetadataDocument = Type.Object({
+  client_id: Type.String(),
+  client_name: Type.String(),
+  client_uri: Type.String(),
+  redirect_uris: Type.Array(Type.String()),
+  grant_types: Type.Array(Type.String()),
+  response_types: Type.Array(Type.String()),
+  token_endpoint_auth_method: Type.Literal('none'),
+  application_type: Type.Literal('web'),
 });
 
 export const mcpOAuthRoutes = [
@@ -117,5 +128,21 @@ export const mcpOAuthRoutes = [
     // MCP_OAUTH.HANDOFF_INVALID: unknown, used, expired, another user's, or another browser's key.
     errors: [MCP_OAUTH_HANDOFF_INVALID, MCP_OAUTH_ISSUER_MISMATCH, MCP_OAUTH_AUTHORIZATION_DENIED, ...TOKEN_REQUEST_ERRORS],
     handler: ({ deps, auth, body }) => completeHandoff(deps, auth, body),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: CLIENT_METADATA_PATH,
+    summary: 'Our OAuth Client ID Metadata Document (its URL is our client_id)',
+    description:
+      'Fetched by authorization servers that advertise `client_id_metadata_document_supported` ' +
+      '(docs/mcp-oauth.md, "Client identity"). Public; built from PUBLIC_BASE_URL.',
+    tags: ['mcp-oauth'],
+    auth: 'public',
+    responses: { 200: { description: 'The client metadata', schema: ClientMetadataDocument } },
+    handler: ({ deps, ctx }) => {
+      // Authorization servers may cache it (draft §4.3: per HTTP caching rules).
+      ctx.set('cache-control', 'public, max-age=3600');
+      return clientMetadataDocument(deps.config);
+    },
   }),
 ];

@@ -1,28 +1,32 @@
+import type { Config } from '../config.ts';
 import { guardedSession, OutboundError, type OutboundOptions } from './guarded-fetch.ts';
+import { urlPolicyFor } from './url-policy.ts';
 
 export { OutboundError, type OutboundFailure, type OutboundOptions } from './guarded-fetch.ts';
 
-/**
- * Buffered outbound HTTP on a user's behalf (OAuth discovery, registration and token requests
- * through the MCP SDK, `fetch_url`), over `guardedSession` (guarded-fetch.ts), which checks each
- * URL and the address actually connected to, and caps the body. On top of it, every request:
- * - has one deadline (`timeoutMs`) covering DNS, every redirect hop and the whole body;
- * - follows at most `maxRedirects` hops itself, each checked before connecting, dropping
- *   `Authorization` when a hop leaves the origin and turning 301/302 after a POST and 303 into
- *   a body-less GET (WHATWG fetch §4.4). Callers that send secrets pass `maxRedirects: 0`.
- */
+/** The bounds of outbound requests on a user's behalf, from configuration (OUTBOUND_*). */
+export const outboundOptions = ({ mcpOAuth, nodeEnv }: Config): OutboundOptions => ({
+  policy: urlPolicyFor({ nodeEnv }),
+  timeoutMs: mcpOAuth.outboundTimeoutMs,
+  maxResponseBytes: mcpOAuth.outboundMaxResponseBytes,
+  maxRedirects: mcpOAuth.outboundMaxRedirects,
+});
+
 export type OutboundRequest = { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string };
 
-export type OutboundResponse = {
-  status: number;
-  headers: Headers;
-  /** The URL that answered (after redirects). */
-  url: URL;
-  body: Buffer;
-};
+/** `url` is the URL that answered (after redirects). */
+export type OutboundResponse = { status: number; headers: Headers; url: URL; body: Buffer };
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * Buffered outbound HTTP on a user's behalf (the MCP SDK's OAuth requests, `fetch_url`) over
+ * `guardedSession`, which checks each URL and the address actually connected to and caps the
+ * body. One deadline (`timeoutMs`) covers DNS, every hop and the whole body. At most
+ * `maxRedirects` hops are followed, each checked before connecting, dropping `Authorization`
+ * when a hop leaves the origin and turning 301/302 after a POST and 303 into a body-less GET
+ * (WHATWG fetch §4.4). Callers that send secrets pass `maxRedirects: 0`.
+ */
 export async function safeFetch(raw: string, request: OutboundRequest, options: OutboundOptions): Promise<OutboundResponse> {
   const deadline = AbortSignal.timeout(options.timeoutMs);
   let failure: OutboundError | undefined;

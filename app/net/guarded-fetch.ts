@@ -11,7 +11,7 @@ export type OutboundOptions = {
   lookup?: HostLookup;
 };
 
-export type OutboundFailure = 'refused' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network' | 'invalid_json';
+export type OutboundFailure = 'refused' | 'timeout' | 'too_large' | 'too_many_redirects' | 'network';
 
 /** Why an outbound request failed; `message` names the URL's origin, never a secret. */
 export class OutboundError extends Error {

@@ -61,17 +61,3 @@ export async function safeFetch(raw: string, request: OutboundRequest, options: 
     void session.close();
   }
 }
-
-/** The JSON object of a response body, or an `invalid_json` error naming where it came from. */
-export function jsonObjectOf(response: OutboundResponse): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(response.body.toString('utf8'));
-  } catch {
-    value = undefined;
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new OutboundError('invalid_json', `${response.url.origin}${response.url.pathname} did not answer a JSON object`);
-  }
-  return value as Record<string, unknown>;
-}

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { jsonObjectOf, OutboundError, safeFetch, type OutboundOptions } from '../../app/net/safe-fetch.ts';
+import { OutboundError, safeFetch, type OutboundOptions } from '../../app/net/safe-fetch.ts';
 
 type Seen = { method: string; path: string; authorization: string | undefined; body: string };
 
@@ -53,7 +53,7 @@ test('redirects within the limit are followed to the final answer', async (t) =>
   t.teardown(server.close);
   const response = await safeFetch(`${server.origin}/a`, {}, development);
   t.is(response.status, 200);
-  t.deepEqual(jsonObjectOf(response), { done: true });
+  t.deepEqual(JSON.parse(response.body.toString('utf8')), { done: true });
   t.is(response.url.pathname, '/c');
 });
 
@@ -101,7 +101,7 @@ test('a host name that resolves to another address when connecting (DNS rebindin
 
   const stable = async () => ['127.0.0.1'];
   const response = await safeFetch(`http://stable.test:${server.port}/a`, {}, { ...development, lookup: stable });
-  t.deepEqual(jsonObjectOf(response), { reached: true });
+  t.deepEqual(JSON.parse(response.body.toString('utf8')), { reached: true });
 });
 
 test('Authorization is kept on a same-origin redirect and dropped when the redirect leaves the origin', async (t) => {
@@ -151,16 +151,6 @@ test('an answer slower than the timeout is refused at the deadline', async (t) =
   const error = await failure(safeFetch(`${server.origin}/slow`, {}, { ...development, timeoutMs: 300 }));
   t.is(error.kind, 'timeout');
   t.true(Date.now() - began >= 300);
-});
-
-test('a body that is not a JSON object is reported as invalid JSON', async (t) => {
-  const server = await serve({ '/text': ok('<html>'), '/array': ok('[1]') });
-  t.teardown(server.close);
-  for (const path of ['/text', '/array']) {
-    const response = await safeFetch(`${server.origin}${path}`, {}, development);
-    const error = t.throws(() => jsonObjectOf(response), { instanceOf: OutboundError });
-    t.is(error?.kind, 'invalid_json');
-  }
 });
 
 test('a host name that resolves slowly is refused at the deadline', async (t) => {

@@ -7,7 +7,6 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
-import { setImmediate as handedOn } from 'node:timers/promises';
 import { uuidv7 } from 'uuidv7';
 import { insertChatUsage } from '../../sql/chat-usage.ts';
 import { afterUsageWritten } from '../analytics/budget/checker.ts';
@@ -40,12 +39,6 @@ export type Turn = {
  * `tool-approval-request` is stored as a pending approval before the client sees it. The
  * `finish` chunk is held back until the assistant message and the turn's usage events are
  * written in one transaction; if that fails the stream ends with an `error` chunk instead.
- *
- * Every chunk is handed on in an event-loop turn of its own (`handedOn`). The provider's chunks
- * often arrive in one socket read and the SDK's stages run on promise jobs, so without the yield
- * the whole read is processed before anything is sent: Node's response uncorks its socket in a
- * `process.nextTick`, which waits until the promise-job queue is empty. With it, the first
- * `text-delta` leaves the socket as soon as it is made (bench/chat/README.md, the first-chunk trace).
  */
 export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageChunk>> {
   const { deps, model } = turn;
@@ -106,10 +99,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
             });
           }
           if (chunk.type === 'finish') finish = chunk;
-          else {
-            writer.write(chunk);
-            await handedOn();
-          }
+          else writer.write(chunk);
         }
         await saveTurn(turn, answer, startedAt);
         if (finish) writer.write(finish);

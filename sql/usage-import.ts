@@ -48,6 +48,34 @@ export async function insertUsageEvents(db: CommonQueryMethods, rows: readonly U
     )}`);
 }
 
+/**
+ * Usage imports run one at a time (docs/analytics.md, "BRIN edges": two history imports at once
+ * interleave their rows page by page and the raw table's BRIN index stops pruning). The lock is
+ * transaction-scoped: an import holds it until its one transaction ends.
+ */
+export const USAGE_IMPORT_LOCK_KEY = 7_204_193_100;
+
+/** Takes the import lock without waiting: false while another import holds it. */
+export async function tryLockUsageImport(db: CommonQueryMethods): Promise<boolean> {
+  return db.oneFirst(
+    sql.type(z.strictObject({ locked: z.boolean() }))`SELECT pg_try_advisory_xact_lock(${USAGE_IMPORT_LOCK_KEY}) AS locked`,
+  );
+}
+
+/**
+ * Waits for the import lock, however long the running import takes: the wait alone is exempt
+ * from the statement timeout (set_config(..., true) is transaction-scoped; the previous value is
+ * put back for the import's own statements).
+ */
+export async function lockUsageImport(db: CommonQueryMethods): Promise<void> {
+  const previous = await db.oneFirst(
+    sql.type(z.strictObject({ timeout: z.string() }))`SELECT current_setting('statement_timeout') AS timeout`,
+  );
+  await db.query(sql.unsafe`SELECT set_config('statement_timeout', '0', true)`);
+  await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(${USAGE_IMPORT_LOCK_KEY})`);
+  await db.query(sql.unsafe`SELECT set_config('statement_timeout', ${previous}, true)`);
+}
+
 /** Which of these organization ids exist. */
 export async function findExistingOrganizationIds(db: CommonQueryMethods, ids: readonly string[]): Promise<Set<string>> {
   const found = await db.anyFirst(sql.type(z.strictObject({ id: z.string() }))`

@@ -27,7 +27,12 @@ export function registerUsage(program: Command) {
       await withDatabase(async ({ pool }, config) => {
         const started = Date.now();
         try {
-          const rows = await importUsageFile(pool, file, (count) => say(`imported ${count} rows...`));
+          const rows = await importUsageFile(
+            pool,
+            file,
+            (count) => say(`imported ${count} rows...`),
+            () => say('another usage import is running; waiting for it to finish...'),
+          );
           const seconds = (Date.now() - started) / 1000;
           say(`imported ${rows} usage rows in ${seconds.toFixed(1)} s`);
           // Budgets the import pushed over a threshold alert now, not at the server's next sweep.

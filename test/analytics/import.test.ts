@@ -5,6 +5,7 @@ import anyTest from 'ava';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
+import { tryLockUsageImport } from '../../sql/usage-import.ts';
 import { parsePricingFile } from '../../app/analytics/ingest/pricing-file.ts';
 import { seedDemoUsage, DEMO_UNPRICED_MODEL } from '../../seeds/demo-usage.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
@@ -113,4 +114,28 @@ test('the demo usage seed adds 120 days once and leaves one used model unpriced'
   t.true(new Date(span.last).getTime() < now.getTime());
   t.true(new Date(span.last).getTime() > now.getTime() - 86_400_000);
   t.true(span.unpriced);
+});
+
+test.serial('imports run one at a time: one started while another holds the lock waits, says so, then imports', async (t) => {
+  const tenant = await createTenant(t.context.t.db.pool, 'import-serial');
+  const path = await file('serial.ndjson', `${event(tenant.organizationId)}\n`);
+  // Another import's transaction holds the lock until released.
+  let locked!: (held: boolean) => void;
+  const holding = new Promise<boolean>((resolve) => (locked = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const other = t.context.t.db.pool.transaction(async (tx) => {
+    locked(await tryLockUsageImport(tx));
+    await released;
+  });
+  t.true(await holding);
+  let waiting!: () => void;
+  const waited = new Promise<void>((resolve) => (waiting = resolve));
+  const imported = importUsageFile(t.context.t.db.pool, path, undefined, waiting);
+  await waited;
+  t.is(await count(t, tenant.organizationId), 0, 'nothing imported while the other import runs');
+  release();
+  await other;
+  t.is(await imported, 1);
+  t.is(await count(t, tenant.organizationId), 2);
 });

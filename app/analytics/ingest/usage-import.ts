@@ -1,7 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { DatabasePool } from 'slonik';
-import { findExistingOrganizationIds, insertUsageEvents, type UsageEventInput } from '../../../sql/usage-import.ts';
+import {
+  findExistingOrganizationIds,
+  insertUsageEvents,
+  lockUsageImport,
+  tryLockUsageImport,
+  type UsageEventInput,
+} from '../../../sql/usage-import.ts';
 import { parseUsageLine, UsageLineError } from './usage-event-parser.ts';
 
 export const IMPORT_BATCH_SIZE = 5_000;
@@ -9,10 +15,20 @@ export const IMPORT_BATCH_SIZE = 5_000;
 /**
  * Imports an NDJSON file of usage events: streamed line by line, inserted in batches, all in
  * one transaction, so a bad line (named with its number and field) leaves nothing behind.
- * Blank lines are skipped. Returns the number of rows inserted.
+ * Blank lines are skipped. Returns the number of rows inserted. Imports run one at a time: while
+ * another holds the import lock this one waits (`onWait` is told once) and then starts.
  */
-export async function importUsageFile(db: DatabasePool, path: string, onProgress: (rows: number) => void = () => {}): Promise<number> {
+export async function importUsageFile(
+  db: DatabasePool,
+  path: string,
+  onProgress: (rows: number) => void = () => {},
+  onWait: () => void = () => {},
+): Promise<number> {
   return db.transaction(async (tx) => {
+    if (!(await tryLockUsageImport(tx))) {
+      onWait();
+      await lockUsageImport(tx);
+    }
     const knownOrganizations = new Set<string>();
     let total = 0;
     const flush = async (batch: UsageEventInput[], batchLines: number[]) => {

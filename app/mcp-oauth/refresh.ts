@@ -18,8 +18,8 @@ type OAuthServerRef = { agencyId: string; serverId: string };
 
 /**
  * A usable access token for an OAuth agent MCP server (docs/mcp-oauth.md, "Token refresh"). The
- * refresh is single flight across processes under the token row's lock: a caller that waited
- * re-reads the row, and a rotated refresh token is stored before the lock is released. `rejected`:
+ * refresh is single flight: callers of one app join the refresh in flight (`joined`), and across
+ * processes the token row's lock orders them: a caller that waited re-reads the row, and a rotated refresh token is stored before the lock is released. `rejected`:
  * the access token the MCP server just answered 401 to.
  */
 export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejected?: string): Promise<string> {
@@ -31,7 +31,33 @@ export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejec
   if (!row) throw authorizationRequired();
   const stored = open(row);
   if (usable(stored)) return stored.accessToken;
+  return joined(deps, `${ref.agencyId}:${ref.serverId}:${rejected ?? ''}`, () => lockedRefresh(deps, ref, open, usable));
+}
 
+/** Per app: the refresh this process runs for a server (and rejected token), joined by concurrent callers. */
+const refreshesByApp = new WeakMap<AppDeps, Map<string, Promise<string>>>();
+
+/**
+ * Callers of one app that need the same refresh share it instead of queueing on the row lock
+ * one transaction after another; the lock still orders refreshes across processes.
+ */
+function joined(deps: AppDeps, key: string, run: () => Promise<string>): Promise<string> {
+  const inFlight = refreshesByApp.get(deps) ?? new Map<string, Promise<string>>();
+  refreshesByApp.set(deps, inFlight);
+  const running = inFlight.get(key);
+  if (running) return running;
+  const started = run().finally(() => inFlight.delete(key));
+  inFlight.set(key, started);
+  return started;
+}
+
+async function lockedRefresh(
+  deps: AppDeps,
+  ref: OAuthServerRef,
+  open: (row: StoredTokensRow) => TokenSet,
+  usable: (tokens: TokenSet) => boolean,
+): Promise<string> {
+  const context = tokensContext(ref.agencyId, ref.serverId);
   const fetchFn = oauthFetch(deps.config);
   const lockTimeoutMs = deps.config.mcpOAuth.outboundTimeoutMs + LOCK_MARGIN_MS;
   const outcome = await deps.db

@@ -74,15 +74,20 @@ test('a server behind the OAuth server is listed with its access token; a reject
   t.is((await detailOf(t, auth, serverId)).status, 'reauthorization_required');
 });
 
-test('20 concurrent tool listings with an expired token cause one token request and all succeed', async (t) => {
+test('20 concurrent tool listings on two instances with an expired token cause one token request and all succeed', async (t) => {
   const { fake, listCalls } = await oauthPeer(t);
   const auth = await owner(t);
   const serverId = await connect(t, fake, auth, 'OAuth concurrent');
   fake.tokenDelayMs = 200;
-  const later = t.context.t.rebuild({ config: oauthTestConfig(), clock: () => new Date(Date.now() + 2 * 3600_000) });
+  // Two instances over one database: ten callers each join their instance's refresh, and the
+  // second instance's refresh waits on the row lock and then finds the first one's tokens.
+  const later = () => t.context.t.rebuild({ config: oauthTestConfig(), clock: () => new Date(Date.now() + 2 * 3600_000) });
+  const instances = [later(), later()];
   const responses = await Promise.all(
-    Array.from({ length: 20 }, () =>
-      request(later.callback()).get(`${serversPath}/${serverId}/tools?refresh=true`).set('authorization', auth),
+    Array.from({ length: 20 }, (_, i) =>
+      request(instances[i % 2]!.callback())
+        .get(`${serversPath}/${serverId}/tools?refresh=true`)
+        .set('authorization', auth),
     ),
   );
   t.deepEqual(

@@ -19,8 +19,9 @@ type OAuthServerRef = { agencyId: string; serverId: string };
 /**
  * A usable access token for an OAuth agent MCP server (docs/mcp-oauth.md, "Token refresh"). The
  * refresh is single flight: callers of one app join the refresh in flight (`joined`), and across
- * processes the token row's lock orders them: a caller that waited re-reads the row, and a rotated refresh token is stored before the lock is released. `rejected`:
- * the access token the MCP server just answered 401 to.
+ * processes the token row's lock orders them: a caller that waited re-reads the row, and a
+ * rotated refresh token is stored before the lock is released. `rejected`: the access token the
+ * MCP server just answered 401 to.
  */
 export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejected?: string): Promise<string> {
   const context = tokensContext(ref.agencyId, ref.serverId);

@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { DAY_MS, rawFilters, splitWindow, ts, usageSlices, type UsageWindow } from './usage-window.ts';
+import { DAY_MS, rawFilters, splitWindow, ts, type UsageWindow } from './usage-window.ts';
 
 const ModelEfficiencyRow = z.strictObject({
   modelId: z.string(),
@@ -21,6 +21,12 @@ const searching = (i: FragmentSqlToken) => sql.fragment`(s.hi[${i}] - s.lo[${i}]
 /** The k-th of the PROBES thresholds of model `i`, between its bounds lo and hi of the search row `s`. */
 const probe = (k: number, i: FragmentSqlToken) =>
   sql.fragment`(s.lo[${i}] + greatest(1, (s.hi[${i}] - s.lo[${i}])::int8 * ${k} / ${PROBES.length + 1})::int)`;
+
+/** The window's raw rows in `[from, to)` (an empty range reads nothing). */
+const edgeRows = (window: UsageWindow, from: Date, to: Date) => sql.fragment`
+  SELECT e.model_id, e.latency_ms, e.cost_usd::numeric AS cost_usd, e.input_tokens + e.output_tokens + e.cache_read_tokens AS tokens
+  FROM usage_events e
+  WHERE e.organization_id = ${window.organizationId} AND e.created_at >= ${ts(from)} AND e.created_at < ${ts(to)} ${rawFilters(window, 'e')}`;
 
 /**
  * The `limit` models with the highest cost in the window (ties by model id), with their
@@ -44,19 +50,34 @@ export async function findModelEfficiency(
 ): Promise<readonly ModelEfficiencyRow[]> {
   const { innerFrom, innerTo } = splitWindow(window.from, window.to, DAY_MS);
   return db.any(sql.type(ModelEfficiencyRow)`
-    WITH RECURSIVE top_models AS (
+    WITH RECURSIVE edges AS MATERIALIZED (
+      -- The raw rows of the partial days at both edges, read once for the totals and the p95.
+      ${edgeRows(window, window.from, innerFrom)}
+      UNION ALL ${edgeRows(window, innerTo, window.to)}
+    ), top_models AS (
       SELECT row_number() OVER (ORDER BY cost DESC, model_id COLLATE "C" ASC)::int AS idx, *
       FROM (
-        SELECT model_id, sum(cost_usd) AS cost, sum(input_tokens + output_tokens + cache_read_tokens) AS tokens,
-               sum(events) AS events, sum(latency_sum) AS latency_sum, sum(latency_count) AS latency_count,
+        SELECT model_id, sum(cost_usd) AS cost, sum(tokens) AS tokens, sum(events) AS events,
+               sum(latency_sum) AS latency_sum, sum(latency_count) AS latency_count,
                0.95::float8 * (sum(latency_count) - 1)::float8 AS pos
-        FROM (${usageSlices(window, 'day')}) slices
+        FROM (
+          SELECT m.model_id, d.cost_usd, d.input_tokens + d.output_tokens + d.cache_read_tokens AS tokens, d.events::int8 AS events,
+                 d.latency_sum, d.latency_count::int8 AS latency_count
+          FROM usage_rollup_day d
+          JOIN usage_models m ON m.code = d.model_code
+          WHERE d.organization_id = ${window.organizationId} AND d.day >= ${ts(innerFrom)} AND d.day < ${ts(innerTo)} ${rawFilters(window, 'd')}
+          UNION ALL
+          SELECT model_id, cost_usd, tokens, 1, coalesce(latency_ms, 0), (latency_ms IS NOT NULL)::int::int8 FROM edges
+        ) slices
         GROUP BY model_id
         ORDER BY cost DESC, model_id COLLATE "C" ASC
         LIMIT ${limit}
       ) ranked
     ), latencies AS MATERIALIZED (
-      SELECT t.idx, d.latencies AS v
+      -- Each array copied out of TOAST once (by || '{}'): every probe below would otherwise
+      -- fetch and reassemble the whole array again (each probe of each pass, once the arrays
+      -- outgrow the 2 kB TOAST threshold).
+      SELECT t.idx, d.latencies || '{}'::int[] AS v
       FROM usage_rollup_day d
       JOIN usage_models m ON m.code = d.model_code
       JOIN top_models t ON t.model_id = m.model_id
@@ -64,11 +85,9 @@ export async function findModelEfficiency(
         AND d.latency_count > 0 ${rawFilters(window, 'd')}
       UNION ALL
       SELECT t.idx, array_agg(e.latency_ms ORDER BY e.latency_ms)
-      FROM usage_events e
+      FROM edges e
       JOIN top_models t ON t.model_id = e.model_id
-      WHERE e.organization_id = ${window.organizationId} AND e.latency_ms IS NOT NULL
-        AND ((e.created_at >= ${ts(window.from)} AND e.created_at < ${ts(innerFrom)})
-             OR (e.created_at >= ${ts(innerTo)} AND e.created_at < ${ts(window.to)})) ${rawFilters(window, 'e')}
+      WHERE e.latency_ms IS NOT NULL
       GROUP BY t.idx
     ), goal AS (
       -- Per model (array index = idx): the 0-based ascending index j = floor(pos) and a bracket
@@ -110,17 +129,21 @@ export async function findModelEfficiency(
         ) b ON c.idx IS NOT NULL
       ) n
       WHERE EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE ${searching(sql.fragment`i`)})
+    ), final AS (
+      SELECT * FROM search s WHERE NOT EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE ${searching(sql.fragment`i`)})
     ), bracket AS (
-      SELECT t.idx, s.j[t.idx] AS j, s.lo[t.idx] AS lo, s.lo_n[t.idx] AS lo_n, s.hi[t.idx] AS hi, s.hi_n[t.idx] AS hi_n
-      FROM top_models t,
-           (SELECT * FROM search s WHERE NOT EXISTS (SELECT 1 FROM generate_subscripts(s.j, 1) i WHERE ${searching(sql.fragment`i`)})) s
+      SELECT t.idx, f.j[t.idx] AS j, f.lo[t.idx] AS lo, f.lo_n[t.idx] AS lo_n, f.hi[t.idx] AS hi, f.hi_n[t.idx] AS hi_n
+      FROM top_models t, final f
+    ), slices AS MATERIALIZED (
+      -- Each array's values inside its model's bracket (a nested loop over the one final row:
+      -- the arrays are never sorted or hashed by model, which spilled them to disk).
+      SELECT l.idx, l.v[width_bucket(f.lo[l.idx], l.v) + 1 : width_bucket(f.hi[l.idx], l.v)] AS v
+      FROM latencies l, final f
     ), candidates AS (
       -- The values inside each bracket (at most CANDIDATES per model), in order.
-      SELECT b.idx, array_agg(x ORDER BY x) AS v
-      FROM bracket b
-      JOIN latencies l ON l.idx = b.idx
-      CROSS JOIN LATERAL unnest(l.v[width_bucket(b.lo, l.v) + 1 : width_bucket(b.hi, l.v)]) x
-      GROUP BY b.idx
+      SELECT s.idx, array_agg(x ORDER BY x) AS v
+      FROM slices s CROSS JOIN LATERAL unnest(s.v) x
+      GROUP BY s.idx
     )
     SELECT t.model_id AS "modelId",
            CASE WHEN t.latency_count > 0 THEN (t.latency_sum::numeric / t.latency_count::numeric)::float8 END AS "avgLatencyMs",

@@ -106,3 +106,52 @@ export function usageSlices(window: UsageWindow, grain: RollupGrain): FragmentSq
 export function rawFilters(window: UsageWindow, table?: string): FragmentSqlToken {
   return filters(window, table);
 }
+
+/** `[from, to)` as whole UTC days of the day rollup corrected by raw rows (`coverWithDays`). */
+export type DayCover = {
+  dayFrom: Date;
+  /** Exclusive; equal to `dayFrom` when no day is read whole. */
+  dayTo: Date;
+  /** Raw ranges `[from, to)` added to the days (partial days read as rows). */
+  add: [Date, Date][];
+  /** Raw ranges taken away from the days (the rest of an edge day read whole). */
+  subtract: [Date, Date][];
+};
+
+/**
+ * Covers `[from, to)` with whole UTC days and raw corrections, so that no raw read spans more
+ * than half a day per edge: a partial day at an edge is read as its own raw rows when they span
+ * at most half the day, else as the whole day from the rollup minus the raw rows of the rest of
+ * it. (A window ending at 23:53 reads 7 minutes of raw rows, not 23 hours and 53 minutes.)
+ */
+export function coverWithDays(from: Date, to: Date): DayCover {
+  const f = from.getTime();
+  const t = to.getTime();
+  const half = DAY_MS / 2;
+  const innerFrom = Math.ceil(f / DAY_MS) * DAY_MS;
+  const innerTo = Math.floor(t / DAY_MS) * DAY_MS;
+  const at = (ms: number) => new Date(ms);
+  if (innerFrom > innerTo) {
+    // Inside one day: the raw window, or the day minus what lies before and after it.
+    if (t - f <= half) return { dayFrom: to, dayTo: to, add: [[from, to]], subtract: [] };
+    return {
+      dayFrom: at(innerTo),
+      dayTo: at(innerFrom),
+      add: [],
+      subtract: [
+        [at(innerTo), from],
+        [to, at(innerFrom)],
+      ],
+    };
+  }
+  const cover: DayCover = { dayFrom: at(innerFrom), dayTo: at(innerTo), add: [], subtract: [] };
+  if (innerFrom - f > half) {
+    cover.dayFrom = at(innerFrom - DAY_MS);
+    cover.subtract.push([cover.dayFrom, from]);
+  } else if (innerFrom > f) cover.add.push([from, at(innerFrom)]);
+  if (t - innerTo > half) {
+    cover.dayTo = at(innerTo + DAY_MS);
+    cover.subtract.push([to, cover.dayTo]);
+  } else if (t > innerTo) cover.add.push([at(innerTo), to]);
+  return cover;
+}

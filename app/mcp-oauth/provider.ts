@@ -44,13 +44,9 @@ export const clientMetadataDocument = (config: Config) => ({
  */
 export function oauthFetch(config: Config): FetchLike {
   const options = outboundOptions(config);
-  return async (url, { method, headers, body } = {}) => {
-    const post = method === 'POST';
-    const request = { method: post ? ('POST' as const) : ('GET' as const), headers: Object.fromEntries(new Headers(headers)) };
-    const answer = await safeFetch(String(url), body == null ? request : { ...request, body: String(body) }, {
-      ...options,
-      ...(post && { maxRedirects: 0 }),
-    });
+  return async (url, init = {}) => {
+    const request = { ...init, body: init.body == null ? undefined : String(init.body) };
+    const answer = await safeFetch(String(url), request, { ...options, ...(init.method === 'POST' && { maxRedirects: 0 }) });
     return new Response(answer.body.length > 0 ? answer.body : null, { status: answer.status, headers: answer.headers });
   };
 }

@@ -12,7 +12,7 @@ export const outboundOptions = ({ mcpOAuth, nodeEnv }: Config): OutboundOptions 
   maxRedirects: mcpOAuth.outboundMaxRedirects,
 });
 
-export type OutboundRequest = { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string };
+export type OutboundRequest = { method?: string; headers?: RequestInit['headers']; body?: string };
 
 /** `url` is the URL that answered (after redirects). */
 export type OutboundResponse = { status: number; headers: Headers; url: URL; body: Buffer };
@@ -32,7 +32,7 @@ export async function safeFetch(raw: string, request: OutboundRequest, options: 
   let failure: OutboundError | undefined;
   const session = guardedSession({ ...options, deadline, onFailure: (error) => (failure ??= error) });
   let [target, method, body] = [raw, request.method ?? 'GET', request.body];
-  const headers = { ...request.headers };
+  const headers = new Headers(request.headers);
   try {
     for (let hop = 0; ; hop++) {
       const response = await session.fetch(target, { method, headers, ...(body === undefined ? {} : { body }) });
@@ -45,10 +45,10 @@ export async function safeFetch(raw: string, request: OutboundRequest, options: 
         throw new OutboundError('too_many_redirects', `${url.origin} redirected more than ${options.maxRedirects} time(s)`);
       if (response.status === 303 || (response.status <= 302 && method === 'POST')) {
         [method, body] = ['GET', undefined];
-        delete headers['content-type'];
+        headers.delete('content-type');
       }
       const next = new URL(location, url);
-      if (next.origin !== url.origin) delete headers.authorization;
+      if (next.origin !== url.origin) headers.delete('authorization');
       target = next.href;
     }
   } catch (error) {

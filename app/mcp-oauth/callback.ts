@@ -79,10 +79,9 @@ export async function completeHandoff(deps: AppDeps, caller: AccessClaims, body:
 
 /** Steps 2-5 of the callback (docs/mcp-oauth.md) for a pending authorization already taken: `iss` first (RFC 9207 §2.4). */
 async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buffer, response: AuthorizationResponse, now: Date) {
-  if (response.iss !== undefined && response.iss !== pending.issuer)
-    throw issuerMismatch('callback', 'the iss parameter names another issuer');
+  if (response.iss !== undefined && response.iss !== pending.issuer) throw issuerMismatch('the iss parameter names another issuer');
   if (response.iss === undefined && pending.issParameterSupported) {
-    throw issuerMismatch('callback', 'the iss parameter is missing although the authorization server supports it');
+    throw issuerMismatch('the iss parameter is missing although the authorization server supports it');
   }
   if (response.error !== undefined) throw authorizationDenied(response.error, response.errorDescription);
   if (!response.code) throw new ValidationError([{ path: ['query', 'code'], message: 'Required' }]);

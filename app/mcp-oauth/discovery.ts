@@ -5,7 +5,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { OutboundError } from '../net/safe-fetch.ts';
-import { discoveryFailed, invalidMetadata, issuerMismatch, outboundFailed, pkceUnsupported, step } from './errors.ts';
+import { discoveryFailed, invalidMetadata, metadataIssuerMismatch, outboundFailed, pkceUnsupported, step } from './errors.ts';
 
 /**
  * Steps 1-7 of docs/mcp-oauth.md: the SDK fetches and validates the protected resource metadata
@@ -24,8 +24,8 @@ export async function discover(serverUrl: string, fetchFn: FetchLike) {
   if (/[?#]/.test(issuer)) throw invalidMetadata('the authorization server issuer has a query or fragment');
   const metadata = await step('fetching the authorization server metadata', () => discoverAuthorizationServerMetadata(issuer, { fetchFn }));
   if (!metadata) throw discoveryFailed('no authorization server metadata for the issuer');
-  // RFC 8414 §3.3 (the SDK does not compare it).
-  if (metadata.issuer !== issuer) throw issuerMismatch('discovery', 'the authorization server metadata names another issuer');
+  // The SDK does not compare it.
+  if (metadata.issuer !== issuer) throw metadataIssuerMismatch('the authorization server metadata names another issuer');
   if (!metadata.code_challenge_methods_supported?.includes('S256')) {
     throw pkceUnsupported('the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)');
   }

@@ -30,6 +30,8 @@ const OUTBOUND_ERRORS = [
   MCP_OAUTH_UPSTREAM_TIMEOUT,
 ];
 export const TOKEN_REQUEST_ERRORS = [MCP_OAUTH_TOKEN_REQUEST_FAILED, ...OUTBOUND_ERRORS];
+/** Steps 2-5 of the callback, run by the callback and by the completion of a browser landing. */
+export const REDEEM_ERRORS = [MCP_OAUTH_ISSUER_MISMATCH, MCP_OAUTH_AUTHORIZATION_DENIED, ...TOKEN_REQUEST_ERRORS];
 export const DISCOVERY_ERRORS = [
   MCP_OAUTH_DISCOVERY_FAILED,
   MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY,
@@ -55,6 +57,8 @@ export const invalidMetadata = remote(MCP_OAUTH_INVALID_METADATA);
 export const clientRegistrationUnavailable = remote(MCP_OAUTH_CLIENT_REGISTRATION_UNAVAILABLE);
 export const clientRegistrationFailed = remote(MCP_OAUTH_CLIENT_REGISTRATION_FAILED);
 export const tokenRequestFailed = remote(MCP_OAUTH_TOKEN_REQUEST_FAILED);
+/** The AS metadata names another issuer (RFC 8414 §3.3); an authorization response that does is a 400 (`issuerMismatch`). */
+export const metadataIssuerMismatch = remote(MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY);
 
 /** 504: a remote server (or the token refresh holding the lock) did not answer in time. */
 export const upstreamTimeout = (detail: string) =>
@@ -83,18 +87,16 @@ export const handoffInvalid = () =>
     es: 'Esta conexión no se inició en este navegador por ti, o el enlace ya se usó o expiró; no se conectó nada. Vuelve a empezar desde la página donde comenzaste',
   });
 
-/** 400 when an authorization response names another issuer (RFC 9207); 502 when the AS metadata does (discovery). */
-export const issuerMismatch = (where: 'callback' | 'discovery', detail: string) =>
-  where === 'discovery'
-    ? remote(MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY)(detail)
-    : new CodedError(
-        MCP_OAUTH_ISSUER_MISMATCH,
-        {
-          en: 'The authorization response did not come from the expected authorization server',
-          es: 'La respuesta de autorización no provino del servidor de autorización esperado',
-        },
-        { detail },
-      );
+/** An authorization response from another issuer (RFC 9207). */
+export const issuerMismatch = (detail: string) =>
+  new CodedError(
+    MCP_OAUTH_ISSUER_MISMATCH,
+    {
+      en: 'The authorization response did not come from the expected authorization server',
+      es: 'La respuesta de autorización no provino del servidor de autorización esperado',
+    },
+    { detail },
+  );
 
 export const authorizationDenied = (error: string, description: string | undefined) =>
   new CodedError(
@@ -107,11 +109,8 @@ export const authorizationDenied = (error: string, description: string | undefin
 export function outboundFailed(error: OutboundError, step: string): CodedError {
   const detail = `${step}: ${error.message}`;
   if (error.kind === 'timeout') return upstreamTimeout(detail);
-  const codes: Partial<Record<OutboundError['kind'], ErrorCode>> = {
-    refused: MCP_OAUTH_URL_REFUSED,
-    too_large: MCP_OAUTH_UPSTREAM_RESPONSE_TOO_LARGE,
-  };
-  return remote(codes[error.kind] ?? MCP_OAUTH_UPSTREAM_UNREACHABLE)(detail);
+  if (error.kind === 'refused') return remote(MCP_OAUTH_URL_REFUSED)(detail);
+  return remote(error.kind === 'too_large' ? MCP_OAUTH_UPSTREAM_RESPONSE_TOO_LARGE : MCP_OAUTH_UPSTREAM_UNREACHABLE)(detail);
 }
 
 /**

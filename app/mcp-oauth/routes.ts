@@ -7,12 +7,10 @@ import { initiateAuthorization } from './initiate.ts';
 import { CLIENT_METADATA_PATH, clientMetadataDocument } from './provider.ts';
 import {
   DISCOVERY_ERRORS,
-  MCP_OAUTH_AUTHORIZATION_DENIED,
   MCP_OAUTH_HANDOFF_INVALID,
   MCP_OAUTH_INVALID_STATE,
-  MCP_OAUTH_ISSUER_MISMATCH,
   MCP_OAUTH_NOT_OAUTH_SERVER,
-  TOKEN_REQUEST_ERRORS,
+  REDEEM_ERRORS,
 } from './errors.ts';
 
 const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
@@ -98,7 +96,7 @@ export const mcpOAuthRoutes = [
       404: { description: 'The MCP server was deleted meanwhile', schema: ErrorBody },
     },
     // Bearer-token callers only: a browser landing answers every error as mcpOAuth=error&errorCode.
-    errors: [MCP_OAUTH_INVALID_STATE, MCP_OAUTH_ISSUER_MISMATCH, MCP_OAUTH_AUTHORIZATION_DENIED, ...TOKEN_REQUEST_ERRORS],
+    errors: [MCP_OAUTH_INVALID_STATE, ...REDEEM_ERRORS],
     handler: ({ deps, ctx, query }) => answerCallback(deps, ctx, query),
   }),
   defineRoute({
@@ -126,7 +124,7 @@ export const mcpOAuthRoutes = [
       404: { description: 'The MCP server was deleted meanwhile', schema: ErrorBody },
     },
     // MCP_OAUTH.HANDOFF_INVALID: unknown, used, expired, another user's, or another browser's key.
-    errors: [MCP_OAUTH_HANDOFF_INVALID, MCP_OAUTH_ISSUER_MISMATCH, MCP_OAUTH_AUTHORIZATION_DENIED, ...TOKEN_REQUEST_ERRORS],
+    errors: [MCP_OAUTH_HANDOFF_INVALID, ...REDEEM_ERRORS],
     handler: ({ deps, auth, body }) => completeHandoff(deps, auth, body),
   }),
   defineRoute({

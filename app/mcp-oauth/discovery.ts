@@ -24,7 +24,6 @@ export async function discover(serverUrl: string, fetchFn: FetchLike) {
   if (/[?#]/.test(issuer)) throw invalidMetadata('the authorization server issuer has a query or fragment');
   const metadata = await step('fetching the authorization server metadata', () => discoverAuthorizationServerMetadata(issuer, { fetchFn }));
   if (!metadata) throw discoveryFailed('no authorization server metadata for the issuer');
-  // The SDK does not compare it.
   if (metadata.issuer !== issuer) throw metadataIssuerMismatch('the authorization server metadata names another issuer');
   if (!metadata.code_challenge_methods_supported?.includes('S256')) {
     throw pkceUnsupported('the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)');

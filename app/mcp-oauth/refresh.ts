@@ -24,15 +24,18 @@ type OAuthServerRef = { agencyId: string; serverId: string };
  * MCP server just answered 401 to.
  */
 export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejected?: string): Promise<string> {
-  const context = tokensContext(ref.agencyId, ref.serverId);
-  const open = (row: StoredTokensRow) => unseal<TokenSet>(deps, row, context);
-  const usable = ({ accessToken, expiresAt }: TokenSet) =>
-    accessToken !== rejected && (expiresAt === undefined || Date.parse(expiresAt) - REFRESH_SKEW_MS > deps.clock().getTime());
   const row = await findServerOAuthTokens(deps.db, ref.agencyId, ref.serverId);
   if (!row) throw authorizationRequired();
-  const stored = open(row);
-  if (usable(stored)) return stored.accessToken;
-  return joined(deps, `${ref.agencyId}:${ref.serverId}:${rejected ?? ''}`, () => lockedRefresh(deps, ref, open, usable));
+  const stored = opened(deps, ref, row, rejected);
+  if (stored.usable) return stored.accessToken;
+  return joined(deps, `${ref.agencyId}:${ref.serverId}:${rejected ?? ''}`, () => lockedRefresh(deps, ref, rejected));
+}
+
+/** The stored tokens; `usable` while valid for more than REFRESH_SKEW_MS and not the rejected access token. */
+function opened(deps: AppDeps, ref: OAuthServerRef, row: StoredTokensRow, rejected: string | undefined) {
+  const tokens = unseal<TokenSet>(deps, row, tokensContext(ref.agencyId, ref.serverId));
+  const expiresAt = tokens.expiresAt === undefined ? Infinity : Date.parse(tokens.expiresAt);
+  return { ...tokens, usable: tokens.accessToken !== rejected && expiresAt - REFRESH_SKEW_MS > deps.clock().getTime() };
 }
 
 /** Per app: the refresh this process runs for a server (and rejected token), joined by concurrent callers. */
@@ -52,21 +55,14 @@ function joined(deps: AppDeps, key: string, run: () => Promise<string>): Promise
   return started;
 }
 
-async function lockedRefresh(
-  deps: AppDeps,
-  ref: OAuthServerRef,
-  open: (row: StoredTokensRow) => TokenSet,
-  usable: (tokens: TokenSet) => boolean,
-): Promise<string> {
-  const context = tokensContext(ref.agencyId, ref.serverId);
-  const fetchFn = oauthFetch(deps.config);
+async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: string | undefined): Promise<string> {
   const lockTimeoutMs = deps.config.mcpOAuth.outboundTimeoutMs + LOCK_MARGIN_MS;
   const outcome = await deps.db
     .transaction(async (tx) => {
       const locked = await lockServerOAuthTokens(tx, ref.agencyId, ref.serverId, lockTimeoutMs);
       if (!locked) return 'gone';
-      const current = open(locked);
-      if (usable(current)) return { accessToken: current.accessToken, refreshed: false };
+      const current = opened(deps, ref, locked, rejected);
+      if (current.usable) return { accessToken: current.accessToken, refreshed: false };
       // A refresh token refused before is not presented again; authorizing again replaces it.
       if (current.refreshToken === undefined || locked.reauthorizationRequired) return 'invalid_grant';
       // Same `resource`, the client that got the tokens; an answer without a refresh token keeps ours (the SDK's).
@@ -76,7 +72,7 @@ async function lockedRefresh(
         clientInformation: client ?? { client_id: locked.clientId },
         refreshToken: current.refreshToken,
         resource: locked.resource,
-        fetchFn,
+        fetchFn: oauthFetch(deps.config),
       };
       const refreshed = () =>
         refreshAuthorization(locked.issuer, request).catch((error) =>
@@ -85,7 +81,7 @@ async function lockedRefresh(
       const answer = await step('refreshing the tokens', refreshed, tokenRequestFailed);
       if (!answer) return 'invalid_grant';
       const fresh = tokenSetOf(answer, deps.clock(), current.scope);
-      await updateServerOAuthTokens(tx, { ...ref, ...seal(deps, fresh, context), now: deps.clock() });
+      await updateServerOAuthTokens(tx, { ...ref, ...seal(deps, fresh, tokensContext(ref.agencyId, ref.serverId)), now: deps.clock() });
       await setAgentMcpServerStatus(tx, { ...ref, status: 'connected', checkedAt: deps.clock() });
       return { accessToken: fresh.accessToken, refreshed: true };
     })

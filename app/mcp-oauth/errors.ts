@@ -6,7 +6,7 @@ import { OutboundError } from '../net/safe-fetch.ts';
 export const MCP_OAUTH_NOT_OAUTH_SERVER = errorCode(409, 'MCP_OAUTH.NOT_OAUTH_SERVER');
 export const MCP_OAUTH_INVALID_STATE = errorCode(400, 'MCP_OAUTH.INVALID_STATE');
 export const MCP_OAUTH_HANDOFF_INVALID = errorCode(400, 'MCP_OAUTH.HANDOFF_INVALID');
-/** One code, two statuses by design (`issuerMismatch`): a route declares the one it can answer. */
+/** One code, two statuses by design (`issuerMismatch`, `metadataIssuerMismatch`): a route declares the one it can answer. */
 export const MCP_OAUTH_ISSUER_MISMATCH = errorCode(400, 'MCP_OAUTH.ISSUER_MISMATCH');
 export const MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY = errorCode(502, 'MCP_OAUTH.ISSUER_MISMATCH');
 export const MCP_OAUTH_AUTHORIZATION_DENIED = errorCode(400, 'MCP_OAUTH.AUTHORIZATION_DENIED');

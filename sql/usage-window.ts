@@ -118,6 +118,9 @@ export type DayCover = {
   subtract: [Date, Date][];
 };
 
+/** Years 0 to 9999: an instant `ts` writes as PostgreSQL reads it (toISOString gives others a sign and six digits). */
+const writable = (ms: number) => ms >= Date.parse('0000-01-01T00:00:00.000Z') && ms < Date.parse('9999-12-31T00:00:00.000Z') + DAY_MS;
+
 /**
  * Covers `[from, to)` with whole UTC days and raw corrections, so that no raw read spans more
  * than half a day per edge: a partial day at an edge is read as its own raw rows when they span
@@ -133,7 +136,7 @@ export function coverWithDays(from: Date, to: Date): DayCover {
   const at = (ms: number) => new Date(ms);
   if (innerFrom > innerTo) {
     // Inside one day: the raw window, or the day minus what lies before and after it.
-    if (t - f <= half) return { dayFrom: to, dayTo: to, add: [[from, to]], subtract: [] };
+    if (t - f <= half || !writable(innerFrom)) return { dayFrom: to, dayTo: to, add: [[from, to]], subtract: [] };
     return {
       dayFrom: at(innerTo),
       dayTo: at(innerFrom),
@@ -145,11 +148,11 @@ export function coverWithDays(from: Date, to: Date): DayCover {
     };
   }
   const cover: DayCover = { dayFrom: at(innerFrom), dayTo: at(innerTo), add: [], subtract: [] };
-  if (innerFrom - f > half) {
+  if (innerFrom - f > half && writable(innerFrom - DAY_MS)) {
     cover.dayFrom = at(innerFrom - DAY_MS);
     cover.subtract.push([cover.dayFrom, from]);
   } else if (innerFrom > f) cover.add.push([from, at(innerFrom)]);
-  if (t - innerTo > half) {
+  if (t - innerTo > half && writable(innerTo + DAY_MS)) {
     cover.dayTo = at(innerTo + DAY_MS);
     cover.subtract.push([to, cover.dayTo]);
   } else if (t > innerTo) cover.add.push([at(innerTo), to]);

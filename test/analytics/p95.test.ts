@@ -47,6 +47,8 @@ test('the p95 of a model with many latencies equals percentile_cont(0.95) over t
     // Edges longer than half a day: whole days less the raw rows outside the window.
     { from: '2026-03-01T00:10:00.000Z', to: '2026-03-12T23:50:00.000Z' },
     { from: '2026-03-03T02:30:00.000Z', to: '2026-03-10T21:00:00.000Z', source: 'system', action: 'user_interaction' },
+    // The widest window the API takes: no day past the year 9999 is read whole.
+    { from: '1970-01-01T00:00:00.000Z', to: '9999-12-31T23:59:59.999Z', source: 'byok' },
     // Inside one day, longer than half of it.
     { from: '2026-03-05T01:00:00.000Z', to: '2026-03-05T23:00:00.000Z', source: 'byok' },
   ];

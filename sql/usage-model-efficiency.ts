@@ -53,7 +53,9 @@ const corrections = (window: UsageWindow, cover: DayCover) => {
  * the window (src/backend/utils/adt/orderedsetaggs.c: with n values in ascending order,
  * pos = 0.95 * (n - 1), result = v[floor(pos)] + (v[ceil(pos)] - v[floor(pos)]) * (pos -
  * floor(pos)) in float8). The values come as ascending arrays: one per day rollup row of the
- * window's whole UTC days, and one per model for the raw rows of the partial days at the edges.
+ * days the window reads whole (`coverWithDays`), and per model one of the raw rows added at the
+ * edges and one of the raw rows taken away from an edge day read whole (sign -1: counted
+ * negatively, removed from the candidates).
  * v[floor(pos)] is found by an eight-way search over the value: the number of values <= x of an
  * ascending array is `width_bucket(x, array)` (a binary search), so each step costs one pass over
  * the arrays, never a sort of all values. Once a model's bracket holds at most CANDIDATES values,

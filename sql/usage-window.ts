@@ -118,8 +118,10 @@ export type DayCover = {
   subtract: [Date, Date][];
 };
 
-/** Years 0 to 9999: an instant `ts` writes as PostgreSQL reads it (toISOString gives others a sign and six digits). */
-const writable = (ms: number) => ms >= Date.parse('0000-01-01T00:00:00.000Z') && ms < Date.parse('9999-12-31T00:00:00.000Z') + DAY_MS;
+/** Years 0 to 9999: what `ts` writes as PostgreSQL reads it (toISOString gives other years a sign and six digits). */
+const WRITABLE_FROM = Date.parse('0000-01-01T00:00:00.000Z');
+const WRITABLE_UNTIL = Date.parse('9999-12-31T00:00:00.000Z') + DAY_MS;
+const writable = (ms: number) => ms >= WRITABLE_FROM && ms < WRITABLE_UNTIL;
 
 /**
  * Covers `[from, to)` with whole UTC days and raw corrections, so that no raw read spans more

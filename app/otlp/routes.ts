@@ -6,7 +6,7 @@ import { BinaryAnswer } from '../core/binary-answer.ts';
 import { HttpError } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { ErrorBody } from '../core/schemas.ts';
-import { decodeTraceRequest, encodeTraceResponse, UndecodableRequest } from './protobuf.ts';
+import { decodeTraceSpans, encodeTraceResponse, UndecodableRequest } from './protobuf.ts';
 import { readRawBody } from './request-body.ts';
 import { MalformedTraceRequest, spansOf } from './spans.ts';
 import { candidateAgentIds, hasUsage, usageEventOf, type Rejection } from './usage-mapping.ts';
@@ -56,7 +56,7 @@ export const otlpRoutes = [
       const body = await readRawBody(ctx, OTLP_BODY_LIMIT_BYTES);
       let spans;
       try {
-        spans = protobuf ? spansOf(decodeTraceRequest(body), 'base64') : spansOf(JSON.parse(body.toString('utf8')), 'hex');
+        spans = protobuf ? decodeTraceSpans(body) : spansOf(JSON.parse(body.toString('utf8')));
       } catch (error) {
         if (error instanceof UndecodableRequest || error instanceof MalformedTraceRequest || error instanceof SyntaxError) {
           throw new HttpError(400, `Not an ExportTraceServiceRequest: ${error.message}`);

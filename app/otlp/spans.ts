@@ -31,15 +31,15 @@ function listAt(parent: Json, field: string): unknown[] {
 
 const HEX_ID = /^[0-9a-f]+$/;
 
-/** A trace or span id: hex in OTLP/JSON, base64 after protobuf decoding (protobuf.ts). */
-function idOf(value: unknown, bytes: number, encoding: 'hex' | 'base64'): string | undefined {
+/** A trace or span id as OTLP/JSON writes it: hex. */
+function idOf(value: unknown, bytes: number): string | undefined {
   if (typeof value !== 'string') return undefined;
-  const hex = encoding === 'hex' ? value.toLowerCase() : Buffer.from(value, 'base64').toString('hex');
+  const hex = value.toLowerCase();
   if (hex.length !== bytes * 2 || !HEX_ID.test(hex) || /^0+$/.test(hex)) return undefined;
   return hex;
 }
 
-/** fixed64 nanoseconds: a decimal string (both encodings) or a JSON number. */
+/** fixed64 nanoseconds: a decimal string or a JSON number. */
 function nanosOf(value: unknown): bigint | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return BigInt(value);
@@ -70,12 +70,11 @@ function attributesOf(parent: unknown): Attributes {
 }
 
 /**
- * The spans of an ExportTraceServiceRequest given as a plain object: parsed OTLP/JSON (`hex`
- * ids) or a decoded protobuf message (`base64` ids). Throws MalformedTraceRequest when the
+ * The spans of an ExportTraceServiceRequest in OTLP/JSON (protobuf: protobuf.ts). Throws MalformedTraceRequest when the
  * request's structure is wrong; a span's own bad fields are left undefined for the mapping
  * to reject that span alone.
  */
-export function spansOf(request: unknown, idEncoding: 'hex' | 'base64'): OtlpSpan[] {
+export function spansOf(request: unknown): OtlpSpan[] {
   if (!isObject(request)) throw new MalformedTraceRequest('the body must be an ExportTraceServiceRequest object');
   const spans: OtlpSpan[] = [];
   for (const resourceSpans of listAt(request, 'resourceSpans')) {
@@ -86,8 +85,8 @@ export function spansOf(request: unknown, idEncoding: 'hex' | 'base64'): OtlpSpa
       for (const span of listAt(scopeSpans, 'spans')) {
         if (!isObject(span)) throw new MalformedTraceRequest('spans must hold objects');
         spans.push({
-          traceId: idOf(span.traceId, 16, idEncoding),
-          spanId: idOf(span.spanId, 8, idEncoding),
+          traceId: idOf(span.traceId, 16),
+          spanId: idOf(span.spanId, 8),
           startTimeUnixNano: nanosOf(span.startTimeUnixNano),
           endTimeUnixNano: nanosOf(span.endTimeUnixNano),
           attributes: attributesOf(span),

@@ -3,6 +3,7 @@ import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { setAgentMcpServerStatus } from '../../sql/agent-mcp-servers.ts';
 import { findServerOAuthTokens, lockServerOAuthTokens, updateServerOAuthTokens, type StoredTokensRow } from '../../sql/mcp-oauth-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
+import { hasSqlState } from '../db/connection-loss.ts';
 import { authorizationRequired, serverUnauthorized } from '../mcp-client/errors.ts';
 import { tokensContext } from './callback.ts';
 import { step, tokenRequestFailed, upstreamTimeout } from './errors.ts';
@@ -86,8 +87,8 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
       return { accessToken: fresh.accessToken, refreshed: true };
     })
     .catch((error: unknown) => {
-      // The lock was not granted in time: the refresh holding it hangs.
-      throw isLockTimeout(error) ? upstreamTimeout('waiting for a concurrent token refresh') : error;
+      // PostgreSQL `lock_not_available` (55P03): the lock was not granted in time, the refresh holding it hangs.
+      throw hasSqlState(error, '55P03') ? upstreamTimeout('waiting for a concurrent token refresh') : error;
     });
   if (outcome === 'gone') throw authorizationRequired();
   if (outcome === 'invalid_grant') {
@@ -97,12 +98,4 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
   }
   if (outcome.refreshed) deps.logger.info({ serverId: ref.serverId }, 'mcp oauth tokens refreshed');
   return outcome.accessToken;
-}
-
-/** PostgreSQL `lock_not_available` (55P03), on the error or one of its causes. */
-function isLockTimeout(error: unknown): boolean {
-  for (let current = error; typeof current === 'object' && current !== null; current = (current as { cause?: unknown }).cause) {
-    if ((current as { code?: unknown }).code === '55P03') return true;
-  }
-  return false;
 }

@@ -49,11 +49,10 @@ const refreshesByApp = new WeakMap<AppDeps, Map<string, Promise<string>>>();
 function joined(deps: AppDeps, key: string, run: () => Promise<string>): Promise<string> {
   const inFlight = refreshesByApp.get(deps) ?? new Map<string, Promise<string>>();
   refreshesByApp.set(deps, inFlight);
-  const running = inFlight.get(key);
-  if (running) return running;
-  const started = run().finally(() => inFlight.delete(key));
-  inFlight.set(key, started);
-  return started;
+  // `finally` runs after the set below, also for a refresh that settles at once.
+  const running = inFlight.get(key) ?? run().finally(() => inFlight.delete(key));
+  inFlight.set(key, running);
+  return running;
 }
 
 async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: string | undefined): Promise<string> {
@@ -65,20 +64,18 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
       const current = opened(deps, ref, locked, rejected);
       if (current.usable) return { accessToken: current.accessToken, refreshed: false };
       // A refresh token refused before is not presented again; authorizing again replaces it.
-      if (current.refreshToken === undefined || locked.reauthorizationRequired) return 'invalid_grant';
+      const refreshToken = locked.reauthorizationRequired ? undefined : current.refreshToken;
+      if (refreshToken === undefined) return 'invalid_grant';
       // Same `resource`, the client that got the tokens; an answer without a refresh token keeps ours (the SDK's).
       const client = (await knownClients(deps, tx, locked.issuer, true)).find((known) => known.client_id === locked.clientId);
-      const request = {
-        metadata: tokenEndpointState(locked.issuer, locked.tokenEndpoint, locked.resource).authorizationServerMetadata,
-        clientInformation: client ?? { client_id: locked.clientId },
-        refreshToken: current.refreshToken,
-        resource: locked.resource,
-        fetchFn: oauthFetch(deps.config),
-      };
       const refreshed = () =>
-        refreshAuthorization(locked.issuer, request).catch((error) =>
-          error instanceof InvalidGrantError ? undefined : Promise.reject(error),
-        );
+        refreshAuthorization(locked.issuer, {
+          metadata: tokenEndpointState(locked.issuer, locked.tokenEndpoint, locked.resource).authorizationServerMetadata,
+          clientInformation: client ?? { client_id: locked.clientId },
+          refreshToken,
+          resource: locked.resource,
+          fetchFn: oauthFetch(deps.config),
+        }).catch((error) => (error instanceof InvalidGrantError ? undefined : Promise.reject(error)));
       const answer = await step('refreshing the tokens', refreshed, tokenRequestFailed);
       if (!answer) return 'invalid_grant';
       const fresh = tokenSetOf(answer, deps.clock(), current.scope);

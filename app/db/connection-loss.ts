@@ -36,3 +36,13 @@ export function isConnectionLoss(error: unknown): boolean {
   }
   return false;
 }
+
+/** Whether the error, or one of the causes Slonik wraps it in, carries this SQLSTATE. */
+export function hasSqlState(error: unknown, sqlState: string): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    if ((current as { code?: unknown }).code === sqlState) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

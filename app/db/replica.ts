@@ -1,7 +1,7 @@
 import { sql, type CommonQueryMethods, type DatabasePool } from 'slonik';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { isConnectionLoss } from './connection-loss.ts';
+import { hasSqlState, isConnectionLoss } from './connection-loss.ts';
 
 /** How long a replica health reading is trusted before the next read asks again, ms. */
 const CHECK_INTERVAL_MS = 1_000;
@@ -78,7 +78,8 @@ export class ReplicaReads {
     try {
       return await query(this.#replica);
     } catch (error) {
-      if (isRecoveryConflict(error)) return query(this.#primary); // the standby cancelled it; not a health issue
+      // SQLSTATE 40001 on a standby: "canceling statement due to conflict with recovery" (replay needed its rows).
+      if (hasSqlState(error, '40001')) return query(this.#primary); // the standby cancelled it; not a health issue
       if (!isConnectionLoss(error)) throw error;
       this.#route('primary', { err: error }, 'replica unreachable');
       return query(this.#primary);
@@ -121,14 +122,4 @@ export function readStale<T>(
   query: (db: CommonQueryMethods) => Promise<T>,
 ): Promise<T> {
   return deps.replica === undefined ? query(deps.db) : deps.replica.read(query);
-}
-
-/** SQLSTATE 40001 on a standby: "canceling statement due to conflict with recovery" (replay needed its rows). */
-function isRecoveryConflict(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    if ((current as { code?: unknown }).code === '40001') return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
 }

@@ -94,12 +94,11 @@ async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buf
   const saveTokens = async (answer: OAuthTokens) => {
     // RFC 6749 §5.1: an omitted scope is the scope requested.
     tokens = tokenSetOf(answer, now, pending.scope ?? undefined);
-    // The server was deleted while the user was at the authorization server.
-    await upsertServerOAuthTokens(deps.db, { ...pending, ...seal(deps, tokens, tokensContext(agencyId, serverId)), now }).catch(
-      (error: unknown) => {
-        throw error instanceof ForeignKeyIntegrityConstraintViolationError ? notFound('MCP server') : error;
-      },
-    );
+    const row = { ...pending, ...seal(deps, tokens, tokensContext(agencyId, serverId)), now };
+    // A foreign key violation: the server was deleted while the user was at the authorization server.
+    await upsertServerOAuthTokens(deps.db, row).catch((error: unknown) => {
+      throw error instanceof ForeignKeyIntegrityConstraintViolationError ? notFound('MCP server') : error;
+    });
   };
   const discovery = tokenEndpointState(issuer, pending.tokenEndpoint, pending.resource);
   const provider = flowProvider(deps, discovery, { client, verifier: secrets.codeVerifier, saveTokens });

@@ -28,13 +28,9 @@ export async function discover(serverUrl: string, fetchFn: FetchLike) {
   if (!metadata.code_challenge_methods_supported?.includes('S256')) {
     throw pkceUnsupported('the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)');
   }
-  return {
-    resource,
-    resourceMetadata,
-    issuer,
-    metadata,
-    scope: challenge.scope ?? (resourceMetadata.scopes_supported?.join(' ') || undefined),
-  };
+  const scope = challenge.scope ?? (resourceMetadata.scopes_supported?.join(' ') || undefined);
+  // The SDK's OAuthDiscoveryState, which `auth()` takes as done (provider.ts), with the resource and scope.
+  return { authorizationServerUrl: issuer, resourceMetadata, authorizationServerMetadata: metadata, resource, scope };
 }
 
 /** MCP spec "Canonical Server URI" (RFC 8707 §2): lowercase scheme and host, no fragment, no bare trailing slash. */

@@ -1,5 +1,5 @@
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { CodedError, errorCode, type ErrorCode } from '../core/errors.ts';
+import { CodedError, errorCode, type ErrorCode, type Localized } from '../core/errors.ts';
 import { OutboundError } from '../net/safe-fetch.ts';
 
 /** This area's codes, as its routes declare them (`errors: [...]`, app/core/route.ts). */
@@ -60,50 +60,37 @@ export const tokenRequestFailed = remote(MCP_OAUTH_TOKEN_REQUEST_FAILED);
 /** The AS metadata names another issuer (RFC 8414 §3.3); an authorization response that does is a 400 (`issuerMismatch`). */
 export const metadataIssuerMismatch = remote(MCP_OAUTH_ISSUER_MISMATCH_DISCOVERY);
 
-/** 504: a remote server (or the token refresh holding the lock) did not answer in time. */
-export const upstreamTimeout = (detail: string) =>
-  new CodedError(
-    MCP_OAUTH_UPSTREAM_TIMEOUT,
-    { en: 'A remote server did not answer in time', es: 'Un servidor remoto no respondió a tiempo' },
-    { detail },
-  );
-
-export const notAnOAuthServer = (authType: string) =>
-  new CodedError(
-    MCP_OAUTH_NOT_OAUTH_SERVER,
-    { en: 'This MCP server does not use OAuth', es: 'Este servidor MCP no usa OAuth' },
-    { authType },
-  );
-
-export const invalidState = () =>
-  new CodedError(MCP_OAUTH_INVALID_STATE, {
+/** The messages of the codes that do not name the failed step (the 502s above do). */
+const MESSAGES = {
+  upstreamTimeout: { en: 'A remote server did not answer in time', es: 'Un servidor remoto no respondió a tiempo' },
+  notAnOAuthServer: { en: 'This MCP server does not use OAuth', es: 'Este servidor MCP no usa OAuth' },
+  invalidState: {
     en: 'The authorization request is unknown, already used or expired; start again',
     es: 'La solicitud de autorización es desconocida, ya se usó o expiró; vuelve a empezar',
-  });
-
-export const handoffInvalid = () =>
-  new CodedError(MCP_OAUTH_HANDOFF_INVALID, {
+  },
+  handoffInvalid: {
     en: 'This connection was not started in this browser by you, or the link is used or expired; nothing was connected. Start again from the page where you began',
     es: 'Esta conexión no se inició en este navegador por ti, o el enlace ya se usó o expiró; no se conectó nada. Vuelve a empezar desde la página donde comenzaste',
-  });
+  },
+  issuerMismatch: {
+    en: 'The authorization response did not come from the expected authorization server',
+    es: 'La respuesta de autorización no provino del servidor de autorización esperado',
+  },
+  authorizationDenied: { en: 'The authorization server did not grant access', es: 'El servidor de autorización no concedió el acceso' },
+} satisfies Record<string, Localized>;
 
+/** 504: a remote server (or the token refresh holding the lock) did not answer in time. */
+export const upstreamTimeout = (detail: string) => new CodedError(MCP_OAUTH_UPSTREAM_TIMEOUT, MESSAGES.upstreamTimeout, { detail });
+export const notAnOAuthServer = (authType: string) => new CodedError(MCP_OAUTH_NOT_OAUTH_SERVER, MESSAGES.notAnOAuthServer, { authType });
+export const invalidState = () => new CodedError(MCP_OAUTH_INVALID_STATE, MESSAGES.invalidState);
+export const handoffInvalid = () => new CodedError(MCP_OAUTH_HANDOFF_INVALID, MESSAGES.handoffInvalid);
 /** An authorization response from another issuer (RFC 9207). */
-export const issuerMismatch = (detail: string) =>
-  new CodedError(
-    MCP_OAUTH_ISSUER_MISMATCH,
-    {
-      en: 'The authorization response did not come from the expected authorization server',
-      es: 'La respuesta de autorización no provino del servidor de autorización esperado',
-    },
-    { detail },
-  );
-
+export const issuerMismatch = (detail: string) => new CodedError(MCP_OAUTH_ISSUER_MISMATCH, MESSAGES.issuerMismatch, { detail });
 export const authorizationDenied = (error: string, description: string | undefined) =>
-  new CodedError(
-    MCP_OAUTH_AUTHORIZATION_DENIED,
-    { en: 'The authorization server did not grant access', es: 'El servidor de autorización no concedió el acceso' },
-    description === undefined ? { error } : { error, errorDescription: description.slice(0, 500) },
-  );
+  new CodedError(MCP_OAUTH_AUTHORIZATION_DENIED, MESSAGES.authorizationDenied, {
+    error,
+    ...(description === undefined ? {} : { errorDescription: description.slice(0, 500) }),
+  });
 
 /** The coded error for an outbound request that failed (refused URL, timeout, size, network). */
 export function outboundFailed(error: OutboundError, step: string): CodedError {

@@ -38,8 +38,9 @@ export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims,
 
   const fetchFn = oauthFetch(deps.config);
   const found = await discover(target.server.url, fetchFn);
+  const { authorizationServerUrl: issuer, authorizationServerMetadata: metadata } = found;
   // The browser is sent there: https, or http to loopback in development.
-  const endpoint = new URL(found.metadata.authorization_endpoint);
+  const endpoint = new URL(metadata.authorization_endpoint);
   const loopback = /^(localhost|127\.[\d.]+|\[::1\])$/.test(endpoint.hostname);
   if (endpoint.protocol !== 'https:' && !(loopback && urlPolicyFor(deps.config).allowLoopbackHttp)) {
     throw invalidMetadata('the authorization endpoint must use https');
@@ -56,26 +57,21 @@ export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims,
       agencyId: caller.agencyId,
       ...ids,
       ...seal(deps, secrets, stateContext(stateHash)),
-      issuer: found.issuer,
-      issParameterSupported: (found.metadata as Record<string, unknown>).authorization_response_iss_parameter_supported === true,
+      issuer,
+      issParameterSupported: (metadata as Record<string, unknown>).authorization_response_iss_parameter_supported === true,
       clientId: client.client_id,
-      tokenEndpointAuthMethod: selectClientAuthMethod(client, found.metadata.token_endpoint_auth_methods_supported ?? []),
+      tokenEndpointAuthMethod: selectClientAuthMethod(client, metadata.token_endpoint_auth_methods_supported ?? []),
       redirectUri: redirectUriOf(deps.config),
       // What the SDK sends as `resource` (the PRM's, equal to ours as a canonical URI).
       resource: found.resourceMetadata.resource,
       scope: found.scope ?? null,
-      tokenEndpoint: found.metadata.token_endpoint,
+      tokenEndpoint: metadata.token_endpoint,
       expiresAt,
       browserKeyHash: hashState(browserKey),
     });
   };
-  const discovery = {
-    authorizationServerUrl: found.issuer,
-    resourceMetadata: found.resourceMetadata,
-    authorizationServerMetadata: found.metadata,
-  };
   const run = async (): Promise<URL | undefined> => {
-    const provider = flowProvider(deps, discovery, { state, saveVerifier });
+    const provider = flowProvider(deps, found, { state, saveVerifier });
     await auth(provider, { serverUrl: found.resource, scope: found.scope, fetchFn });
     return provider.authorizationUrl;
   };
@@ -83,6 +79,6 @@ export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims,
   const retried = () => run().catch((error) => (error instanceof RegisteredMeanwhile ? run() : Promise.reject(error)));
   const url = await step('registering the client', retried, clientRegistrationFailed);
   if (!url) throw clientRegistrationFailed('the authorization could not be started');
-  deps.logger.info({ ...ids, issuer: found.issuer }, 'mcp oauth authorization started');
+  deps.logger.info({ ...ids, issuer }, 'mcp oauth authorization started');
   return { authorizationUrl: url.href, state, browserKey, expiresAt: expiresAt.toJSON() };
 }

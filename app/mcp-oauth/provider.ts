@@ -73,8 +73,7 @@ export async function knownClients(deps: AppDeps, db: CommonQueryMethods, issuer
   const { config } = deps;
   const configured = config.mcpOAuth.clients[issuer];
   const row = await findRegisteredClient(db, issuer, redirectUriOf(config));
-  const context = clientContext(issuer, redirectUriOf(config));
-  const stored = row && unseal<StoredClient>(deps, row, context);
+  const stored = row && unseal<StoredClient>(deps, row, clientContext(issuer, redirectUriOf(config)));
   const client = (client_id: string, client_secret?: string, token_endpoint_auth_method?: string) => ({
     client_id,
     client_secret,

@@ -3,6 +3,7 @@ import { InvalidGrantError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { setAgentMcpServerStatus } from '../../sql/agent-mcp-servers.ts';
 import { findServerOAuthTokens, lockServerOAuthTokens, updateServerOAuthTokens, type StoredTokensRow } from '../../sql/mcp-oauth-tokens.ts';
 import type { AppDeps } from '../core/deps.ts';
+import { hasSqlState } from '../db/connection-loss.ts';
 import { authorizationRequired, serverUnauthorized } from '../mcp-client/errors.ts';
 import { tokensContext } from './callback.ts';
 import { step, tokenRequestFailed, upstreamTimeout } from './errors.ts';
@@ -48,11 +49,10 @@ const refreshesByApp = new WeakMap<AppDeps, Map<string, Promise<string>>>();
 function joined(deps: AppDeps, key: string, run: () => Promise<string>): Promise<string> {
   const inFlight = refreshesByApp.get(deps) ?? new Map<string, Promise<string>>();
   refreshesByApp.set(deps, inFlight);
-  const running = inFlight.get(key);
-  if (running) return running;
-  const started = run().finally(() => inFlight.delete(key));
-  inFlight.set(key, started);
-  return started;
+  // `finally` runs after the set below, also for a refresh that settles at once.
+  const running = inFlight.get(key) ?? run().finally(() => inFlight.delete(key));
+  inFlight.set(key, running);
+  return running;
 }
 
 async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: string | undefined): Promise<string> {
@@ -64,20 +64,18 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
       const current = opened(deps, ref, locked, rejected);
       if (current.usable) return { accessToken: current.accessToken, refreshed: false };
       // A refresh token refused before is not presented again; authorizing again replaces it.
-      if (current.refreshToken === undefined || locked.reauthorizationRequired) return 'invalid_grant';
+      const refreshToken = locked.reauthorizationRequired ? undefined : current.refreshToken;
+      if (refreshToken === undefined) return 'invalid_grant';
       // Same `resource`, the client that got the tokens; an answer without a refresh token keeps ours (the SDK's).
       const client = (await knownClients(deps, tx, locked.issuer, true)).find((known) => known.client_id === locked.clientId);
-      const request = {
-        metadata: tokenEndpointState(locked.issuer, locked.tokenEndpoint, locked.resource).authorizationServerMetadata,
-        clientInformation: client ?? { client_id: locked.clientId },
-        refreshToken: current.refreshToken,
-        resource: locked.resource,
-        fetchFn: oauthFetch(deps.config),
-      };
       const refreshed = () =>
-        refreshAuthorization(locked.issuer, request).catch((error) =>
-          error instanceof InvalidGrantError ? undefined : Promise.reject(error),
-        );
+        refreshAuthorization(locked.issuer, {
+          metadata: tokenEndpointState(locked.issuer, locked.tokenEndpoint, locked.resource).authorizationServerMetadata,
+          clientInformation: client ?? { client_id: locked.clientId },
+          refreshToken,
+          resource: locked.resource,
+          fetchFn: oauthFetch(deps.config),
+        }).catch((error) => (error instanceof InvalidGrantError ? undefined : Promise.reject(error)));
       const answer = await step('refreshing the tokens', refreshed, tokenRequestFailed);
       if (!answer) return 'invalid_grant';
       const fresh = tokenSetOf(answer, deps.clock(), current.scope);
@@ -86,8 +84,8 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
       return { accessToken: fresh.accessToken, refreshed: true };
     })
     .catch((error: unknown) => {
-      // The lock was not granted in time: the refresh holding it hangs.
-      throw isLockTimeout(error) ? upstreamTimeout('waiting for a concurrent token refresh') : error;
+      // PostgreSQL `lock_not_available` (55P03): the lock was not granted in time, the refresh holding it hangs.
+      throw hasSqlState(error, '55P03') ? upstreamTimeout('waiting for a concurrent token refresh') : error;
     });
   if (outcome === 'gone') throw authorizationRequired();
   if (outcome === 'invalid_grant') {
@@ -97,12 +95,4 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
   }
   if (outcome.refreshed) deps.logger.info({ serverId: ref.serverId }, 'mcp oauth tokens refreshed');
   return outcome.accessToken;
-}
-
-/** PostgreSQL `lock_not_available` (55P03), on the error or one of its causes. */
-function isLockTimeout(error: unknown): boolean {
-  for (let current = error; typeof current === 'object' && current !== null; current = (current as { cause?: unknown }).cause) {
-    if ((current as { code?: unknown }).code === '55P03') return true;
-  }
-  return false;
 }

@@ -13,7 +13,7 @@ import {
   REDEEM_ERRORS,
 } from './errors.ts';
 
-const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
+const AGENT_UPDATER = { auth: 'jwt', principal: 'user', policy: { subject: 'ai.agent', action: 'update' } } as const;
 
 const Connected = Type.Object({
   agentId: Type.String(),
@@ -46,9 +46,7 @@ export const mcpOAuthRoutes = [
       '(configured or RFC 7591) and records a single-use state bound to the caller, valid 10 minutes. ' +
       'browserKey is for the front-end that called: keep it to complete the browser landing (POST /ai/mcp-oauth/complete).',
     tags: ['mcp-oauth'],
-    auth: 'jwt',
-    principal: 'user',
-    policy: AGENT_UPDATE,
+    ...AGENT_UPDATER,
     schemas: { params: StrictObject({ agentId: Uuid(), serverId: Uuid() }) },
     responses: {
       200: {
@@ -110,9 +108,7 @@ export const mcpOAuthRoutes = [
       'answered to the front-end that started the flow. Only the user who started it, with that key, completes it: ' +
       'the code is exchanged and the tokens stored encrypted. Single use, within 2 minutes of the landing.',
     tags: ['mcp-oauth'],
-    auth: 'jwt',
-    principal: 'user',
-    policy: AGENT_UPDATE,
+    ...AGENT_UPDATER,
     schemas: {
       body: StrictObject({
         handoff: Type.String({ minLength: 1, maxLength: 128 }),

@@ -124,6 +124,31 @@ test('a token endpoint that hangs answers 504 within the outbound timeout and le
   t.is(auth.accessToken, started.fake.issuedAccessTokens.at(-1));
 });
 
+test('a refresh that waits longer than the outbound timeout plus 2 s for the token row lock answers 504', async (t) => {
+  const started = await connectedOAuthServer(t);
+  const deps = later(t, 2 * HOUR, oauthTestConfig({ outboundTimeoutMs: 300 }));
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let locked = () => {};
+  const holding = new Promise<void>((resolve) => (locked = resolve));
+  // Another process holding the row, as a refresh whose token request hangs does.
+  const holder = t.context.t.db.pool.transaction(async (tx) => {
+    await tx.query(sql.unsafe`SELECT 1 FROM agent_mcp_server_oauth_tokens WHERE server_id = ${started.serverId} FOR UPDATE`);
+    locked();
+    await released;
+  });
+  await holding;
+  const began = Date.now();
+  const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(deps, { agencyId, serverId: started.serverId }));
+  release();
+  await holder;
+  t.is(error?.status, 504);
+  t.is(error?.errorCode, 'MCP_OAUTH.UPSTREAM_TIMEOUT');
+  t.like(error?.metadata, { detail: 'waiting for a concurrent token refresh' });
+  t.true(Date.now() - began >= 2_300, `answered after ${Date.now() - began} ms`);
+  t.is(refreshRequests(started).length, 0);
+});
+
 test('an OAuth server never authorized answers MCP.AUTHORIZATION_REQUIRED and lists as needs_authorization', async (t) => {
   const started = await startWithServer(t);
   const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(t.context.t.app.deps, { agencyId, serverId: started.serverId }));

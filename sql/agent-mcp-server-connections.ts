@@ -33,6 +33,16 @@ export function findServerConnection(db: CommonQueryMethods, ids: { agencyId: st
       ${ids.agentId === undefined ? sql.fragment`` : sql.fragment`AND agent_id = ${ids.agentId}`}`);
 }
 
+/** Every MCP server of one agent of the agency, as `findServerConnection` reads one (a chat turn's tool map). */
+export function listAgentServerConnections(db: CommonQueryMethods, ids: { agencyId: string; agentId: string }) {
+  return db.any(sql.type(ServerConnectionRow)`
+    SELECT id, agency_id AS "agencyId", agent_id AS "agentId", url, transport_type AS "transportType",
+           auth_type AS "authType", available_mcp_id AS "availableMcpId", variant_type AS "variantType", status,
+           credentials_key_id AS "credentialsKeyId", credentials, updated_at AS "updatedAt"
+    FROM agent_mcp_servers
+    WHERE agency_id = ${ids.agencyId} AND agent_id = ${ids.agentId}`);
+}
+
 /** The same row, locked for an edit until the transaction ends. */
 export function lockServerConnection(db: CommonQueryMethods, ids: { agencyId: string; serverId: string; agentId: string }) {
   return db.maybeOne(sql.type(ServerConnectionRow)`

@@ -8,6 +8,7 @@ import {
   listMessages,
 } from '../../sql/chat-conversations.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
+import { listAgentServerConnections } from '../../sql/agent-mcp-server-connections.ts';
 import { findProviderKey } from '../../sql/provider-keys.ts';
 import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
@@ -83,10 +84,11 @@ export const chatRoutes = [
       // A new user message (the common turn) also reads the conversation's history now.
       const last = body.messages.at(-1);
       const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
-      const [agentRead, keyRead, toolsRead, historyRead] = await Promise.allSettled([
+      const [agentRead, keyRead, toolsRead, serversRead, historyRead] = await Promise.allSettled([
         findAgentInAgency(deps.db, auth.agencyId, params.agentId),
         findProviderKey(deps.db, auth.agencyId),
         offeredToolsOf(deps.db, params.agentId, auth.userId),
+        listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: params.agentId }),
         isUserMessage ? findConversationHistory(deps.db, scopeOf(auth, params.agentId), body.id) : null,
       ]);
       const agent = settled(agentRead);
@@ -102,7 +104,13 @@ export const chatRoutes = [
         const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, settled(historyRead));
         const tools = await buildToolSet(
           deps,
-          { agencyId: auth.agencyId, agentId: agent.id, signal: abort.signal, approvedCallIds: prepared.approvedCallIds },
+          {
+            agencyId: auth.agencyId,
+            agentId: agent.id,
+            signal: abort.signal,
+            approvedCallIds: prepared.approvedCallIds,
+            servers: settled(serversRead),
+          },
           offered,
           chatRunners,
         );

@@ -1,8 +1,9 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { AppDeps } from '../core/deps.ts';
+import type { ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
 import type { DiscoveredTool } from '../mcp-client/list-tools.ts';
-import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
+import { listingOf } from '../mcp-client/tool-discovery.ts';
 import { findCatalogTool, MCP_PROVIDER_PREFIX } from '../tools/catalog.ts';
 import type { OfferedTool } from '../tools/resolution.ts';
 import { BUILTIN_SCHEMAS, noExecutorMessage, type BuiltinExecutors } from './builtin-tools.ts';
@@ -10,8 +11,17 @@ import type { McpToolExecutor } from './mcp-executor.ts';
 import { asToolFailure } from './stream-errors.ts';
 
 export type ToolRunners = { builtins: BuiltinExecutors; mcp: McpToolExecutor };
-/** `approvedCallIds`: calls approved in this request, which run whatever the tool's level is now. */
-type Scope = { agencyId: string; agentId: string; signal: AbortSignal; approvedCallIds: ReadonlySet<string> };
+/**
+ * `approvedCallIds`: calls approved in this request, which run whatever the tool's level is now.
+ * `servers`: the agent's MCP servers (`listAgentServerConnections`, read with the turn's other reads).
+ */
+type Scope = {
+  agencyId: string;
+  agentId: string;
+  signal: AbortSignal;
+  approvedCallIds: ReadonlySet<string>;
+  servers: readonly ServerConnectionRow[];
+};
 
 /**
  * The tool map of one turn: exactly the offered tools (the agent's non-blocked ones, see
@@ -65,7 +75,11 @@ export async function buildToolSet(
   return tools;
 }
 
-/** The tools each MCP server of the offered set lists, in parallel; a server that fails is logged and offers nothing. */
+/**
+ * The tools each MCP server of the offered set lists, in parallel (from the tools cache when it
+ * holds them: no query). A server that fails is logged and offers nothing, and so does one that is no
+ * longer the agent's.
+ */
 async function listServers(deps: AppDeps, scope: Scope, offered: ReadonlyMap<string, OfferedTool>): Promise<Map<string, DiscoveredTool[]>> {
   const serverIds = new Set(
     [...offered.values()].flatMap((entry) =>
@@ -74,9 +88,10 @@ async function listServers(deps: AppDeps, scope: Scope, offered: ReadonlyMap<str
   );
   const listed = await Promise.all(
     [...serverIds].map(async (serverId) => {
+      const server = scope.servers.find((candidate) => candidate.id === serverId);
+      if (!server) return [serverId, []] as [string, DiscoveredTool[]];
       try {
-        const answer = await toolsOfServer(deps, { agencyId: scope.agencyId, agentId: scope.agentId, serverId }, false);
-        return [serverId, answer.tools as DiscoveredTool[]] as [string, DiscoveredTool[]];
+        return [serverId, (await listingOf(deps, server)).tools] as [string, DiscoveredTool[]];
       } catch (error) {
         deps.logger.info({ serverId, err: error instanceof Error ? error.message : String(error) }, 'chat: MCP server tools unavailable');
         return [serverId, []] as [string, DiscoveredTool[]];

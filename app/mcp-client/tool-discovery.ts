@@ -37,15 +37,20 @@ export async function toolsOfServer(
   await requireAgent(deps, ids.agencyId, ids.agentId);
   const server = await findServerConnection(deps.db, ids);
   if (!server) throw notFound('MCP server');
-  let listing = refresh ? undefined : cachedTools(deps, server);
-  if (!listing) {
-    listing = await discover(deps, server);
-    cacheTools(deps, server, listing);
-  }
+  const listing = await listingOf(deps, server, refresh);
   const permissions = new Map(
     (await listPermissionsOfServerTools(deps.db, ids.agentId, ids.serverId)).map((p) => [p.toolName, p.permissionStatus]),
   );
   return { serverId: server.id, tools: listing.tools.map((tool) => ({ ...tool, permissionStatus: permissions.get(tool.name) ?? null })) };
+}
+
+/** The tools `server` lists: from the cache (unless `refresh`), else asked of the server and cached. */
+export async function listingOf(deps: AppDeps, server: ServerConnectionRow, refresh = false): Promise<ToolListing> {
+  const cached = refresh ? undefined : cachedTools(deps, server);
+  if (cached) return cached;
+  const listing = await discover(deps, server);
+  cacheTools(deps, server, listing);
+  return listing;
 }
 
 /**

@@ -10,7 +10,8 @@
  * own (bench/service-child.ts); the clients, the scripted provider and the MCP server stay here, so
  * the CPU per turn (the child's utime + stime from /proc over the service runs, per turn) and the
  * RSS growth while 200 streams are held open at once (the child's VmRSS, after a forced GC before
- * and with the streams open) are the service's own.
+ * and with the streams open) are the service's own. The floors (bench/chat/floor.ts) put the
+ * first-chunk figure beside what a bare proxy and the AI SDK alone add, with none of our work.
  *
  *   npm run bench:chat                     # BENCH_TURNS (default 200) turns per cell
  *   BENCH_CPU_PROF=1 npm run bench:chat    # also writes a V8 CPU profile of the service to .data-bench/
@@ -25,49 +26,12 @@ import { createTestDatabase } from '../../test/helpers/database.ts';
 import { startMcpToolPeer } from '../../test/helpers/mcp-tool-peer.ts';
 import { startOpenAiPeer, type Reply } from '../../test/helpers/openai-peer.ts';
 import { cpuMsOf, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
+import { measureFloors } from './floor.ts';
+import { percentile, runConcurrent, timeStream, type Sample } from './timing.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 const OPEN_STREAMS = 200;
 const log = (line: string) => process.stderr.write(`${line}\n`);
-
-type Sample = { firstMs: number; totalMs: number };
-
-/** Reads an SSE body until `[DONE]` (or its end), noting when the first text arrives. */
-async function timeStream(response: Response, started: number, isText: (data: string) => boolean): Promise<Sample> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let firstMs = Number.NaN;
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let cut: number;
-    while ((cut = buffer.indexOf('\n\n')) >= 0) {
-      const event = buffer.slice(0, cut);
-      buffer = buffer.slice(cut + 2);
-      const data = event.startsWith('data: ') ? event.slice(6) : '';
-      if (Number.isNaN(firstMs) && isText(data)) firstMs = performance.now() - started;
-    }
-  }
-  return { firstMs, totalMs: performance.now() - started };
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-
-async function runConcurrent(turns: number, concurrency: number, one: (i: number) => Promise<Sample>): Promise<Sample[]> {
-  const samples: Sample[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < turns) samples.push(await one(next++));
-    }),
-  );
-  return samples;
-}
 
 async function main() {
   const db = await createTestDatabase();
@@ -162,6 +126,10 @@ async function main() {
     }
   }
   const cpuPerTurnMs = serviceCpuMs / serviceTurns;
+  const floors = await measureFloors(provider.url, Math.min(TURNS, 100), {
+    providerAlone: providerTurn(false),
+    service: serviceTurn('hello'),
+  });
 
   // 200 streams open at once: the provider sends one chunk and waits until the client goes away.
   holding = true;
@@ -208,6 +176,12 @@ async function main() {
     `${OPEN_STREAMS} streams open at once: service RSS after GC ${rssBefore.toFixed(0)} MB -> ${rssOpen.toFixed(0)} MB ` +
       `(${rssOpenRaw.toFixed(0)} MB before the GC); non-200 answers: ${errors}`,
     `Usage events written by the service runs: ${usageRows}`,
+    '',
+    "The floors: a text turn at c=1 through proxies that do none of the service's work, in rounds interleaved with the service.",
+    '',
+    '| path | first text chunk p50 ms | added to the provider alone, p50 ms |',
+    '|---|---:|---:|',
+    ...floors.map((row) => `| ${row.path} | ${row.firstP50.toFixed(1)} | ${row.addedP50.toFixed(1)} |`),
     '',
     '| target | measured | result |',
     '|---|---|---|',

@@ -14,6 +14,8 @@
  * deployed: the clients sending the batches stay here, so they take none of its event loop, and
  * its CPU per batch is read from /proc. The route's 600/min limit per key is off there (it would
  * cap the events path at 10 batches a second): what is measured is the ingestion path itself.
+ * A last row, the floor (storage-floor.ts), writes the same kind of batches with the route's
+ * statement straight from here: what PostgreSQL alone allows at c=8 on this machine.
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -34,6 +36,7 @@ import { migrate } from '../../sql/migrate.ts';
 import { insertUsageEvents, type UsageEventInput } from '../../sql/usage-import.ts';
 import { TEST_JWT_SECRET } from '../../test/helpers/config.ts';
 import { cpuMsOf, startService, stopService } from '../service-process.ts';
+import { storageAlone } from './storage-floor.ts';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DB_NAME = process.env.BENCH_INGEST_DB ?? 'bench_ingest';
@@ -257,7 +260,8 @@ async function main() {
     const cliOrg = await freshOrganization(db, 'Bench CLI');
     const eventsOrg = await freshOrganization(db, 'Bench events');
     const otlpOrg = await freshOrganization(db, 'Bench OTLP');
-    created.push(cliOrg, eventsOrg, otlpOrg);
+    const storageOrg = await freshOrganization(db, 'Bench storage');
+    created.push(cliOrg, eventsOrg, otlpOrg, storageOrg);
     const events = eventPosts(sample(eventsOrg, 11));
     const otlp = otlpPosts(sample(otlpOrg, 12));
     log(`measuring ${ROWS} rows per path over a table of ${BASE_ROWS}+ rows`);
@@ -277,11 +281,17 @@ async function main() {
     const duplicates = await measured('duplicates', () => sendAll(port, eventsKey, events.posts, events.sizes));
     const otlpKey = await keyFor(otlpOrg);
     const spans = await measured('otlp', () => sendAll(port, otlpKey, otlp.posts, otlp.sizes));
+    const storage = await storageAlone(db, sample(storageOrg, 13), EVENTS_PER_BATCH, CONCURRENCY);
+    const storageOrg1 = await freshOrganization(db, 'Bench storage c=1');
+    created.push(storageOrg1);
+    const storageSerial = await storageAlone(db, sample(storageOrg1, 14), EVENTS_PER_BATCH, 1);
     const stored = async (organizationId: string) =>
       Number(await db.oneFirst(sql.unsafe`SELECT count(*) AS n FROM usage_events WHERE organization_id = ${organizationId}`));
     for (const [org, expected] of [
       [eventsOrg, ROWS],
       [otlpOrg, ROWS],
+      [storageOrg, ROWS],
+      [storageOrg1, ROWS],
     ] as const) {
       if ((await stored(org)) !== expected) throw new Error(`expected ${expected} rows stored for ${org}, found ${await stored(org)}`);
     }
@@ -299,6 +309,8 @@ async function main() {
       `${row('events API, fresh', fresh, `${EVENTS_PER_BATCH} events`)} ${cpu.fresh!.toFixed(1)} |`,
       `${row('events API, all duplicates', duplicates, `${EVENTS_PER_BATCH} events`)} ${cpu.duplicates!.toFixed(1)} |`,
       `${row('OTLP protobuf, fresh', spans, `${SPANS_PER_BATCH} spans`)} ${cpu.otlp!.toFixed(1)} |`,
+      `${row(`floor: the events statement alone (no HTTP, no service), c=${CONCURRENCY}`, storage, `${EVENTS_PER_BATCH} events`)} – |`,
+      `${row('floor: the events statement alone, c=1', storageSerial, `${EVENTS_PER_BATCH} events`)} – |`,
       '',
       `Targets: events >= 0.8x CLI (${(fresh.rows / fresh.seconds / cliRate).toFixed(2)}x), OTLP >= 0.5x (${(spans.rows / spans.seconds / cliRate).toFixed(2)}x), ` +
         `duplicates >= 2x fresh (${(duplicates.rows / duplicates.seconds / (fresh.rows / fresh.seconds)).toFixed(2)}x), ` +
@@ -307,6 +319,9 @@ async function main() {
       `At c=${CONCURRENCY} with every client waiting for its answer, the mean latency is ${CONCURRENCY} / (batches per second) ` +
         `(Little's law): p99 <= ${P99_TARGET_MS} ms needs more than ${Math.ceil((CONCURRENCY * 1000) / P99_TARGET_MS)} batches a second ` +
         `(events ${(fresh.latencies.length / fresh.seconds).toFixed(1)}/s, OTLP ${(spans.latencies.length / spans.seconds).toFixed(1)}/s here).`,
+      `The floor rows: one batch of the events statement alone takes ${percentile(storageSerial.latencies, 0.5).toFixed(0)} ms (p50, c=1); ` +
+        `${CONCURRENCY} in flight with the machine's cores spent reach p50 ${percentile(storage.latencies, 0.5).toFixed(0)} / ` +
+        `p99 ${percentile(storage.latencies, 0.99).toFixed(0)} ms with no HTTP and no service at all.`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

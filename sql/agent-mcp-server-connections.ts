@@ -19,15 +19,18 @@ const ServerConnectionRow = z.strictObject({
 });
 export type ServerConnectionRow = z.infer<typeof ServerConnectionRow>;
 
+const serverConnectionColumns = sql.fragment`
+  id, agency_id AS "agencyId", agent_id AS "agentId", url, transport_type AS "transportType", auth_type AS "authType",
+  available_mcp_id AS "availableMcpId", variant_type AS "variantType", status, credentials_key_id AS "credentialsKeyId",
+  credentials, updated_at AS "updatedAt"`;
+
 /**
  * What is needed to talk to one MCP server of the agency, with its sealed credentials (never
  * answered to a client). `agentId` narrows to one agent's server when given.
  */
 export function findServerConnection(db: CommonQueryMethods, ids: { agencyId: string; serverId: string; agentId?: string }) {
   return db.maybeOne(sql.type(ServerConnectionRow)`
-    SELECT id, agency_id AS "agencyId", agent_id AS "agentId", url, transport_type AS "transportType",
-           auth_type AS "authType", available_mcp_id AS "availableMcpId", variant_type AS "variantType", status,
-           credentials_key_id AS "credentialsKeyId", credentials, updated_at AS "updatedAt"
+    SELECT ${serverConnectionColumns}
     FROM agent_mcp_servers
     WHERE id = ${ids.serverId} AND agency_id = ${ids.agencyId}
       ${ids.agentId === undefined ? sql.fragment`` : sql.fragment`AND agent_id = ${ids.agentId}`}`);
@@ -36,9 +39,7 @@ export function findServerConnection(db: CommonQueryMethods, ids: { agencyId: st
 /** Every MCP server of one agent of the agency, as `findServerConnection` reads one (a chat turn's tool map). */
 export function listAgentServerConnections(db: CommonQueryMethods, ids: { agencyId: string; agentId: string }) {
   return db.any(sql.type(ServerConnectionRow)`
-    SELECT id, agency_id AS "agencyId", agent_id AS "agentId", url, transport_type AS "transportType",
-           auth_type AS "authType", available_mcp_id AS "availableMcpId", variant_type AS "variantType", status,
-           credentials_key_id AS "credentialsKeyId", credentials, updated_at AS "updatedAt"
+    SELECT ${serverConnectionColumns}
     FROM agent_mcp_servers
     WHERE agency_id = ${ids.agencyId} AND agent_id = ${ids.agentId}`);
 }
@@ -46,9 +47,7 @@ export function listAgentServerConnections(db: CommonQueryMethods, ids: { agency
 /** The same row, locked for an edit until the transaction ends. */
 export function lockServerConnection(db: CommonQueryMethods, ids: { agencyId: string; serverId: string; agentId: string }) {
   return db.maybeOne(sql.type(ServerConnectionRow)`
-    SELECT id, agency_id AS "agencyId", agent_id AS "agentId", url, transport_type AS "transportType",
-           auth_type AS "authType", available_mcp_id AS "availableMcpId", variant_type AS "variantType", status,
-           credentials_key_id AS "credentialsKeyId", credentials, updated_at AS "updatedAt"
+    SELECT ${serverConnectionColumns}
     FROM agent_mcp_servers
     WHERE id = ${ids.serverId} AND agency_id = ${ids.agencyId} AND agent_id = ${ids.agentId}
     FOR UPDATE`);

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { createDatabasePool } from './db/pool.ts';
 import { startOutboxWorker } from './notifications/delivery/start.ts';
+import { outboxJobs } from './outbox-jobs.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT, in milliseconds. */
@@ -32,7 +33,9 @@ async function main() {
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
 
   const app = createApp({ db: database.pool, replica, redis, config, logger });
-  const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
+  const outboxWorker = config.notifications.outboxWorker
+    ? startOutboxWorker(database.pool, config, logger, (outboxLogger) => outboxJobs(database.pool, config, outboxLogger))
+    : undefined;
   const budgetWatcher = new BudgetWatcher(app.deps);
   budgetWatcher.start();
   const partitionKeeper = new UsagePartitionKeeper(app.deps);

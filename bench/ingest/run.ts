@@ -27,7 +27,7 @@ import pg from 'pg';
 import { sql, type DatabasePool } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
-import { newApiKeySecret } from '../../app/api-keys/secret.ts';
+import { newApiKeySecret } from '../../app/core/api-key-secret.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
 import { traceService } from '../../app/otlp/protobuf.ts';
 import { generateUsage } from '../../seeds/usage-generator.ts';

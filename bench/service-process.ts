@@ -55,3 +55,16 @@ export async function rssAfterGc(child: ChildProcess): Promise<number> {
   });
   return rssMbOf(child.pid!);
 }
+
+/** Samples the service's CPU (V8 profiler, 1 ms) while `during` runs; the profile's path in `.data-bench/`. */
+export async function profileService<T>(child: ChildProcess, during: () => Promise<T>): Promise<{ result: T; profilePath: string }> {
+  const reply = (message: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      child.once('message', (answer) => resolve(answer as Record<string, unknown>));
+      child.send(message);
+    });
+  await reply('profile-start');
+  const result = await during();
+  const { profile } = await reply('profile-stop');
+  return { result, profilePath: profile as string };
+}

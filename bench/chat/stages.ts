@@ -131,3 +131,26 @@ export function stageTimes(profile: CpuProfile): StageTimes {
   });
   return { byStage, sampledMs, otherLeaves };
 }
+
+/**
+ * The table of a profiled run of `turns` turns: each stage's sampled ms per turn and share, then
+ * the main thread's sampled total against the process's CPU (/proc: all threads, the profiler's
+ * own cost included), and the leaves of "other" that weigh most.
+ */
+export function stageTable(times: StageTimes, turns: number, processCpuMs: number): string[] {
+  const perTurn = (ms: number) => (ms / turns).toFixed(2);
+  const share = (ms: number) => `${((100 * ms) / times.sampledMs).toFixed(1)} %`;
+  const others = [...times.otherLeaves]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 6)
+    .map(([name, ms]) => `${name} ${perTurn(ms)}`);
+  return [
+    '| stage | CPU ms per turn | share of the sampled time |',
+    '|---|---:|---:|',
+    ...STAGES.map((stage) => `| ${stage} | ${perTurn(times.byStage.get(stage)!)} | ${share(times.byStage.get(stage)!)} |`),
+    `| **sampled on the main thread** | **${perTurn(times.sampledMs)}** | 100 % |`,
+    `| the process (/proc utime + stime, all threads, profiler included) | ${perTurn(processCpuMs)} | |`,
+    '',
+    `"other" by leaf, ms per turn: ${others.join('; ')}`,
+  ];
+}

@@ -34,9 +34,13 @@ export async function stopService(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** The process's CPU time so far (utime + stime from /proc/<pid>/stat), in ms. */
-export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/**
+ * The process's CPU time so far (utime + stime from /proc/<pid>/stat), in ms; with `thread`, that
+ * thread's alone (/proc/<pid>/task/<tid>/stat; the main thread's id is the pid).
+ */
+export function cpuMsOf(pid: number, thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   // After the command name: state is field 3, utime field 14, stime field 15 (clock ticks, 100 per second).
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }

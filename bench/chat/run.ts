@@ -14,7 +14,12 @@
  * first-chunk figure beside what a bare proxy and the AI SDK alone add, with none of our work.
  *
  *   npm run bench:chat                     # BENCH_TURNS (default 200) turns per cell
- *   BENCH_CPU_PROF=1 npm run bench:chat    # also writes a V8 CPU profile of the service to .data-bench/
+ *   BENCH_CPU_PROF=1 npm run bench:chat    # also writes a V8 CPU profile of the service's whole run to .data-bench/
+ *   BENCH_PROFILE_C=64 npm run bench:chat  # the stage table from text turns at c=64 (default c=1)
+ *
+ * After the timed cells, the same text turns are run once more with the service's CPU sampled
+ * (bench/chat/stages.ts attributes the samples to the stages of a turn); that run's profile is
+ * kept in .data-bench/.
  */
 import { performance } from 'node:perf_hooks';
 import { sql } from 'slonik';
@@ -143,12 +148,15 @@ async function main() {
 
   const [sdk, service] = [floors[2]!, floors[3]!];
 
-  // Where a text turn's CPU goes: the same text turns at c=1 again, with the service's CPU sampled.
-  const profiledTurns = Math.min(TURNS, 100);
-  const profiledCpuBefore = cpuMsOf(pid);
-  const { profilePath } = await profileService(child, () => runConcurrent(profiledTurns, 1, serviceTurn('hello')));
-  const profiledCpuMs = cpuMsOf(pid) - profiledCpuBefore;
-  const stages = stageTable(stageTimes(JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile), profiledTurns, profiledCpuMs);
+  // Where a text turn's CPU goes: text turns at c=1 (BENCH_PROFILE_C) again, the service's CPU sampled.
+  const profiledConcurrency = Number(process.env.BENCH_PROFILE_C ?? 1);
+  const profiledTurns = profiledConcurrency === 1 ? Math.min(TURNS, 100) : TURNS;
+  const [processBefore, mainBefore] = [cpuMsOf(pid), cpuMsOf(pid, pid)];
+  const { profilePath } = await profileService(child, () => runConcurrent(profiledTurns, profiledConcurrency, serviceTurn('hello')));
+  const stages = stageTable(stageTimes(JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile), profiledTurns, {
+    mainThreadMs: cpuMsOf(pid, pid) - mainBefore,
+    processMs: cpuMsOf(pid) - processBefore,
+  });
 
   // 200 streams open at once: the provider sends one chunk and waits until the client goes away.
   holding = true;
@@ -205,7 +213,7 @@ async function main() {
       (row) => `| ${row.path} | ${row.firstP50.toFixed(1)} | ${row.addedP50.toFixed(1)} | ${row.cpuPerTurnMs?.toFixed(2) ?? '(the bench process)'} |`,
     ),
     '',
-    `Where a text turn's service CPU goes (${profiledTurns} text turns at c=1, the service sampled every ms; profile ${profilePath}):`,
+    `Where a text turn's service CPU goes (${profiledTurns} text turns at c=${profiledConcurrency}, the service sampled every ms; profile ${profilePath}):`,
     '',
     ...stages,
     '',

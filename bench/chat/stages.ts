@@ -133,24 +133,26 @@ export function stageTimes(profile: CpuProfile): StageTimes {
 }
 
 /**
- * The table of a profiled run of `turns` turns: each stage's sampled ms per turn and share, then
- * the main thread's sampled total against the process's CPU (/proc: all threads, the profiler's
- * own cost included), and the leaves of "other" that weigh most.
+ * The table of a profiled run of `turns` turns. The profiler's sample deltas are wall time: a
+ * process descheduled on a busy machine gets the wait added to the sample before it, so each
+ * stage's CPU is its share of the sampled time times the main thread's CPU (/proc); the process's
+ * other threads (GC helpers, the compiler, the profiler's own) are a line of their own.
  */
-export function stageTable(times: StageTimes, turns: number, processCpuMs: number): string[] {
-  const perTurn = (ms: number) => (ms / turns).toFixed(2);
+export function stageTable(times: StageTimes, turns: number, cpu: { mainThreadMs: number; processMs: number }): string[] {
+  const cpuOf = (ms: number) => (times.sampledMs === 0 ? 0 : (ms / times.sampledMs) * cpu.mainThreadMs);
+  const perTurn = (ms: number) => (cpuOf(ms) / turns).toFixed(2);
   const share = (ms: number) => `${((100 * ms) / times.sampledMs).toFixed(1)} %`;
   const others = [...times.otherLeaves]
     .sort((a, b) => b[1] - a[1])
     .slice(0, 6)
     .map(([name, ms]) => `${name} ${perTurn(ms)}`);
   return [
-    '| stage | CPU ms per turn | share of the sampled time |',
+    '| stage | CPU ms per turn | share of the samples |',
     '|---|---:|---:|',
     ...STAGES.map((stage) => `| ${stage} | ${perTurn(times.byStage.get(stage)!)} | ${share(times.byStage.get(stage)!)} |`),
-    `| **sampled on the main thread** | **${perTurn(times.sampledMs)}** | 100 % |`,
-    `| the process (/proc utime + stime, all threads, profiler included) | ${perTurn(processCpuMs)} | |`,
+    `| **the main thread** (/proc) | **${(cpu.mainThreadMs / turns).toFixed(2)}** | 100 % |`,
+    `| the other threads (GC helpers, compiler, the profiler) | ${((cpu.processMs - cpu.mainThreadMs) / turns).toFixed(2)} | |`,
     '',
-    `"other" by leaf, ms per turn: ${others.join('; ')}`,
+    `Sampled ${(times.sampledMs / turns).toFixed(2)} ms per turn of wall time on the main thread (idle left out). "other" by leaf, ms per turn: ${others.join('; ')}`,
   ];
 }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { stageOfStack, stageTimes, type CallFrame, type CpuProfile } from '../../bench/chat/stages.ts';
+import { stageOfStack, stageTable, stageTimes, type CallFrame, type CpuProfile } from '../../bench/chat/stages.ts';
 
 const root = '/srv/agents';
 const frame = (functionName: string, url = ''): CallFrame => ({ functionName, url });
@@ -66,4 +66,21 @@ test("a profile's samples add up per stage, idle left out, each sample timed to 
   t.is(times.byStage.get('AI SDK'), 1.5);
   t.is(times.byStage.get('other'), 0);
   t.is(times.sampledMs, 5);
+});
+
+test("the table gives each stage its share of the main thread's CPU, not the wall time sampled", (t) => {
+  const times = stageTimes({
+    nodes: [
+      { id: 1, callFrame: frame('(root)'), children: [2, 3] },
+      { id: 2, callFrame: sdk },
+      { id: 3, callFrame: frame('(garbage collector)') },
+    ],
+    samples: [2, 2, 3, 2],
+    timeDeltas: [0, 3000, 3000, 2000, 0],
+  });
+  // 8 ms sampled (6 AI SDK, 2 GC) over 2 turns; the main thread had 4 ms of CPU, the process 5.
+  const rows = stageTable(times, 2, { mainThreadMs: 4, processMs: 5 });
+  t.true(rows.includes('| AI SDK | 1.50 | 75.0 % |'));
+  t.true(rows.includes('| GC | 0.50 | 25.0 % |'));
+  t.true(rows.includes('| the other threads (GC helpers, compiler, the profiler) | 0.50 | |'));
 });

@@ -8,10 +8,8 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { createDatabasePool } from './db/pool.ts';
 import { startOutboxWorker } from './notifications/delivery/start.ts';
+import { chatTurns } from './chat/running-turns.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
-
-/** How long in-flight requests may take to finish after SIGTERM/SIGINT, in milliseconds. */
-const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main() {
   const config = loadConfig();
@@ -45,13 +43,22 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-    await new Promise<void>((resolve) => {
+    logger.info({ signal }, 'shutting down: no new connections or chat turns, finishing in-flight requests');
+    const closed = new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    // Chat turns run for up to SHUTDOWN_GRACE_MS, then are stopped and saved (docs/chat.md, "Shutdown");
+    // their streams end with them. Whatever is still open then is cut.
+    const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
+    const turns = chatTurns(app.deps);
+    const stoppedSome = await turns.drain(config.shutdownGraceMs);
+    // Past the grace the stopped turns were saved; streams still open then follow other instances' turns.
+    const cut = stoppedSome ? setTimeout(() => server.closeAllConnections(), 1_000).unref() : undefined;
+    await closed;
     clearTimeout(force);
+    clearTimeout(cut);
+    await turns.close();
     await outboxWorker?.stop();
     await budgetWatcher.stop();
     await partitionKeeper.stop();

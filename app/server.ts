@@ -30,6 +30,8 @@ async function main() {
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
 
   const app = createApp({ db: database.pool, replica, redis, config, logger });
+  // Made now, so its Redis subscriber is connected before the first turn (docs/chat.md).
+  const turns = chatTurns(app.deps);
   const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
   const budgetWatcher = new BudgetWatcher(app.deps);
   budgetWatcher.start();
@@ -51,7 +53,6 @@ async function main() {
     // Chat turns run for up to SHUTDOWN_GRACE_MS, then are stopped and saved (docs/chat.md, "Shutdown");
     // their streams end with them. Whatever is still open then is cut.
     const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
-    const turns = chatTurns(app.deps);
     const stoppedSome = await turns.drain(config.shutdownGraceMs);
     // Past the grace the stopped turns were saved; streams still open then follow other instances' turns.
     const cut = stoppedSome ? setTimeout(() => server.closeAllConnections(), 1_000).unref() : undefined;

@@ -65,6 +65,11 @@ export class ChatTurns {
         .catch((error: unknown) => deps.logger.warn({ err: String(error) }, 'chat: stop channel not subscribed'));
   }
 
+  /** Whether a turn started now is shared with other instances (its Redis subscriber is up). */
+  get sharing(): boolean {
+    return this.#streams.ready();
+  }
+
   /** True once shutdown began: new turns go to another instance. */
   get draining(): boolean {
     return this.#draining;

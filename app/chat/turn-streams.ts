@@ -22,16 +22,19 @@ export type TurnStreams = {
   resumer: ResumableStreamContext;
   subscriber: Subscriber;
   publisher: Publisher;
+  /** Whether the subscriber connection is up (always, in memory): a turn started now can be shared. */
+  ready(): boolean;
   close(): Promise<void>;
 };
 
 export function turnStreams(redis: Redis | undefined, logger: Logger): TurnStreams {
   if (!redis) {
     const memory = new MemoryPubSub();
-    return contexts(memory, memory, logger, async () => {});
+    return contexts(memory, memory, logger, () => true, async () => {});
   }
-  // A connection of its own: a Redis connection in subscriber mode runs no other command.
-  const connection = redis.duplicate();
+  // A connection of its own: a Redis connection in subscriber mode runs no other command. Its
+  // commands wait while it (re)connects, for one attempt at most (then they fail: resume answers 503).
+  const connection = redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: 1 });
   connection.on('error', () => {});
   const publisher: Publisher = {
     connect: async () => {},
@@ -48,17 +51,25 @@ export function turnStreams(redis: Redis | undefined, logger: Logger): TurnStrea
       handlers.set(channel, callback);
       await connection.subscribe(channel);
     },
+    // Never throws: the package unsubscribes where a rejection would go unhandled, and a
+    // connection that is down has no subscription left to end.
     unsubscribe: async (channel) => {
       handlers.delete(channel);
-      return connection.unsubscribe(channel);
+      return connection.unsubscribe(channel).catch(() => 0);
     },
   };
-  return contexts(publisher, subscriber, logger, async () => {
+  return contexts(publisher, subscriber, logger, () => connection.status === 'ready', async () => {
     connection.disconnect();
   });
 }
 
-function contexts(publisher: Publisher, subscriber: Subscriber, logger: Logger, close: () => Promise<void>): TurnStreams {
+function contexts(
+  publisher: Publisher,
+  subscriber: Subscriber,
+  logger: Logger,
+  ready: () => boolean,
+  close: () => Promise<void>,
+): TurnStreams {
   let warned = false;
   const tolerant = <A extends unknown[], R>(run: (...args: A) => Promise<R>, fallback: R) =>
     async (...args: A): Promise<R> => {
@@ -83,6 +94,7 @@ function contexts(publisher: Publisher, subscriber: Subscriber, logger: Logger, 
     resumer: createResumableStreamContext({ ...common, publisher }),
     subscriber,
     publisher,
+    ready,
     close,
   };
 }

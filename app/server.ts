@@ -52,13 +52,14 @@ async function main() {
     });
     // Chat turns run for up to SHUTDOWN_GRACE_MS, then are stopped and saved (docs/chat.md, "Shutdown");
     // their streams end with them. Whatever is still open then is cut.
-    const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs).unref();
+    const began = Date.now();
     const stoppedSome = await turns.drain(config.shutdownGraceMs);
-    // Past the grace the stopped turns were saved; streams still open then follow other instances' turns.
-    const cut = stoppedSome ? setTimeout(() => server.closeAllConnections(), 1_000).unref() : undefined;
+    // Other requests keep the rest of the grace; once stopped turns are saved, their streams have
+    // ended, and a second later what is still open (streams of other instances' turns) is cut.
+    const left = Math.max(stoppedSome ? 1_000 : 0, config.shutdownGraceMs - (Date.now() - began));
+    const force = setTimeout(() => server.closeAllConnections(), left).unref();
     await closed;
     clearTimeout(force);
-    clearTimeout(cut);
     await turns.close();
     await outboxWorker?.stop();
     await budgetWatcher.stop();

@@ -40,7 +40,12 @@ export async function claimTurn(
  * What stood in a claim's way: the running turn of the conversation, else the ended turn that
  * this message id started (null: neither, the way is free now).
  */
-export function findBlockingTurn(db: CommonQueryMethods, scope: ConversationScope, clientConversationId: string, clientMessageId: string | null) {
+export function findBlockingTurn(
+  db: CommonQueryMethods,
+  scope: ConversationScope,
+  clientConversationId: string,
+  clientMessageId: string | null,
+) {
   return db.maybeOne(sql.type(KnownTurn)`
     SELECT id, client_message_id AS "clientMessageId", ended_at IS NULL AS running,
            ended_at IS NULL AND lease_until <= now() AS lost

@@ -111,7 +111,8 @@ export const chatRoutes = [
         const incoming = readIncoming(body);
         const claim = settled(claimRead);
         // A retried POST of a message whose turn runs is answered like the resume GET.
-        if (claim.kind === 'join') return await answerTurnStream(ctx, turns, claim.turnId, () => {
+        if (claim.kind === 'join')
+          return await answerTurnStream(ctx, turns, claim.turnId, () => {
             throw messageAlreadySent();
           });
         const history = settled(historyRead);

@@ -54,12 +54,7 @@ export async function claimConversation(
  * stream from the first chunk, or `onEnded()` when it has ended. A resumable layer that cannot be
  * reached (Redis away) is 503 `AI.STREAM_UNAVAILABLE` with `Retry-After`: the turn goes on and is saved.
  */
-export async function answerTurnStream(
-  ctx: Context,
-  turns: ChatTurns,
-  turnId: string,
-  onEnded: () => null,
-): Promise<Readable | null> {
+export async function answerTurnStream(ctx: Context, turns: ChatTurns, turnId: string, onEnded: () => null): Promise<Readable | null> {
   let events: AsyncGenerator<string> | null;
   try {
     events = await turns.resume(turnId);

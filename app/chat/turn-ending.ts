@@ -14,7 +14,10 @@ const UNFINISHED = new Set(['input-streaming', 'input-available', 'approval-resp
  * `output-error`"), and the chunks that tell the client so. An answer of a turn that ran to its
  * end is returned as it is.
  */
-export function settleStopped(answer: UIMessage | undefined, signal: AbortSignal): { answer: UIMessage | undefined; chunks: UIMessageChunk[] } {
+export function settleStopped(
+  answer: UIMessage | undefined,
+  signal: AbortSignal,
+): { answer: UIMessage | undefined; chunks: UIMessageChunk[] } {
   if (!signal.aborted || !answer) return { answer, chunks: [] };
   const chunks: UIMessageChunk[] = [];
   const parts = answer.parts.map((part) => {

@@ -30,7 +30,13 @@ export type TurnStreams = {
 export function turnStreams(redis: Redis | undefined, logger: Logger): TurnStreams {
   if (!redis) {
     const memory = new MemoryPubSub();
-    return contexts(memory, memory, logger, () => true, async () => {});
+    return contexts(
+      memory,
+      memory,
+      logger,
+      () => true,
+      async () => {},
+    );
   }
   // A connection of its own: a Redis connection in subscriber mode runs no other command. Its
   // commands wait while it (re)connects, for one attempt at most (then they fail: resume answers 503).
@@ -58,9 +64,15 @@ export function turnStreams(redis: Redis | undefined, logger: Logger): TurnStrea
       return connection.unsubscribe(channel).catch(() => 0);
     },
   };
-  return contexts(publisher, subscriber, logger, () => connection.status === 'ready', async () => {
-    connection.disconnect();
-  });
+  return contexts(
+    publisher,
+    subscriber,
+    logger,
+    () => connection.status === 'ready',
+    async () => {
+      connection.disconnect();
+    },
+  );
 }
 
 function contexts(
@@ -71,7 +83,8 @@ function contexts(
   close: () => Promise<void>,
 ): TurnStreams {
   let warned = false;
-  const tolerant = <A extends unknown[], R>(run: (...args: A) => Promise<R>, fallback: R) =>
+  const tolerant =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>, fallback: R) =>
     async (...args: A): Promise<R> => {
       try {
         return await run(...args);

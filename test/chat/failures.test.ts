@@ -45,22 +45,25 @@ test.serial('a provider that streams without end is cut at the byte cap', async 
   t.regex(errorText(chunks), /more data than allowed/);
 });
 
-test.serial("a client that disconnects leaves the provider request running; the stop route aborts it (the provider's socket closes unfinished)", async (t) => {
-  const peer = await provider(t, () => ({ kind: 'hang-after-first-chunk' }));
-  const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 30_000 }));
-  const auth = await bearer(t);
-  const abort = new AbortController();
-  const turn = sendChat(base, auth, 'disconnect', [userMessage('hello')], { abortSignal: abort.signal }).catch(() => undefined);
-  while (peer.closes.length === 0) await new Promise((resolve) => setImmediate(resolve));
-  abort.abort();
-  await turn;
-  const stillOpen = await Promise.race([peer.closes[0], new Promise((resolve) => setTimeout(() => resolve('open'), 200))]);
-  t.is(stillOpen, 'open', 'a disconnect is not a stop');
+test.serial(
+  "a client that disconnects leaves the provider request running; the stop route aborts it (the provider's socket closes unfinished)",
+  async (t) => {
+    const peer = await provider(t, () => ({ kind: 'hang-after-first-chunk' }));
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 30_000 }));
+    const auth = await bearer(t);
+    const abort = new AbortController();
+    const turn = sendChat(base, auth, 'disconnect', [userMessage('hello')], { abortSignal: abort.signal }).catch(() => undefined);
+    while (peer.closes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    abort.abort();
+    await turn;
+    const stillOpen = await Promise.race([peer.closes[0], new Promise((resolve) => setTimeout(() => resolve('open'), 200))]);
+    t.is(stillOpen, 'open', 'a disconnect is not a stop');
 
-  const stop = await fetch(`${base}${chatPath()}/disconnect/stop`, { method: 'POST', headers: { authorization: auth } });
-  t.is(stop.status, 204);
-  t.deepEqual(await peer.closes[0], { finished: false });
-});
+    const stop = await fetch(`${base}${chatPath()}/disconnect/stop`, { method: 'POST', headers: { authorization: auth } });
+    t.is(stop.status, 204);
+    t.deepEqual(await peer.closes[0], { finished: false });
+  },
+);
 
 test.serial('without a provider key, development answers through the demo model, which says so and can call a tool', async (t) => {
   const base = await serve(t, chatConfig({ gatewayApiKey: undefined }));

@@ -73,7 +73,11 @@ test('SIGTERM mid-turn: the instance lets the turn run for SHUTDOWN_GRACE_MS, th
   t.true(stoppedAfter >= 500, `the turn ran through the grace (${stoppedAfter} ms)`);
   t.deepEqual(await turnOutcomes(t, 'restart'), ['shutdown']);
   // Another instance (this process's app, same database) has the saved partial answer.
-  const conversation = await t.context.t.http().get(`${chatPath().replace('/chat', '')}/conversations/restart`).set('authorization', auth).expect(200);
+  const conversation = await t.context.t
+    .http()
+    .get(`${chatPath().replace('/chat', '')}/conversations/restart`)
+    .set('authorization', auth)
+    .expect(200);
   const messages = conversation.body.messages as { role: string; parts: { type: string; text?: string }[] }[];
   t.deepEqual(
     messages.map((message) => message.role),

@@ -16,7 +16,9 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
 export function parseStream(text: string): { chunks: UIMessageChunk[]; done: boolean } {
   const events = text.split('\n\n').filter(Boolean);
   const done = events.at(-1) === 'data: [DONE]';
-  const chunks = events.filter((event) => event !== 'data: [DONE]').map((event) => JSON.parse(event.slice('data: '.length)) as UIMessageChunk);
+  const chunks = events
+    .filter((event) => event !== 'data: [DONE]')
+    .map((event) => JSON.parse(event.slice('data: '.length)) as UIMessageChunk);
   return { chunks, done };
 }
 

@@ -153,21 +153,24 @@ test.serial('twenty concurrent POSTs of one message start one turn; each is answ
   t.is((await turnOutcomes(t, 'twenty')).length, 1);
 });
 
-test.serial('a turn past AI_TURN_TIMEOUT_MS against a provider dripping a byte a second stops with an error chunk and saves its answer', async (t) => {
-  const peer = await provider(t, () => ({ kind: 'drip', text: 'Hel', everyMs: 1000, forever: true }));
-  // The idle timeout (AI_PROVIDER_TIMEOUT_MS) never fires: a byte comes every second.
-  const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 2_000, turnTimeoutMs: 4_500 }));
-  const auth = await bearer(t);
-  const started = Date.now();
-  const response = await post(base, auth, 'drip', 'hello', 'm-drip');
-  const { chunks, done } = parseStream(await response.text());
-  const elapsed = Date.now() - started;
+test.serial(
+  'a turn past AI_TURN_TIMEOUT_MS against a provider dripping a byte a second stops with an error chunk and saves its answer',
+  async (t) => {
+    const peer = await provider(t, () => ({ kind: 'drip', text: 'Hel', everyMs: 1000, forever: true }));
+    // The idle timeout (AI_PROVIDER_TIMEOUT_MS) never fires: a byte comes every second.
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 2_000, turnTimeoutMs: 4_500 }));
+    const auth = await bearer(t);
+    const started = Date.now();
+    const response = await post(base, auth, 'drip', 'hello', 'm-drip');
+    const { chunks, done } = parseStream(await response.text());
+    const elapsed = Date.now() - started;
 
-  t.true(done);
-  t.true(elapsed >= 4_500 && elapsed < 8_000, `${elapsed} ms`);
-  t.like(chunks.at(-1), { type: 'error', errorText: 'The answer took longer than the 4.5 s limit of a turn and was stopped.' });
-  t.is(textOfChunks(chunks), 'Hel');
-  t.is(storedText((await storedMessages(t, 'drip'))[1]), 'Hel');
-  t.deepEqual(await turnOutcomes(t, 'drip'), ['timed_out']);
-  t.deepEqual(await peer.closes[0], { finished: false });
-});
+    t.true(done);
+    t.true(elapsed >= 4_500 && elapsed < 8_000, `${elapsed} ms`);
+    t.like(chunks.at(-1), { type: 'error', errorText: 'The answer took longer than the 4.5 s limit of a turn and was stopped.' });
+    t.is(textOfChunks(chunks), 'Hel');
+    t.is(storedText((await storedMessages(t, 'drip'))[1]), 'Hel');
+    t.deepEqual(await turnOutcomes(t, 'drip'), ['timed_out']);
+    t.deepEqual(await peer.closes[0], { finished: false });
+  },
+);

@@ -87,7 +87,10 @@ export const chatRoutes = [
     handler: async ({ deps, auth, params, body, ctx }) => {
       const turns = chatTurns(deps);
       // Shutting down: the client retries on another instance (docs/chat.md, "Shutdown").
-      if (turns.draining) throw serviceUnavailable('shutting down');
+      if (turns.draining) {
+        ctx.set('Retry-After', '1');
+        throw serviceUnavailable('shutting down');
+      }
       // The reads that do not depend on each other run at once (docs/chat.md, "Decisions"); their
       // failures are still answered in the order of the checks: agent, body, turn claim, provider, history.
       // A new user message (the common turn) also reads the conversation's history now.

@@ -3,6 +3,7 @@ import type { UIMessageChunk } from 'ai';
 import { deleteTurn, endTurn, renewLeases, turnHasEnded, type TurnOutcome } from '../../sql/chat-turns.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { TurnTape } from './turn-tape.ts';
+import { whileRunning, within } from './turn-waits.ts';
 import { turnStreams, type TurnStreams } from './turn-streams.ts';
 
 /** How long a running turn's row stays claimed without its instance renewing it (an instance that died frees it then). */
@@ -14,8 +15,6 @@ const STOP_CHANNEL = 'chat-turn:stop';
 const SHARE_WAIT_MS = 5_000;
 /** Longest wait of the stop route (and of shutdown, after its grace) for a stopped turn to be saved. */
 const SAVE_WAIT_MS = 10_000;
-/** How often a resumed stream checks that its turn still runs (a producer that died sends no end). */
-const RESUME_CHECK_MS = 5_000;
 
 /**
  * Why a turn was stopped before its end: the abort reason of its signal. Named `AbortError`, as
@@ -162,7 +161,7 @@ export class ChatTurns {
   async stop(turnId: string): Promise<void> {
     const local = this.#abort(turnId, new TurnEnd('stopped', 'stopped'));
     if (local) {
-      await Promise.race([local.done, delay(SAVE_WAIT_MS)]);
+      await within(local.done, SAVE_WAIT_MS);
       return;
     }
     if (this.#deps.redis) {
@@ -200,39 +199,17 @@ export class ChatTurns {
   async drain(graceMs: number): Promise<boolean> {
     this.#draining = true;
     const all = () => Promise.all([...this.#running.values()].map((running) => running.done));
-    const graceOver = new AbortController();
-    await Promise.race([all(), delay(graceMs, undefined, { signal: graceOver.signal }).catch(() => {})]);
-    graceOver.abort();
+    await within(all(), graceMs);
     if (this.#running.size === 0) return false;
     for (const turnId of this.#running.keys())
       this.#abort(turnId, new TurnEnd('shutdown', 'The service shut down during this answer; it was stopped and saved.'));
-    await Promise.race([all(), delay(SAVE_WAIT_MS, undefined, { ref: false })]);
+    await within(all(), SAVE_WAIT_MS);
     return true;
   }
 
   async close(): Promise<void> {
     clearInterval(this.#renewal);
     await this.#streams.close();
-  }
-}
-
-/** A resumed stream, ended if its turn stops running without the producer saying so (its instance died). */
-async function* whileRunning(stream: ReadableStream<string>, ended: () => Promise<boolean>): AsyncGenerator<string> {
-  const reader = stream.getReader();
-  let seen = 0;
-  const check = setInterval(async () => {
-    if (!(await ended().catch(() => false))) return;
-    if (++seen >= 2) void reader.cancel().catch(() => {});
-  }, RESUME_CHECK_MS).unref();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    clearInterval(check);
-    void reader.cancel().catch(() => {});
   }
 }
 

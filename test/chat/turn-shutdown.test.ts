@@ -66,6 +66,7 @@ test('SIGTERM mid-turn: the instance lets the turn run for SHUTDOWN_GRACE_MS, th
   const { chunks, done } = parseStream(await turn.whole);
   const stoppedAfter = Date.now() - signalledAt;
   t.is(await exited, 0, output);
+  t.log(`stream ended ${stoppedAfter} ms after SIGTERM; the process exited ${Date.now() - signalledAt} ms after it`);
 
   t.true(done);
   t.is(textOfChunks(chunks), 'Partial');

@@ -1,7 +1,9 @@
 import anyTest from 'ava';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
-import { bearer, chatConfig, provider, serve } from './support.ts';
+import request from 'supertest';
+import { chatTurns } from '../../app/chat/running-turns.ts';
+import { bearer, chatConfig, chatPath, provider, serve, userMessage } from './support.ts';
 import {
   hasText,
   parseStream,
@@ -172,5 +174,23 @@ test.serial(
     t.is(storedText((await storedMessages(t, 'drip'))[1]), 'Hel');
     t.deepEqual(await turnOutcomes(t, 'drip'), ['timed_out']);
     t.deepEqual(await peer.closes[0], { finished: false });
+  },
+);
+
+test.serial(
+  'an instance shutting down answers a new chat POST 503 CORE.SERVICE_UNAVAILABLE with Retry-After, before any model call',
+  async (t) => {
+    const peer = await provider(t, () => ({ kind: 'text', text: 'never' }));
+    const app = t.context.t.rebuild({ config: chatConfig({ gatewayUrl: peer.url }) });
+    t.false(await chatTurns(app.deps).drain(0), 'nothing ran');
+    const response = await request(app.callback())
+      .post(chatPath())
+      .set('authorization', await bearer(t))
+      .send({ id: 'draining', messages: [userMessage('hello')] });
+    t.is(response.status, 503);
+    t.is(response.headers['retry-after'], '1');
+    t.is(response.body.errorCode, 'CORE.SERVICE_UNAVAILABLE');
+    t.is(peer.requests.length, 0);
+    t.deepEqual(await turnOutcomes(t, 'draining'), []);
   },
 );

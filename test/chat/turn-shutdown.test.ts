@@ -23,7 +23,7 @@ test('SIGTERM mid-turn: the instance lets the turn run for SHUTDOWN_GRACE_MS, th
   const peer = await provider(t, () => ({ kind: 'drip', text: 'Partial', everyMs: 10, forever: true }));
   const port = await freePort();
   // A real instance of the service (app/server.ts) over this file's database.
-  const server = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'app/server.ts'], {
+  const server = spawn(process.execPath, ['--conditions=agents-source', 'app/server.ts'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,

@@ -1,5 +1,7 @@
 import anyTest from 'ava';
-import { AGENTS } from '../../seeds/demo-fixtures.ts';
+import { sql } from 'slonik';
+import { uuidv7 } from 'uuidv7';
+import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
 import request from 'supertest';
 import { chatTurns } from '../../app/chat/running-turns.ts';
@@ -192,5 +194,29 @@ test.serial(
     t.is(response.body.errorCode, 'CORE.SERVICE_UNAVAILABLE');
     t.is(peer.requests.length, 0);
     t.deepEqual(await turnOutcomes(t, 'draining'), []);
+  },
+);
+
+test.serial(
+  'a running turn whose instance died (lease run out) frees its conversation: the next message is answered, the old turn ends lost',
+  async (t) => {
+    const peer = await provider(t, () => ({ kind: 'text', text: 'After the crash' }));
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url }));
+    const auth = await bearer(t);
+    await t.context.t.db.pool.query(sql.unsafe`
+    INSERT INTO chat_turns (id, organization_id, agent_id, user_id, client_conversation_id, client_message_id, started_at, lease_until)
+    VALUES (${uuidv7()}, ${ORGANIZATIONS.demoAgency.id}, ${AGENTS.support.id}, ${USERS.owner.id}, 'crashed', 'm-old',
+            now() - interval '2 minutes', now() - interval '1 second')`);
+    const resumed = await fetch(`${base}${resumePath('crashed')}`, { headers: { authorization: auth } });
+    t.is(resumed.status, 404, 'no conversation and no live turn');
+    const response = await post(base, auth, 'crashed', 'hello again', 'm-new');
+    t.is(response.status, 200);
+    t.is(textOfChunks(parseStream(await response.text()).chunks), 'After the crash');
+    t.deepEqual(await turnOutcomes(t, 'crashed'), ['lost', 'finished']);
+    const stranger = await fetch(`${base}${stopPath('crashed')}`, {
+      method: 'POST',
+      headers: { authorization: await bearer(t, 'owner@other.test') },
+    });
+    t.is(stranger.status, 404, "another agency's stop is 404");
   },
 );

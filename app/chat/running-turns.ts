@@ -185,9 +185,14 @@ export class ChatTurns {
     for (;;) {
       const local = this.#running.get(turnId)?.tape;
       if (local) return local.read();
-      const stream = await this.#streams.resumer.resumeExistingStream(turnId);
-      if (stream) return whileRunning(stream, () => turnHasEnded(this.#deps.db, turnId));
-      if (stream === null || Date.now() > until || (await turnHasEnded(this.#deps.db, turnId))) return null;
+      const state = await this.#streams.state(turnId);
+      if (state === 'DONE') return null;
+      if (state !== null) {
+        const stream = await this.#streams.resumer.resumeExistingStream(turnId);
+        if (stream) return whileRunning(stream, () => turnHasEnded(this.#deps.db, turnId));
+        if (stream === null) return null;
+      }
+      if (Date.now() > until || (await turnHasEnded(this.#deps.db, turnId))) return null;
       await delay(20);
     }
   }

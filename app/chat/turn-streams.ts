@@ -15,11 +15,16 @@ const KEY_PREFIX = 'chat-turn';
  * - `producer`: its publisher never throws (a failure is logged once per turn), because the
  *   package's producer loop stops reading at the first rejected publish, and a turn must not
  *   depend on Redis to finish (docs/chat.md, "Faults");
- * - `resumer`: failures propagate, so the resume route can answer 503 while Redis is away.
+ * - `resumer`: publish and subscribe failures propagate (the resume route answers 503 while
+ *   Redis is away), but its `GET`s answer null on failure: the package also reads the sentinel
+ *   from timers, where a rejection would go unhandled. `state()` is the strict read a resume
+ *   starts with.
  */
 export type TurnStreams = {
   producer: ResumableStreamContext;
   resumer: ResumableStreamContext;
+  /** The turn's sentinel: `'1'` while its stream is shared, `'DONE'` after, null before (or expired). Throws when Redis fails. */
+  state(turnId: string): Promise<string | null>;
   subscriber: Subscriber;
   publisher: Publisher;
   /** Whether the subscriber connection is up (always, in memory): a turn started now can be shared. */
@@ -101,10 +106,15 @@ function contexts(
     get: (key) => publisher.get(key),
     incr: (key) => publisher.incr(key),
   };
+  const readsForgiven: Publisher = { ...publisher, get: (key) => Promise.resolve(publisher.get(key)).catch(() => null) };
   const common = { keyPrefix: KEY_PREFIX, waitUntil: null, subscriber };
   return {
     producer: createResumableStreamContext({ ...common, publisher: forgiving }),
-    resumer: createResumableStreamContext({ ...common, publisher }),
+    resumer: createResumableStreamContext({ ...common, publisher: readsForgiven }),
+    state: async (turnId) => {
+      const value = await publisher.get(`${KEY_PREFIX}:rs:sentinel:${turnId}`);
+      return value === null ? null : String(value);
+    },
     subscriber,
     publisher,
     ready,

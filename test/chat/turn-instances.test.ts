@@ -3,6 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { sql } from 'slonik';
+import { uuidv7 } from 'uuidv7';
+import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
 import type { Config } from '../../app/config.ts';
 import { chatTurns } from '../../app/chat/running-turns.ts';
 import { withTestApp } from '../helpers/app.ts';
@@ -149,3 +152,26 @@ test.serial(
     await next.whole;
   },
 );
+
+test.serial('a turn whose instance died: resume is 503 AI.STREAM_UNAVAILABLE while its lease holds, 204 once it ran out', async (t) => {
+  const peer = await provider(t, () => ({ kind: 'text', text: 'Before the crash' }));
+  const { base } = await instance(t, chatConfig({ gatewayUrl: peer.url }), SHARED_REDIS);
+  const auth = await bearer(t);
+  const chat = `dead-${Date.now()}`;
+  await (await post(base, auth, chat, 'hello', 'm-1')).text();
+  // What a killed instance leaves: a running claim with a live lease and its shared sentinel.
+  const turnId = uuidv7();
+  await t.context.t.db.pool.query(sql.unsafe`
+      INSERT INTO chat_turns (id, organization_id, agent_id, user_id, client_conversation_id, client_message_id, started_at, lease_until)
+      VALUES (${turnId}, ${ORGANIZATIONS.demoAgency.id}, ${AGENTS.support.id}, ${USERS.owner.id}, ${chat}, 'm-2', now(), now() + interval '30 seconds')`);
+  const redis = new Redis(SHARED_REDIS);
+  t.teardown(() => redis.disconnect());
+  await redis.set(`chat-turn:rs:sentinel:${turnId}`, '1', 'EX', 60);
+
+  const resumed = await fetch(`${base}${resumePath(chat)}`, { headers: { authorization: auth } });
+  t.is(resumed.status, 503);
+  t.like(await resumed.json(), { errorCode: 'AI.STREAM_UNAVAILABLE' });
+  await t.context.t.db.pool.query(sql.unsafe`UPDATE chat_turns SET lease_until = now() - interval '1 second' WHERE id = ${turnId}`);
+  const after = await fetch(`${base}${resumePath(chat)}`, { headers: { authorization: auth } });
+  t.is(after.status, 204);
+});

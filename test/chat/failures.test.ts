@@ -56,12 +56,16 @@ test.serial(
     while (peer.closes.length === 0) await new Promise((resolve) => setImmediate(resolve));
     abort.abort();
     await turn;
-    const stillOpen = await Promise.race([peer.closes[0], new Promise((resolve) => setTimeout(() => resolve('open'), 200))]);
-    t.is(stillOpen, 'open', 'a disconnect is not a stop');
+    // The turn still runs: the resume GET follows it (a round trip after the disconnect).
+    const resumed = await fetch(`${base}${chatPath()}/disconnect/stream`, { headers: { authorization: auth } });
+    t.is(resumed.status, 200);
+    const resumedText = resumed.text();
+    t.is(await Promise.race([peer.closes[0], Promise.resolve('open')]), 'open', 'a disconnect is not a stop');
 
     const stop = await fetch(`${base}${chatPath()}/disconnect/stop`, { method: 'POST', headers: { authorization: auth } });
     t.is(stop.status, 204);
     t.deepEqual(await peer.closes[0], { finished: false });
+    t.regex(await resumedText, /"type":"finish"[\s\S]*data: \[DONE\]/);
   },
 );
 

@@ -143,7 +143,10 @@ test.serial(
     await until(() => mcp.calls.length === 1, 'the tool call to reach the MCP server');
     abort.abort();
     await turn;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The turn still runs: the resume GET follows it (a round trip after the disconnect).
+    const resumed = await fetch(`${base}${chatPath()}/disconnect-mcp/stream`, { headers: { authorization: auth } });
+    t.is(resumed.status, 200);
+    const resumedText = resumed.text();
     t.false(mcp.calls[0]!.aborted, 'a disconnect is not a stop');
 
     const stop = await fetch(`${base}${chatPath()}/disconnect-mcp/stop`, { method: 'POST', headers: { authorization: auth } });
@@ -153,6 +156,7 @@ test.serial(
     t.is(peer.requests.length, 1, 'no further model call after the stop');
     // The SDK server aborted the handler's own signal: the blocked tool was released, not left running.
     await until(() => released, "the tool handler's abort signal", 5_000);
+    t.regex(await resumedText, /"type":"tool-output-error"[\s\S]*"type":"finish"/);
     // Saved before the stop answered: the unfinished tool part ends output-error.
     const parts = await t.context.t.db.pool.oneFirst(sql.type(z.strictObject({ parts: z.array(z.record(z.unknown())) }))`
       SELECT m.parts FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id

@@ -175,3 +175,30 @@ test.serial('a turn whose instance died: resume is 503 AI.STREAM_UNAVAILABLE whi
   const after = await fetch(`${base}${resumePath(chat)}`, { headers: { authorization: auth } });
   t.is(after.status, 204);
 });
+
+test.serial('twenty concurrent POSTs of one message spread over two instances start one turn', async (t) => {
+  const peer = await provider(t, () => ({ kind: 'drip', text: 'Only one turn', everyMs: 30 }));
+  const config = chatConfig({ gatewayUrl: peer.url });
+  const one = await instance(t, config, SHARED_REDIS);
+  const two = await instance(t, config, SHARED_REDIS);
+  const auth = await bearer(t);
+  const chat = `spread-${Date.now()}`;
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => {
+      const response = await post(i % 2 ? one.base : two.base, auth, chat, 'hello', 'm-spread');
+      const text = await response.text();
+      return response.status === 200 ? textOfChunks(parseStream(text).chunks) : (JSON.parse(text) as { errorCode: string }).errorCode;
+    }),
+  );
+  t.is(peer.requests.length, 1);
+  t.true(
+    answers.every((answer) => answer === 'Only one turn' || answer === 'AI.MESSAGE_ALREADY_SENT'),
+    answers.join(),
+  );
+  t.true(answers.filter((answer) => answer === 'Only one turn').length >= 2, answers.join());
+  t.deepEqual(await turnOutcomes(t, chat), ['finished']);
+  t.deepEqual(
+    (await storedMessages(t, chat)).map((message) => message.role),
+    ['user', 'assistant'],
+  );
+});

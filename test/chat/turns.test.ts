@@ -4,7 +4,9 @@ import { uuidv7 } from 'uuidv7';
 import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
 import request from 'supertest';
-import { chatTurns } from '../../app/chat/running-turns.ts';
+import { z } from 'zod';
+import { chatTurns, TURN_LEASE_MS } from '../../app/chat/running-turns.ts';
+import { endTurn, renewLeases } from '../../sql/chat-turns.ts';
 import { bearer, chatConfig, chatPath, provider, serve, userMessage } from './support.ts';
 import {
   hasText,
@@ -220,3 +222,21 @@ test.serial(
     t.is(stranger.status, 404, "another agency's stop is 404");
   },
 );
+
+test.serial('the running instance renews the lease of its turns; an ended turn is left as it is', async (t) => {
+  const [running, ended] = [uuidv7(), uuidv7()];
+  for (const [id, chat] of [
+    [running, 'lease-running'],
+    [ended, 'lease-ended'],
+  ] as const)
+    await t.context.t.db.pool.query(sql.unsafe`
+      INSERT INTO chat_turns (id, organization_id, agent_id, user_id, client_conversation_id, started_at, lease_until)
+      VALUES (${id}, ${ORGANIZATIONS.demoAgency.id}, ${AGENTS.support.id}, ${USERS.owner.id}, ${chat}, now(), now() + interval '1 second')`);
+  await endTurn(t.context.t.db.pool, ended, 'finished', new Date());
+  await renewLeases(t.context.t.db.pool, [running, ended], TURN_LEASE_MS);
+  const leases = await t.context.t.db.pool.any(sql.type(z.strictObject({ id: z.string(), seconds: z.number() }))`
+    SELECT id, extract(epoch FROM lease_until - now())::float8 AS seconds FROM chat_turns WHERE id IN (${running}, ${ended})`);
+  const seconds = new Map(leases.map((row) => [row.id, row.seconds]));
+  t.true(seconds.get(running)! > 25, String(seconds.get(running)));
+  t.true(seconds.get(ended)! < 2, String(seconds.get(ended)));
+});

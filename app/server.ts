@@ -9,6 +9,7 @@ import { openDatabase } from './db/open.ts';
 import { createDatabasePool } from './db/pool.ts';
 import { startOutboxWorker } from './notifications/delivery/start.ts';
 import { chatTurns } from './chat/running-turns.ts';
+import { outboxJobs } from './outbox-jobs.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
 
 async function main() {
@@ -32,7 +33,9 @@ async function main() {
   const app = createApp({ db: database.pool, replica, redis, config, logger });
   // Made now, so its Redis subscriber is connected before the first turn (docs/chat.md).
   const turns = chatTurns(app.deps);
-  const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
+  const outboxWorker = config.notifications.outboxWorker
+    ? startOutboxWorker(database.pool, config, logger, (outboxLogger) => outboxJobs(database.pool, config, outboxLogger))
+    : undefined;
   const budgetWatcher = new BudgetWatcher(app.deps);
   budgetWatcher.start();
   const partitionKeeper = new UsagePartitionKeeper(app.deps);

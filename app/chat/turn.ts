@@ -8,7 +8,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { insertChatUsage } from '../../sql/chat-usage.ts';
+import { insertUsageEvents } from '../../sql/usage-events.ts';
 import { afterUsageWritten } from '../analytics/budget/checker.ts';
 import { saveMessage, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
@@ -128,7 +128,7 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     await deps.db.transaction(async (tx) => {
       if (answer && answer.parts.length > 0)
         await saveMessage(tx, written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, now);
-      await insertChatUsage(
+      await insertUsageEvents(
         tx,
         model.calls.map((call) => ({
           id: uuidv7(),
@@ -136,10 +136,12 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
           agentId: turn.agent.id,
           userId: turn.userId,
           modelId: model.modelId,
+          actionType: 'user_interaction',
           source: model.source,
           inputTokens: call.inputTokens,
           cacheReadTokens: call.cacheReadTokens,
           outputTokens: call.outputTokens,
+          costUsd: null,
           latencyMs: call.latencyMs,
           createdAt: call.finishedAt.getTime() < startedAt.getTime() ? startedAt : call.finishedAt,
         })),

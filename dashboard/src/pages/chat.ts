@@ -11,7 +11,7 @@ import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalRespons
 import { api } from '../authed.ts';
 import { ConsoleChat } from '../chat-state.ts';
 import { el } from '../format.ts';
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import { session } from '../session.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';

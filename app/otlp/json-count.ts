@@ -102,7 +102,15 @@ export function countJsonTraceRequest(bytes: Uint8Array, limits: { maxSpans: num
 }
 
 const isDelimiter = (byte: number) =>
-  byte === 0x2c || byte === 0x7d || byte === 0x5d || byte === 0x3a || byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === QUOTE;
+  byte === 0x2c ||
+  byte === 0x7d ||
+  byte === 0x5d ||
+  byte === 0x3a ||
+  byte === 0x20 ||
+  byte === 0x0a ||
+  byte === 0x0d ||
+  byte === 0x09 ||
+  byte === QUOTE;
 
 /**
  * The index of the quote that ends the string starting at `start` (the first not escaped by an

@@ -72,7 +72,10 @@ export const otlpRoutes = [
     body: { limitBytes: OTLP_BODY_LIMIT_BYTES, raw: true },
     responses: {
       200: { description: 'What was refused, in OTLP partial-success form', schema: PartialSuccess },
-      400: { description: 'The body is not an ExportTraceServiceRequest, or holds too many spans, attributes or JSON values', schema: ErrorBody },
+      400: {
+        description: 'The body is not an ExportTraceServiceRequest, or holds too many spans, attributes or JSON values',
+        schema: ErrorBody,
+      },
       413: { description: `The body is over ${OTLP_BODY_LIMIT_BYTES} bytes, before or after inflation`, schema: ErrorBody },
       415: { description: 'Neither application/x-protobuf nor application/json, or a Content-Encoding other than gzip', schema: ErrorBody },
     },
@@ -84,16 +87,24 @@ export const otlpRoutes = [
       const body = await readRawBody(ctx, OTLP_BODY_LIMIT_BYTES);
       let spans;
       try {
-        spans = protobuf ? decodeTraceSpans(body, { maxSpans: OTLP_MAX_SPANS, maxElements: OTLP_MAX_PROTOBUF_ELEMENTS }) : jsonSpansOf(body);
+        spans = protobuf
+          ? decodeTraceSpans(body, { maxSpans: OTLP_MAX_SPANS, maxElements: OTLP_MAX_PROTOBUF_ELEMENTS })
+          : jsonSpansOf(body);
       } catch (error) {
         if (error instanceof TooManySpans) {
           throw new HttpError(400, `Too many spans: at most ${OTLP_MAX_SPANS} per request; export smaller batches`);
         }
         if (error instanceof TooManyElements) {
-          throw new HttpError(400, `Too many elements: at most ${OTLP_MAX_PROTOBUF_ELEMENTS} spans and attributes per request; export smaller batches`);
+          throw new HttpError(
+            400,
+            `Too many elements: at most ${OTLP_MAX_PROTOBUF_ELEMENTS} spans and attributes per request; export smaller batches`,
+          );
         }
         if (error instanceof TooManyJsonValues) {
-          throw new HttpError(400, `Too many JSON values: at most ${OTLP_MAX_JSON_VALUES} per request; export smaller batches or use protobuf`);
+          throw new HttpError(
+            400,
+            `Too many JSON values: at most ${OTLP_MAX_JSON_VALUES} per request; export smaller batches or use protobuf`,
+          );
         }
         if (error instanceof UndecodableRequest || error instanceof MalformedTraceRequest || error instanceof SyntaxError) {
           throw new HttpError(400, `Not an ExportTraceServiceRequest: ${error.message}`);

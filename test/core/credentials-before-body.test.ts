@@ -4,7 +4,8 @@ import { gzipSync } from 'node:zlib';
 import anyTest from 'ava';
 import { createTenant } from '../analytics/support.ts';
 import { withTestApp, type TestApp } from '../helpers/app.ts';
-import { answerBeforeBody, NESTING_BOMB_JSON } from '../helpers/partial-body.ts';
+import { NESTING_BOMB_JSON } from '../../fuzz/bombs.ts';
+import { answerBeforeBody } from '../helpers/partial-body.ts';
 import { createApiKey, usageEvent } from '../ingest/support.ts';
 
 const test = withTestApp(anyTest, { seed: false });

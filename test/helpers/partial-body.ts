@@ -33,6 +33,3 @@ export async function answerBeforeBody(
     outgoing.destroy();
   }
 }
-
-/** `[` x 524,284 then `]` x 524,284: 1 MiB of nesting that gzips to about 1 KB (issue 37). */
-export const NESTING_BOMB_JSON = '['.repeat(524_284) + ']'.repeat(524_284);

@@ -7,7 +7,7 @@ import { ALL_RATE_LIMITS } from '../../app/rate-limits.ts';
 import { OTLP_BODY_LIMIT_BYTES, OTLP_MAX_JSON_VALUES, OTLP_MAX_PROTOBUF_ELEMENTS, OTLP_MAX_SPANS } from '../../app/otlp/routes.ts';
 import { createTenant } from '../analytics/support.ts';
 import { withTestApp, type TestApp } from '../helpers/app.ts';
-import { emptySpansRequest, otlpJsonOfEmptySpans, protobufField } from '../helpers/otlp-bombs.ts';
+import { emptySpansRequest, otlpJsonOfEmptySpans, protobufField } from '../../fuzz/bombs.ts';
 import { createApiKey } from './support.ts';
 
 const test = withTestApp(anyTest, { seed: false });

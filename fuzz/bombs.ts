@@ -1,3 +1,5 @@
+/** Hostile bodies of the security review (issue 37), shared by the fuzzer's attack cases and the tests. */
+
 /** A protobuf field of wire type LEN: tag, varint length, bytes. */
 export function protobufField(field: number, bytes: Buffer): Buffer {
   const length: number[] = [];
@@ -24,3 +26,6 @@ export function emptySpansRequest(count: number): Buffer {
 export function otlpJsonOfEmptySpans(count: number): Buffer {
   return Buffer.from(`{"resourceSpans":[{"scopeSpans":[{"spans":[${count ? '{}' + ',{}'.repeat(count - 1) : ''}]}]}]}`);
 }
+
+/** `[` x 524,284 then `]` x 524,284: 1 MiB of nesting that gzips to about 1 KB (issue 37). */
+export const NESTING_BOMB_JSON = '['.repeat(524_284) + ']'.repeat(524_284);

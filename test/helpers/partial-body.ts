@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 
 /** Longest wait for an answer that the service should give without the rest of the body. */
 const ANSWER_WAIT_MS = 15_000;
@@ -24,7 +24,7 @@ export async function answerBeforeBody(
   outgoing.write(options.body.subarray(0, options.sentBytes));
   const timer = setTimeout(() => outgoing.destroy(new Error('no answer before the whole body was sent')), ANSWER_WAIT_MS);
   try {
-    const [response] = (await once(outgoing, 'response')) as [import('node:http').IncomingMessage];
+    const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
     const chunks: Buffer[] = [];
     for await (const chunk of response) chunks.push(chunk as Buffer);
     return { status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') };

@@ -38,8 +38,8 @@ export const OTLP_MAX_PROTOBUF_ELEMENTS = 250_000;
  * Most JSON values (objects, arrays, strings, numbers, literals) in an OTLP/JSON request (400
  * beyond, counted before `JSON.parse`): what parsing costs is about one value, however small. A
  * generative-AI span with 30 attributes is about 135 values, so this holds some 700 such spans,
- * above a full SDK batch; protobuf, the exporters' default, has no such count (its reader jumps
- * over what it does not read).
+ * above a full SDK batch. Protobuf, the exporters' default, counts its elements instead
+ * (`OTLP_MAX_PROTOBUF_ELEMENTS`): its reader jumps over nested values without building them.
  */
 export const OTLP_MAX_JSON_VALUES = 100_000;
 

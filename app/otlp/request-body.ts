@@ -29,7 +29,8 @@ export async function readRawBody(ctx: Context, limitBytes: number): Promise<Buf
   if (encoding === '') return body;
   if (encoding !== 'gzip') throw new HttpError(415, 'Content-Encoding must be gzip or absent');
   try {
-    return await inflate(body, { maxOutputLength: limitBytes });
+    // 256 KiB chunks: a sixteenth of the callbacks into JavaScript of zlib's default 16 KiB.
+    return await inflate(body, { maxOutputLength: limitBytes, chunkSize: 256 * 1024 });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge(limitBytes);
     throw new HttpError(400, 'The body is not valid gzip');

@@ -21,6 +21,7 @@
  * (bench/chat/stages.ts attributes the samples to the stages of a turn); that run's profile is
  * kept in .data-bench/.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -30,9 +31,9 @@ import { accessToken } from '../../test/analytics/support.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { startMcpToolPeer } from '../../test/helpers/mcp-tool-peer.ts';
 import { startOpenAiPeer, type Reply } from '../../test/helpers/openai-peer.ts';
-import { readFileSync } from 'node:fs';
 import { cpuMsOf, profileService, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
 import { measureFloors } from './floor.ts';
+import { measureResumable } from './resumable.ts';
 import { stageTable, stageTimes, type CpuProfile } from './stages.ts';
 import { percentile, runConcurrent, timeStream, type Sample } from './timing.ts';
 
@@ -183,6 +184,11 @@ async function main() {
   const rssOpen = await rssAfterGc(child);
   for (const controller of controllers) controller.abort();
   await Promise.allSettled(opened.map((reader) => reader.cancel()));
+  // A disconnect is not a stop (issue 40): the turns still run; the stop route ends them.
+  await Promise.all(
+    controllers.map((_, i) => fetch(`${base}/api/ai/agents/${agent}/chat/open-${i}/stop`, { method: 'POST', headers: auth })),
+  );
+  const resumable = await measureResumable();
 
   const usageRows = await db.pool.oneFirst(
     sql.type(z.strictObject({ n: z.number() }))`SELECT count(*)::int AS n FROM usage_events WHERE user_id IS NOT NULL`,
@@ -225,6 +231,8 @@ async function main() {
     `| added whole turn p50, text, c=64 <= 400 ms | ${wholeTurnAdded[1]!.toFixed(1)} ms | ${verdict(wholeTurnAdded[1]! <= 400)} |`,
     `| ${OPEN_STREAMS} concurrent open streams: service RSS growth < 100 MB | ${growth.toFixed(1)} MB | ${verdict(growth < 100)} |`,
     `| no error (non-200 answers) | ${errors} | ${verdict(errors === 0)} |`,
+    '',
+    ...resumable,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
   await stopService(child);

@@ -5,11 +5,12 @@
  * A sample's time is the delta to the next sample. Its stage comes from its stack, walked from the
  * leaf to the root: the first frame a rule below matches names the stage, so code called from a
  * stage counts there unless it matches a more specific rule itself (zod under the AI SDK is the AI
- * SDK; a socket write under our SSE stream is a socket write). The database driver (pg, slonik) is
- * the exception: a stack holding a driver frame goes to the first SQL caller above it (the `sql/`
+ * SDK; a socket write under our SSE stream is a socket write). The database drivers (pg, slonik,
+ * ioredis) are the exception: a stack holding a driver frame goes to the first SQL caller above it (the `sql/`
  * module or our function that issued the query), its socket writes included; without one on the
  * stack (a result parsed when the socket delivers it, a promise resumed inside slonik) it stays
- * "database driver". `(idle)` is not CPU and is left out; `(garbage collector)` is GC.
+ * "database drivers". "socket writes" are the other sockets' writes: the response's and the
+ * provider request's. `(idle)` is not CPU and is left out; `(garbage collector)` is GC.
  */
 
 export type CallFrame = { functionName: string; url: string };
@@ -29,10 +30,11 @@ export const STAGES = [
   'provider I/O',
   'usage write',
   'budget check',
+  'turn claim, resumable layer',
   'socket writes',
   'SSE framing, node:stream',
   'HTTP server, Koa, validation',
-  'database driver, no caller on the stack',
+  'database drivers, no caller on the stack',
   'GC',
   'other',
 ] as const;
@@ -66,11 +68,15 @@ const RULES: Rule[] = [
   { stage: 'AI SDK', url: /^node:internal\/webstreams\//, weak: true },
   { stage: 'socket writes', url: /^$/, functions: /^(writev|writeBuffer|writeUtf8String|writeLatin1String|writeAsciiString)$/ },
   { stage: 'socket writes', url: /^node:(net|internal\/stream_base_commons)$/, functions: /^(_writev|_writeGeneric|_write|writevGeneric|writeGeneric|handleWriteReq)$/ },
-  { stage: 'SSE framing, node:stream', url: /\/app\/chat\/routes\.ts$/, functions: /^asServerSentEvents$/ },
+  // A running turn writes its UI chunks as SSE events into its tape; the response reads the tape.
+  { stage: 'SSE framing, node:stream', url: /\/app\/chat\/turn-tape\.ts$/ },
+  { stage: 'SSE framing, node:stream', url: /\/app\/chat\/running-turns\.ts$/, functions: /^#?drive$/ },
+  { stage: 'turn claim, resumable layer', url: /\/app\/chat\/(running-turns|turn-claim|turn-streams|turn-waits|turn-ending)\.ts$/ },
+  { stage: 'turn claim, resumable layer', url: /\/sql\/chat-turns\.ts$|\/node_modules\/resumable-stream\// },
   { stage: 'SSE framing, node:stream', url: /^node:internal\/streams\//, weak: true },
   { stage: 'HTTP server, Koa, validation', url: /^node:_http_|\/node_modules\/(koa|@koa|koa-[^/]+|ajv|raw-body|co-body)\/|\/app\/core\// },
 ];
-const DRIVER = /\/node_modules\/(pg|pg-protocol|pg-pool|slonik|@slonik\/[^/]+|postgres-array|pg-types)\//;
+const DRIVER = /\/node_modules\/(pg|pg-protocol|pg-pool|slonik|@slonik\/[^/]+|postgres-array|pg-types|ioredis)\//;
 
 function ruleOf(frame: CallFrame): Rule | undefined {
   return RULES.find((rule) => rule.url.test(frame.url) && (!rule.functions || rule.functions.test(frame.functionName)));
@@ -97,7 +103,7 @@ export function stageOfStack(stack: readonly CallFrame[]): Stage | undefined {
   if (!leaf || leaf.functionName === '(idle)') return undefined;
   if (leaf.functionName === '(garbage collector)') return 'GC';
   const driverAt = stack.findIndex((frame) => DRIVER.test(frame.url));
-  if (driverAt >= 0) return firstStage(stack.slice(driverAt + 1), true) ?? 'database driver, no caller on the stack';
+  if (driverAt >= 0) return firstStage(stack.slice(driverAt + 1), true) ?? 'database drivers, no caller on the stack';
   return firstStage(stack) ?? 'other';
 }
 

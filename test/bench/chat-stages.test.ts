@@ -11,7 +11,7 @@ const findAgent = frame('findAgentInAgency', `${root}/sql/agents.ts`);
 const insertUsage = frame('insertUsageEvents', `${root}/sql/usage-events.ts`);
 const writev = frame('writev');
 const netWritev = frame('_writev', 'node:net');
-const sse = frame('asServerSentEvents', `${root}/app/chat/routes.ts`);
+const sse = frame('read', `${root}/app/chat/turn-tape.ts`);
 const webstream = frame('readableStreamDefaultControllerEnqueue', 'node:internal/webstreams/readablestream');
 const undici = frame('onData', 'node:internal/deps/undici/undici');
 
@@ -24,7 +24,7 @@ test('the database driver and its socket writes count for the SQL module that is
   t.is(stageOfStack([writev, netWritev, pg, slonik, findAgent]), 'reads');
   t.is(stageOfStack([writev, netWritev, pg, slonik, insertUsage, sdk]), 'usage write');
   t.is(stageOfStack([frame('parseRow', `${root}/node_modules/pg-protocol/dist/parser.js`), frame('onStreamRead', 'node:internal/stream_base_commons')]),
-    'database driver, no caller on the stack');
+    'database drivers, no caller on the stack');
 });
 
 test('a socket write of the response is a socket write, its SSE framing is not', (t) => {

@@ -216,7 +216,8 @@ async function main() {
     '| path | first text chunk p50 ms | added to the provider alone, p50 ms | CPU per turn ms (its process) |',
     '|---|---:|---:|---:|',
     ...floors.map(
-      (row) => `| ${row.path} | ${row.firstP50.toFixed(1)} | ${row.addedP50.toFixed(1)} | ${row.cpuPerTurnMs?.toFixed(2) ?? '(the bench process)'} |`,
+      (row) =>
+        `| ${row.path} | ${row.firstP50.toFixed(1)} | ${row.addedP50.toFixed(1)} | ${row.cpuPerTurnMs?.toFixed(2) ?? '(the bench process)'} |`,
     ),
     '',
     `Where a text turn's service CPU goes (${profiledTurns} text turns at c=${profiledConcurrency}, the service sampled every ms; profile ${profilePath}):`,

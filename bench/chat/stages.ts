@@ -45,14 +45,21 @@ type Rule = { stage: Stage; url: RegExp; functions?: RegExp; weak?: true };
 
 /** Rules of our code and its libraries; the first that matches a frame names its stage. */
 const RULES: Rule[] = [
-  { stage: 'token', url: /\/app\/core\/auth\.ts$/, functions: /^(requireAccessToken|bearerClaims|bearerToken|verifyAccessToken|accessTokenKey|isAccessClaims)$/ },
+  {
+    stage: 'token',
+    url: /\/app\/core\/auth\.ts$/,
+    functions: /^(requireAccessToken|bearerClaims|bearerToken|verifyAccessToken|accessTokenKey|isAccessClaims)$/,
+  },
   { stage: 'token', url: /\/node_modules\/(jsonwebtoken|jws|jwa)\// },
   { stage: 'policy', url: /\/app\/core\/auth\.ts$/, functions: /^checkPolicy$/ },
   { stage: 'policy', url: /\/sql\/policies\.ts$/ },
   { stage: 'reads', url: /\/sql\/chat-conversations\.ts$/, functions: /^(findConversationHistory|findConversation|listMessages)$/ },
   { stage: 'history write', url: /\/sql\/(chat-conversations|tool-approvals)\.ts$/ },
   { stage: 'history write', url: /\/app\/chat\/(history|incoming)\.ts$/ },
-  { stage: 'reads', url: /\/sql\/(agents|provider-keys|agent-mcp-server-connections|agent-mcp-server-tools|tool-permissions|tool-overrides)\.ts$/ },
+  {
+    stage: 'reads',
+    url: /\/sql\/(agents|provider-keys|agent-mcp-server-connections|agent-mcp-server-tools|tool-permissions|tool-overrides)\.ts$/,
+  },
   { stage: 'reads', url: /\/app\/tools\/resolution\.ts$/ },
   { stage: 'tool map', url: /\/app\/chat\/(tool-map|builtin-tools|mcp-executor)\.ts$/ },
   { stage: 'usage write', url: /\/app\/chat\/turn\.ts$/, functions: /^saveTurn$/ },
@@ -67,7 +74,11 @@ const RULES: Rule[] = [
   // unless a caller says otherwise (undici's response body is provider I/O).
   { stage: 'AI SDK', url: /^node:internal\/webstreams\//, weak: true },
   { stage: 'socket writes', url: /^$/, functions: /^(writev|writeBuffer|writeUtf8String|writeLatin1String|writeAsciiString)$/ },
-  { stage: 'socket writes', url: /^node:(net|internal\/stream_base_commons)$/, functions: /^(_writev|_writeGeneric|_write|writevGeneric|writeGeneric|handleWriteReq)$/ },
+  {
+    stage: 'socket writes',
+    url: /^node:(net|internal\/stream_base_commons)$/,
+    functions: /^(_writev|_writeGeneric|_write|writevGeneric|writeGeneric|handleWriteReq)$/,
+  },
   // A running turn writes its UI chunks as SSE events into its tape; the response reads the tape.
   { stage: 'SSE framing, node:stream', url: /\/app\/chat\/turn-tape\.ts$/ },
   { stage: 'SSE framing, node:stream', url: /\/app\/chat\/running-turns\.ts$/, functions: /^#?drive$/ },

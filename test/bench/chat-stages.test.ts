@@ -23,8 +23,13 @@ test('a library called from the AI SDK counts as the AI SDK, and code no rule kn
 test('the database driver and its socket writes count for the SQL module that issued the query', (t) => {
   t.is(stageOfStack([writev, netWritev, pg, slonik, findAgent]), 'reads');
   t.is(stageOfStack([writev, netWritev, pg, slonik, insertUsage, sdk]), 'usage write');
-  t.is(stageOfStack([frame('parseRow', `${root}/node_modules/pg-protocol/dist/parser.js`), frame('onStreamRead', 'node:internal/stream_base_commons')]),
-    'database drivers, no caller on the stack');
+  t.is(
+    stageOfStack([
+      frame('parseRow', `${root}/node_modules/pg-protocol/dist/parser.js`),
+      frame('onStreamRead', 'node:internal/stream_base_commons'),
+    ]),
+    'database drivers, no caller on the stack',
+  );
 });
 
 test('a socket write of the response is a socket write, its SSE framing is not', (t) => {

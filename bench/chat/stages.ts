@@ -77,7 +77,7 @@ const RULES: Rule[] = [
   {
     stage: 'socket writes',
     url: /^node:(net|internal\/stream_base_commons)$/,
-    functions: /^(_writev|_writeGeneric|_write|writevGeneric|writeGeneric|handleWriteReq)$/,
+    functions: /^(Socket\.)?(_writev|_writeGeneric|_write)$|^(writevGeneric|writeGeneric|handleWriteReq)$/,
   },
   // A running turn writes its UI chunks as SSE events into its tape; the response reads the tape.
   { stage: 'SSE framing, node:stream', url: /\/app\/chat\/turn-tape\.ts$/ },

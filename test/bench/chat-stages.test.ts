@@ -10,7 +10,7 @@ const slonik = frame('executionRoutine', `${root}/node_modules/slonik/dist/conne
 const findAgent = frame('findAgentInAgency', `${root}/sql/agents.ts`);
 const insertUsage = frame('insertUsageEvents', `${root}/sql/usage-events.ts`);
 const writev = frame('writev');
-const netWritev = frame('_writev', 'node:net');
+const netWritev = frame('Socket._writev', 'node:net');
 const sse = frame('read', `${root}/app/chat/turn-tape.ts`);
 const webstream = frame('readableStreamDefaultControllerEnqueue', 'node:internal/webstreams/readablestream');
 const undici = frame('onData', 'node:internal/deps/undici/undici');
@@ -35,6 +35,8 @@ test('the database driver and its socket writes count for the SQL module that is
 test('a socket write of the response is a socket write, its SSE framing is not', (t) => {
   t.is(stageOfStack([writev, netWritev, frame('write', 'node:internal/streams/writable'), sse]), 'socket writes');
   t.is(stageOfStack([frame('stringify'), sse]), 'SSE framing, node:stream');
+  // The write of a socket's JavaScript side, below the native writev.
+  t.is(stageOfStack([netWritev, frame('write', 'node:internal/streams/writable'), sse]), 'socket writes');
 });
 
 test("a web stream counts as the AI SDK's unless undici reads it as the provider's body", (t) => {

@@ -15,6 +15,7 @@ import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
+import { callSettingsOf, systemMessageOf } from './model-call.ts';
 import { describeFailure, ToolFailure, TurnNotSaved } from './stream-errors.ts';
 
 export type Turn = {
@@ -65,8 +66,9 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
       try {
         const result = streamText({
           model: model.model,
-          system: systemPrompt(turn.agent),
+          system: systemMessageOf(turn.agent, Object.keys(turn.tools).length > 0),
           messages,
+          ...callSettingsOf(turn.agent),
           tools: turn.tools,
           stopWhen: stepCountIs(deps.config.ai.maxSteps),
           maxRetries: 0,
@@ -144,9 +146,4 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
     throw new TurnNotSaved('the turn could not be saved');
   }
-}
-
-function systemPrompt(agent: Agent): string {
-  const about = agent.description.trim() === '' ? '' : ` ${agent.description.trim()}`;
-  return `You are ${agent.name}, an assistant of this organization.${about} Use the tools you are offered when they help; a tool may need the user's approval before it runs.`;
 }

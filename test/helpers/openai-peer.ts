@@ -27,6 +27,8 @@ export type ChatRequest = {
   tools?: { type: string; function: { name: string; parameters: unknown } }[];
   stream?: boolean;
   stream_options?: unknown;
+  temperature?: number;
+  max_tokens?: number;
 };
 
 export type OpenAiPeer = {

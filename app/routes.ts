@@ -3,6 +3,7 @@ import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { providerKeyRoutes } from './chat/provider-key-routes.ts';
+import { modelRoutes } from './chat/models-routes.ts';
 import { budgetRoutes } from './analytics/budget/routes.ts';
 import { usageEventRoutes } from './analytics/ingest/routes.ts';
 import { modelPricingRoutes } from './analytics/pricing-routes.ts';
@@ -43,6 +44,7 @@ export const areaRoutes: Route[] = [
   ...analyticsRoutes,
   ...chatRoutes,
   ...providerKeyRoutes,
+  ...modelRoutes,
   ...apiKeyRoutes,
   ...usageEventRoutes,
   ...modelPricingRoutes,

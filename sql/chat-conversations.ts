@@ -90,14 +90,20 @@ export async function deleteMessage(db: CommonQueryMethods, conversationId: stri
 }
 
 /**
- * The caller's conversation with this client id and its messages in the order they were written,
- * in one statement (the chat stream reads it before the first model call); null when absent.
+ * The caller's conversation with this client id, how many messages it holds, and its newest
+ * messages (in the order they were written) whose stored size adds up to at most `maxBytes`,
+ * the newest always, in one statement (the chat stream reads it before the first model call);
+ * null when absent. The sizes come from the `bytes` column, so older messages' parts are not read.
  */
-export function findConversationHistory(db: CommonQueryMethods, scope: ConversationScope, clientId: string) {
-  return db.maybeOne(sql.type(z.strictObject({ id: z.string(), messages: z.array(StoredMessage) }))`
-    SELECT c.id, COALESCE(
-      (SELECT json_agg(json_build_object('id', m.id, 'role', m.role, 'parts', m.parts) ORDER BY m.id)
-       FROM chat_messages m WHERE m.conversation_id = c.id), '[]'::json) AS messages
+export function findConversationHistory(db: CommonQueryMethods, scope: ConversationScope, clientId: string, maxBytes: number) {
+  return db.maybeOne(sql.type(z.strictObject({ id: z.string(), messageCount: z.number(), messages: z.array(StoredMessage) }))`
+    SELECT c.id,
+      (SELECT count(*)::int FROM chat_messages m WHERE m.conversation_id = c.id) AS "messageCount",
+      COALESCE(
+        (SELECT json_agg(json_build_object('id', w.id, 'role', w.role, 'parts', w.parts) ORDER BY w.id)
+         FROM (SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
+               FROM chat_messages m WHERE m.conversation_id = c.id) w
+         WHERE w.newer_bytes < ${maxBytes}), '[]'::json) AS messages
     FROM chat_conversations c
     WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
       AND c.user_id = ${scope.userId} AND c.client_id = ${clientId}`);

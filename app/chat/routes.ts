@@ -18,6 +18,7 @@ import { offeredToolsOf } from '../tools/resolution.ts';
 import { DEFAULT_BUILTIN_EXECUTORS } from './builtin-tools.ts';
 import { AI_CONVERSATION_NOT_FOUND, AI_PROVIDER_NOT_CONFIGURED, conversationNotFound } from './errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
+import { ADMISSION_ERRORS, admitTurn, historyBytesFor } from './admission.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
@@ -74,6 +75,7 @@ export const chatRoutes = [
       TOOL_APPROVAL_UNKNOWN_ID,
       TOOL_APPROVAL_REASON_TOO_LONG,
       AI_PROVIDER_NOT_CONFIGURED,
+      ...ADMISSION_ERRORS,
     ],
     responses: {
       200: { description: 'The UI message stream (server-sent events)' },
@@ -89,7 +91,7 @@ export const chatRoutes = [
         findProviderKey(deps.db, auth.agencyId),
         offeredToolsOf(deps.db, params.agentId, auth.userId),
         listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: params.agentId }),
-        isUserMessage ? findConversationHistory(deps.db, scopeOf(auth, params.agentId), body.id) : null,
+        isUserMessage ? findConversationHistory(deps.db, scopeOf(auth, params.agentId), body.id, historyBytesFor(deps.config)) : null,
       ]);
       const agent = settled(agentRead);
       if (!agent) throw agentNotFound();
@@ -101,6 +103,11 @@ export const chatRoutes = [
       const model = chatModelWith(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, abort.signal, settled(keyRead));
       try {
         const offered = settled(toolsRead);
+        await admitTurn(deps, {
+          organizationId: auth.agencyId,
+          model,
+          storedMessages: isUserMessage ? (settled(historyRead)?.messageCount ?? 0) : null,
+        });
         const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, settled(historyRead));
         const tools = await buildToolSet(
           deps,

@@ -15,6 +15,7 @@ import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
+import { fitEveryCall } from './context-window.ts';
 import { callSettingsOf, systemMessageOf } from './model-call.ts';
 import { describeFailure, ToolFailure, TurnNotSaved } from './stream-errors.ts';
 
@@ -64,11 +65,14 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
       let finish: UIMessageChunk | undefined;
       const inputs = new Map<string, { toolName: string; input: unknown }>();
       try {
+        const toolCount = Object.keys(turn.tools).length;
+        const system = systemMessageOf(turn.agent, toolCount > 0);
         const result = streamText({
           model: model.model,
-          system: systemMessageOf(turn.agent, Object.keys(turn.tools).length > 0),
+          system,
           messages,
           ...callSettingsOf(turn.agent),
+          prepareStep: fitEveryCall({ maxTokens: deps.config.ai.contextMaxTokens, system, toolCount }),
           tools: turn.tools,
           stopWhen: stepCountIs(deps.config.ai.maxSteps),
           maxRetries: 0,

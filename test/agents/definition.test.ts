@@ -2,7 +2,7 @@ import anyTest from 'ava';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
 import { TOOLS_NOTE } from '../../app/chat/model-call.ts';
-import { bearer, chatConfig, provider, sendChat, serve, userMessage } from '../chat/support.ts';
+import { bearer, chatConfig, provider, sendChat, serve, userMessage, type T } from '../chat/support.ts';
 
 const test = withTestApp(anyTest);
 
@@ -12,7 +12,7 @@ const INSTRUCTIONS = [
   '  Keep the exact spacing, "quotes", <tags> and émojis 🧾 of this text.',
 ].join('\n');
 
-async function owner(t: Parameters<Parameters<typeof test>[1]>[0]) {
+async function owner(t: T) {
   const auth = await bearer(t);
   const http = () => t.context.t.http();
   return {

@@ -108,3 +108,21 @@ export function findConversationHistory(db: CommonQueryMethods, scope: Conversat
     WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
       AND c.user_id = ${scope.userId} AND c.client_id = ${clientId}`);
 }
+
+/**
+ * One page of a conversation: its newest `limit` messages written before the message `before`
+ * (all when absent), oldest first, and whether older ones remain. Message ids are UUIDv7 made by
+ * the service, so id order is write order and any id bounds a page.
+ */
+export async function listMessagePage(
+  db: CommonQueryMethods,
+  conversationId: string,
+  page: { limit: number; before: string | undefined },
+): Promise<{ messages: StoredMessage[]; hasMore: boolean }> {
+  const rows = await db.any(sql.type(StoredMessage)`
+    SELECT id, role, parts FROM chat_messages
+    WHERE conversation_id = ${conversationId} ${page.before === undefined ? sql.fragment`` : sql.fragment`AND id < ${page.before}`}
+    ORDER BY id DESC
+    LIMIT ${page.limit + 1}`);
+  return { messages: rows.slice(0, page.limit).reverse(), hasMore: rows.length > page.limit };
+}

@@ -5,7 +5,7 @@ import {
   findConversation,
   findConversationHistory,
   listConversations,
-  listMessages,
+  listMessagePage,
 } from '../../sql/chat-conversations.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { listAgentServerConnections } from '../../sql/agent-mcp-server-connections.ts';
@@ -23,7 +23,7 @@ import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
 import { chatModelWith } from './provider.ts';
-import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationParams } from './schemas.ts';
+import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationPageQuery, ConversationParams } from './schemas.ts';
 import { buildToolSet, type ToolRunners } from './tool-map.ts';
 import { streamTurn } from './turn.ts';
 
@@ -163,21 +163,25 @@ export const chatRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId/conversations/:conversationId',
-    summary: 'One conversation as UI messages (enough for useChat to resume)',
+    summary: 'One conversation as UI messages, a page at a time (enough for useChat to resume)',
+    description:
+      'The newest `limit` messages (default 100) written before the message `before`, oldest first; `hasMore` when older ones remain.',
     tags,
     auth: 'jwt',
     principal: 'user',
     policy,
-    schemas: { params: ConversationParams },
+    rateLimit: { limit: 120, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    schemas: { params: ConversationParams, query: ConversationPageQuery },
     errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
     responses: {
       200: { description: 'The conversation', schema: ConversationDetail },
     },
-    handler: async ({ deps, auth, params }) => {
+    handler: async ({ deps, auth, params, query }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       const conversation = await findConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId);
       if (!conversation) throw conversationNotFound();
-      return { id: conversation.clientId, messages: await listMessages(deps.db, conversation.id) };
+      const page = await listMessagePage(deps.db, conversation.id, { limit: query.limit ?? 100, before: query.before });
+      return { id: conversation.clientId, ...page };
     },
   }),
   defineRoute({

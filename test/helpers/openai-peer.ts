@@ -18,7 +18,9 @@ export type Reply =
   | { kind: 'hang-after-first-chunk' }
   | { kind: 'malformed' }
   | { kind: 'disconnect' }
-  | { kind: 'endless' };
+  | { kind: 'endless' }
+  /** `bytes` of text in 64 KiB deltas, written as the client reads them, then a normal end (the 135 MB scenario of issue 37). */
+  | { kind: 'huge'; bytes: number };
 
 export type ReceivedRequest = { body: ChatRequest; headers: IncomingMessage['headers'] };
 export type ChatRequest = {
@@ -166,6 +168,24 @@ function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
       sse();
       const timer = setInterval(() => send(chunk(body.model, { content: 'x'.repeat(60_000) })), 1);
       response.on('close', () => clearInterval(timer));
+      return;
+    }
+    case 'huge': {
+      sse();
+      const delta = 'y'.repeat(64 * 1024);
+      let left = reply.bytes;
+      const more = () => {
+        while (left > 0 && !response.destroyed) {
+          const content = delta.slice(0, Math.min(left, delta.length));
+          left -= content.length;
+          if (!response.write(`data: ${JSON.stringify(chunk(body.model, { content }))}\n\n`)) return void response.once('drain', more);
+        }
+        if (response.destroyed) return;
+        send(chunk(body.model, {}, 'stop'));
+        send(usageChunk(body.model, { prompt: 10, completion: Math.ceil(reply.bytes / 4) }));
+        response.end('data: [DONE]\n\n');
+      };
+      more();
       return;
     }
     default:

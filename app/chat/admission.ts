@@ -1,13 +1,12 @@
 import { isModelPriced } from '../../sql/model-pricing.ts';
-import { AI_BUDGET_EXCEEDED, checkBudgetBeforeTurn } from '../analytics/budget/enforcement.ts';
+import { checkBudgetBeforeTurn } from '../analytics/budget/enforcement.ts';
+import { AI_BUDGET_EXCEEDED } from '../analytics/budget/errors.ts';
 import type { Config } from '../config.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError, errorCode } from '../core/errors.ts';
+import { AI_CONVERSATION_FULL, AI_MODEL_NOT_AVAILABLE, conversationFull, MAX_CONVERSATION_MESSAGES, modelNotAvailable } from './errors.ts';
 import { DEMO_MODEL_ID } from './demo-model.ts';
 import type { ChatModel } from './provider.ts';
 
-export const AI_MODEL_NOT_AVAILABLE = errorCode(400, 'AI.MODEL_NOT_AVAILABLE');
-export const AI_CONVERSATION_FULL = errorCode(409, 'AI.CONVERSATION_FULL');
 /** What `admitTurn` answers, for the chat route's declaration. */
 export const ADMISSION_ERRORS = [AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED, AI_CONVERSATION_FULL];
 
@@ -19,21 +18,6 @@ export const ADMISSION_ERRORS = [AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED, AI_
  */
 export const HISTORY_BYTES_PER_TOKEN = 8;
 export const historyBytesFor = (config: Pick<Config, 'ai'>) => config.ai.contextMaxTokens * HISTORY_BYTES_PER_TOKEN;
-
-/** Most messages one conversation holds (user messages and answers together). */
-export const MAX_CONVERSATION_MESSAGES = 1000;
-
-export const modelNotAvailable = (modelId: string) =>
-  new CodedError(AI_MODEL_NOT_AVAILABLE, {
-    en: `The model "${modelId}" is not available on this platform: choose a model from GET /api/ai/models, or add your organization's own provider key to use any model.`,
-    es: `El modelo "${modelId}" no está disponible en esta plataforma: elige un modelo de GET /api/ai/models, o añade la clave de proveedor de tu organización para usar cualquier modelo.`,
-  });
-
-export const conversationFull = () =>
-  new CodedError(AI_CONVERSATION_FULL, {
-    en: `This conversation is full (at most ${MAX_CONVERSATION_MESSAGES} messages). Start a new conversation to go on.`,
-    es: `Esta conversación está llena (como máximo ${MAX_CONVERSATION_MESSAGES} mensajes). Empieza una conversación nueva para continuar.`,
-  });
 
 /**
  * The checks a turn passes before any stream starts and before the provider is called, after

@@ -1,9 +1,7 @@
 import { findBudget } from '../../../sql/usage-budgets.ts';
 import { findUsageTotals } from '../../../sql/usage-summary.ts';
-import { CodedError, errorCode } from '../../core/errors.ts';
 import type { BudgetCheckDeps } from './checker.ts';
-
-export const AI_BUDGET_EXCEEDED = errorCode(402, 'AI.BUDGET_EXCEEDED');
+import { budgetExceeded } from './errors.ts';
 
 /**
  * How old the spend a new chat turn is checked against may be (docs/chat.md, "Budgets that stop
@@ -20,14 +18,6 @@ type Entry = { gate: Promise<Gate>; readAt: number };
 const gatesByPool = new WeakMap<object, Map<string, Entry>>();
 /** Most organizations remembered per pool; the oldest read is forgotten first. */
 const MAX_ENTRIES = 10_000;
-
-const usd = (value: number) => `$${value.toFixed(2)}`;
-
-export const budgetExceeded = (spentUsd: number, limitUsd: number) =>
-  new CodedError(AI_BUDGET_EXCEEDED, {
-    en: `This organization's AI budget is used up: ${usd(spentUsd)} spent this month of a ${usd(limitUsd)} limit. New chats are stopped until the limit is raised or the month ends.`,
-    es: `El presupuesto de IA de esta organización está agotado: ${usd(spentUsd)} gastados este mes de un límite de ${usd(limitUsd)}. Los chats nuevos están detenidos hasta que se aumente el límite o termine el mes.`,
-  });
 
 async function readGate(deps: BudgetCheckDeps, organizationId: string): Promise<Gate> {
   const budget = await findBudget(deps.db, organizationId);

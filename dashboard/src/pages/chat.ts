@@ -12,6 +12,7 @@ import type { PageContext } from '../router.ts';
 import { session } from '../session.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
+import { chatFailure } from './chat-error.ts';
 import { renderMessage } from './chat-message.ts';
 
 type Conversation = { id: string; title: string | null; createdAt: string; updatedAt: string };
@@ -114,7 +115,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     send.disabled = busy;
     root.querySelector('#chat')?.setAttribute('data-status', chat.status);
     log.replaceChildren(...chat.messages.map((message) => renderMessage(message, actions)));
-    if (chat.error) say(status, `The answer failed: ${chat.error.message}`);
+    if (chat.error) say(status, chatFailure(chat.error));
     else say(status, chat.status === 'submitted' ? 'Waiting for the answer…' : chat.status === 'streaming' ? 'Answering…' : '', 'ok');
   };
   const chat: ConsoleChat = new ConsoleChat({

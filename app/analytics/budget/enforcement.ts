@@ -1,6 +1,6 @@
 import { findBudget } from '../../../sql/usage-budgets.ts';
 import { findUsageTotals } from '../../../sql/usage-summary.ts';
-import type { BudgetCheckDeps } from './checker.ts';
+import type { AppDeps } from '../../core/deps.ts';
 import { budgetExceeded } from './errors.ts';
 
 /**
@@ -9,6 +9,9 @@ import { budgetExceeded } from './errors.ts';
  * process's write is seen within this time.
  */
 export const SPEND_MAX_AGE_MS = 2_000;
+
+/** What the check reads with. */
+type GateDeps = Pick<AppDeps, 'db' | 'clock'>;
 
 /** What a turn is checked against: the budget's limit when it is enforced, and the month's spend. */
 type Gate = { limitUsd: number; spentUsd: number } | null;
@@ -19,7 +22,7 @@ const gatesByPool = new WeakMap<object, Map<string, Entry>>();
 /** Most organizations remembered per pool; the oldest read is forgotten first. */
 const MAX_ENTRIES = 10_000;
 
-async function readGate(deps: BudgetCheckDeps, organizationId: string): Promise<Gate> {
+async function readGate(deps: GateDeps, organizationId: string): Promise<Gate> {
   const budget = await findBudget(deps.db, organizationId);
   if (budget === null || !budget.enforce) return null;
   const now = deps.clock();
@@ -37,7 +40,7 @@ async function readGate(deps: BudgetCheckDeps, organizationId: string): Promise<
  * a warm turn costs no query. A read that started before the last local change of spend or budget
  * is never used: `spendChanged` drops it, and a check that was waiting on it reads again.
  */
-export async function checkBudgetBeforeTurn(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
+export async function checkBudgetBeforeTurn(deps: GateDeps, organizationId: string): Promise<void> {
   const entries = gatesByPool.get(deps.db) ?? new Map<string, Entry>();
   gatesByPool.set(deps.db, entries);
   // Bounded: under a stream of local writes the third read is used whatever happens meanwhile.

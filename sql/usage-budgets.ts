@@ -81,3 +81,14 @@ export async function tryBudgetSweepLock(db: CommonQueryMethods): Promise<boolea
 
 /** Advisory lock key of the budget sweep (the migration lock and the test template use their own). */
 export const BUDGET_SWEEP_LOCK_KEY = 7_204_193_070;
+
+/**
+ * An organization's spend over whole UTC days `[from, to)` (a month), from the day rollup alone:
+ * one index range on its primary key, which includes the cost (what an enforced budget checks a
+ * chat turn against).
+ */
+export function findSpendOfDays(db: CommonQueryMethods, organizationId: string, from: Date, to: Date) {
+  return db.oneFirst(sql.type(z.strictObject({ spent: z.number() }))`
+    SELECT coalesce(sum(cost_usd), 0)::float8 AS spent FROM usage_rollup_day
+    WHERE organization_id = ${organizationId} AND day >= ${sql.timestamp(from)} AND day < ${sql.timestamp(to)}`);
+}

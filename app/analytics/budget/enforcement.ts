@@ -1,5 +1,4 @@
-import { findBudget } from '../../../sql/usage-budgets.ts';
-import { findUsageTotals } from '../../../sql/usage-summary.ts';
+import { findBudget, findSpendOfDays } from '../../../sql/usage-budgets.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { budgetExceeded } from './errors.ts';
 
@@ -29,8 +28,7 @@ async function readGate(deps: GateDeps, organizationId: string): Promise<Gate> {
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   // A whole UTC month is whole days: the day rollup alone answers it (one index range, no raw rows).
-  const totals = await findUsageTotals(deps.db, { organizationId, from, to, source: 'all' });
-  return { limitUsd: budget.monthlyLimitUsd, spentUsd: totals.totalCostUsd };
+  return { limitUsd: budget.monthlyLimitUsd, spentUsd: await findSpendOfDays(deps.db, organizationId, from, to) };
 }
 
 /**

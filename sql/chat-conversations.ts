@@ -111,18 +111,43 @@ export function findConversationHistory(db: CommonQueryMethods, scope: Conversat
 
 /**
  * One page of a conversation: its newest `limit` messages written before the message `before`
- * (all when absent), oldest first, and whether older ones remain. Message ids are UUIDv7 made by
- * the service, so id order is write order and any id bounds a page.
+ * (all when absent), oldest first, and whether older ones remain. A page also ends once its stored
+ * size passes `maxBytes` (the newest message always comes), so a page of huge answers stays
+ * bounded; `hasMore` then says to ask again. Message ids are UUIDv7 made by the service, so id
+ * order is write order and any id bounds a page.
  */
 export async function listMessagePage(
   db: CommonQueryMethods,
   conversationId: string,
-  page: { limit: number; before: string | undefined },
+  page: { limit: number; before: string | undefined; maxBytes: number },
 ): Promise<{ messages: StoredMessage[]; hasMore: boolean }> {
   const rows = await db.any(sql.type(StoredMessage)`
-    SELECT id, role, parts FROM chat_messages
-    WHERE conversation_id = ${conversationId} ${page.before === undefined ? sql.fragment`` : sql.fragment`AND id < ${page.before}`}
-    ORDER BY id DESC
-    LIMIT ${page.limit + 1}`);
-  return { messages: rows.slice(0, page.limit).reverse(), hasMore: rows.length > page.limit };
+    SELECT id, role, parts FROM (
+      SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
+      FROM chat_messages m
+      WHERE m.conversation_id = ${conversationId} ${page.before === undefined ? sql.fragment`` : sql.fragment`AND m.id < ${page.before}`}
+      ORDER BY m.id DESC
+      LIMIT ${page.limit + 1}) w
+    WHERE w.newer_bytes < ${page.maxBytes}
+    ORDER BY w.id DESC`);
+  const kept = rows.slice(0, page.limit);
+  return { messages: kept.reverse(), hasMore: rows.length > kept.length || (await hasOlder(db, conversationId, kept[0]?.id)) };
+}
+
+async function hasOlder(db: CommonQueryMethods, conversationId: string, oldestKept: string | undefined): Promise<boolean> {
+  if (oldestKept === undefined) return false;
+  return db.exists(sql.unsafe`SELECT 1 FROM chat_messages WHERE conversation_id = ${conversationId} AND id < ${oldestKept}`);
+}
+
+/**
+ * The conversation's newest messages whose stored size adds up to at most `maxBytes` (the newest
+ * always), in the order they were written: what a turn answering approvals or regenerating reads.
+ */
+export function listNewestMessages(db: CommonQueryMethods, conversationId: string, maxBytes: number) {
+  return db.any(sql.type(StoredMessage)`
+    SELECT id, role, parts FROM (
+      SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
+      FROM chat_messages m WHERE m.conversation_id = ${conversationId}) w
+    WHERE w.newer_bytes < ${maxBytes}
+    ORDER BY w.id`);
 }

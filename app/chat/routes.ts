@@ -28,6 +28,8 @@ import { buildToolSet, type ToolRunners } from './tool-map.ts';
 import { streamTurn } from './turn.ts';
 
 const tags = ['chat'];
+/** A page of a conversation ends once it holds this many stored bytes (the newest message always comes). */
+const PAGE_MAX_BYTES = 8 * 1024 * 1024;
 const policy = { subject: 'ai.agent', action: 'read' };
 
 /** Who runs tools: the built-in executors of this deployment and the MCP `tools/call`. */
@@ -180,7 +182,11 @@ export const chatRoutes = [
       await requireAgent(deps, auth.agencyId, params.agentId);
       const conversation = await findConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId);
       if (!conversation) throw conversationNotFound();
-      const page = await listMessagePage(deps.db, conversation.id, { limit: query.limit ?? 100, before: query.before });
+      const page = await listMessagePage(deps.db, conversation.id, {
+        limit: query.limit ?? 100,
+        before: query.before,
+        maxBytes: PAGE_MAX_BYTES,
+      });
       return { id: conversation.clientId, ...page };
     },
   }),

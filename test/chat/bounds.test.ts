@@ -51,6 +51,15 @@ test.serial(
       SELECT output_tokens::text AS output FROM usage_events WHERE agent_id = ${agentId} AND created_at >= ${startedAt.toISOString()} ORDER BY created_at`);
     t.is(outputs.length, 9);
     for (const output of outputs) t.true(Number(output) > 100_000);
+    // A page of the conversation ends at 8 MiB of stored messages: the rest on the next page.
+    const read = (query: object) =>
+      t.context.t.http().get(conversationPath('huge-answers')).query(query).set('authorization', auth).expect(200);
+    const first = await read({});
+    t.true(first.body.hasMore);
+    t.true(first.body.messages.length < 18 && first.body.messages.length >= 14, `${first.body.messages.length} messages`);
+    const rest = await read({ before: first.body.messages[0].id });
+    t.false(rest.body.hasMore);
+    t.is(first.body.messages.length + rest.body.messages.length, 18);
     const grownMb = (peakRss - rssBefore) / 2 ** 20;
     t.log(`RSS grew ${grownMb.toFixed(1)} MB at its peak over nine turns`);
     t.true(grownMb < 100);

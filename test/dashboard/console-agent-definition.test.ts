@@ -156,3 +156,13 @@ test.serial('the budget form stops new chats at the limit, and a chat refused by
     .set('authorization', await auth(t))
     .expect(204);
 });
+
+test.serial('an answer cut at its length limit says so in the page', async (t) => {
+  const model = await provider(t as unknown as ChatT, () => ({ kind: 'huge', bytes: 1536 * 1024 }));
+  const origin = await t.context.serve(t.context.t.rebuild({ config: chatConfig({ gatewayUrl: model.url }) }));
+  const chat = await open(t, `#/agents/${agent}/chat`, origin);
+  await chat.getByRole('textbox', { name: 'Message', exact: true }).fill('write a lot');
+  await chat.getByRole('textbox', { name: 'Message', exact: true }).press('Enter');
+  await chat.locator('#chat-status', { hasText: 'The answer stopped at its length limit' }).waitFor({ timeout: 30_000 });
+  t.is(model.requests.length, 1);
+});

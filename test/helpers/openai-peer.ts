@@ -19,6 +19,8 @@ export type Reply =
   | { kind: 'malformed' }
   | { kind: 'disconnect' }
   | { kind: 'endless' }
+  /** Endless chunks without any text (a 60 KB `id` each): what only the response byte cap stops. */
+  | { kind: 'endless-padding' }
   /** `bytes` of text in 64 KiB deltas, written as the client reads them, then a normal end (the 135 MB scenario of issue 37). */
   | { kind: 'huge'; bytes: number };
 
@@ -167,6 +169,13 @@ function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
     case 'endless': {
       sse();
       const timer = setInterval(() => send(chunk(body.model, { content: 'x'.repeat(60_000) })), 1);
+      response.on('close', () => clearInterval(timer));
+      return;
+    }
+    case 'endless-padding': {
+      sse();
+      const padded = { ...chunk(body.model, {}), id: `chatcmpl-${'p'.repeat(60_000)}` };
+      const timer = setInterval(() => send(padded), 1);
       response.on('close', () => clearInterval(timer));
       return;
     }

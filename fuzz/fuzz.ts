@@ -2,6 +2,7 @@ import { ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
 import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
 import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
 import { hugeAnswer } from './chat-attacks.ts';
+import { dripProvider } from './drip-provider.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
 import { drawRequest, exchange, runPhase, type EngineContext, type Outcome } from './engine.ts';
 import { startHarness } from './harness.ts';
@@ -171,6 +172,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const openRun = { context, record, nextIndex: () => limitedIndex++ };
     attacks.push(await analyticsCacheFill(openRun, harness.deps, callers.get('owner@demo.test')!, fill, concurrency));
     attacks.push(await hugeAnswer(harness, callers.get('owner@demo.test')!));
+    attacks.push(await dripProvider(harness.deps));
     for (const attack of attacks) if (!attack.held) problems.push(`attack got in: ${attack.name}: ${attack.detail}`);
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     const changed = changedTables(before, after);

@@ -89,21 +89,34 @@ export async function deleteMessage(db: CommonQueryMethods, conversationId: stri
   await db.query(sql.unsafe`DELETE FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
 }
 
+/** A message id as stored (UUIDv7): what `findConversationHistory` can look up. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * The caller's conversation with this client id, how many messages it holds, and its newest
- * messages (in the order they were written) whose stored size adds up to at most `maxBytes`,
- * the newest always, in one statement (the chat stream reads it before the first model call);
- * null when absent. The sizes come from the `bytes` column, so older messages' parts are not read.
+ * The caller's conversation with this client id, how many messages it holds, whether it holds the
+ * message `messageId`, and its newest messages (in the order they were written) whose stored size
+ * adds up to at most `maxBytes`, the newest always, in one statement (the chat stream reads it
+ * before the first model call); null when absent. The sizes come from the `bytes` column, so older
+ * messages' parts are not read.
  */
-export function findConversationHistory(db: CommonQueryMethods, scope: ConversationScope, clientId: string, maxBytes: number) {
-  return db.maybeOne(sql.type(z.strictObject({ id: z.string(), messageCount: z.number(), messages: z.array(StoredMessage) }))`
+export function findConversationHistory(
+  db: CommonQueryMethods,
+  scope: ConversationScope,
+  clientId: string,
+  window: { maxBytes: number; messageId?: string | undefined },
+) {
+  const messageId = window.messageId !== undefined && UUID.test(window.messageId) ? window.messageId : null;
+  return db.maybeOne(sql.type(
+    z.strictObject({ id: z.string(), messageCount: z.number(), hasMessage: z.boolean(), messages: z.array(StoredMessage) }),
+  )`
     SELECT c.id,
       (SELECT count(*)::int FROM chat_messages m WHERE m.conversation_id = c.id) AS "messageCount",
+      EXISTS (SELECT 1 FROM chat_messages m WHERE m.conversation_id = c.id AND m.id = ${messageId}::uuid) AS "hasMessage",
       COALESCE(
         (SELECT json_agg(json_build_object('id', w.id, 'role', w.role, 'parts', w.parts) ORDER BY w.id)
          FROM (SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
                FROM chat_messages m WHERE m.conversation_id = c.id) w
-         WHERE w.newer_bytes < ${maxBytes}), '[]'::json) AS messages
+         WHERE w.newer_bytes < ${window.maxBytes}), '[]'::json) AS messages
     FROM chat_conversations c
     WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
       AND c.user_id = ${scope.userId} AND c.client_id = ${clientId}`);

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { uuidv7 } from 'uuidv7';
 import { deleteApiKeyOfOrganization, insertApiKey, listApiKeysOfOrganization } from '../../sql/api-keys.ts';
+import { newApiKeySecret } from '../core/api-key-secret.ts';
 import { HttpError, notFound } from '../core/errors.ts';
 import { API_KEY_SCOPES, defineRoute } from '../core/route.ts';
 import { DateTime, ErrorBody, StrictObject, UuidParam, ValidationErrorBody } from '../core/schemas.ts';
-import { newApiKeySecret } from './secret.ts';
 
 const Scope = Type.Union(API_KEY_SCOPES.map((scope) => Type.Literal(scope)));
 

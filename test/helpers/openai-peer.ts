@@ -22,7 +22,13 @@ export type Reply =
   /** Endless chunks without any text (a 60 KB `id` each): what only the response byte cap stops. */
   | { kind: 'endless-padding' }
   /** `bytes` of text in 64 KiB deltas, written as the client reads them, then a normal end (the 135 MB scenario of issue 37). */
-  | { kind: 'huge'; bytes: number };
+  | { kind: 'huge'; bytes: number }
+  /**
+   * A slow provider: each character of `text` in its own chunk, one every `everyMs`, then the usual
+   * end; with `forever`, after the text one byte every `everyMs` (an SSE comment line, which
+   * keeps an idle timeout at bay) until the client leaves.
+   */
+  | { kind: 'drip'; text: string; everyMs: number; usage?: Usage; forever?: boolean };
 
 export type ReceivedRequest = { body: ChatRequest; headers: IncomingMessage['headers'] };
 export type ChatRequest = {
@@ -195,6 +201,26 @@ function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
         response.end('data: [DONE]\n\n');
       };
       more();
+      return;
+    }
+    case 'drip': {
+      sse();
+      send(chunk(body.model, { role: 'assistant', content: '' }));
+      const characters = [...reply.text];
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent < characters.length) {
+          send(chunk(body.model, { content: characters[sent++] }));
+        } else if (reply.forever) {
+          response.write(sent++ % 2 === 0 ? ':' : '\n');
+        } else {
+          clearInterval(timer);
+          send(chunk(body.model, {}, 'stop'));
+          send(usageChunk(body.model, reply.usage ?? { prompt: 10, completion: characters.length }));
+          response.end('data: [DONE]\n\n');
+        }
+      }, reply.everyMs);
+      response.on('close', () => clearInterval(timer));
       return;
     }
     default:

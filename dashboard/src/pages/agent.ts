@@ -5,7 +5,7 @@
  */
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import type { Agent, ModelCatalog } from '../console-types.ts';
 import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';

@@ -37,7 +37,7 @@ test.serial(
     const rssBefore = process.memoryUsage().rss;
     let peakRss = rssBefore;
     for (let turn = 0; turn < 9; turn += 1) {
-      const { message, chunks } = await sendChat(base, auth, 'huge-answers', [userMessage(`Write forever, take ${turn}`)]);
+      const { message, chunks } = await sendChat(base, auth, 'huge-answers', [userMessage(`Write forever, take ${turn}`, `huge-${turn}`)]);
       t.is(Buffer.byteLength(textOf(message)), MAX_ANSWER_BYTES);
       t.deepEqual(chunks.at(-1), { type: 'finish', finishReason: 'length' });
       // The provider's stream was cut, not read to its end.

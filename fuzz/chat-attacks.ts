@@ -31,8 +31,10 @@ export async function hugeAnswer(harness: Harness, caller: Caller): Promise<Atta
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const headers = { authorization: `Bearer ${caller.token!}`, 'content-type': 'application/json' };
   try {
-    // The fuzzed phases may have left the demo agents on unpriced models or an enforced budget
-    // spent: a fresh agent on a priced model, and no budget, so the turn reaches the provider.
+    // The fuzzed phases may have left an organization key (BYOK) at some other address, the demo
+    // agents on unpriced models or an enforced budget spent: no key, no budget and a fresh agent
+    // on a priced model, so the turn reaches this provider.
+    await fetch(`${origin}/api/ai/provider-key`, { method: 'DELETE', headers });
     await fetch(`${origin}/api/ai/org-usage/budget`, { method: 'DELETE', headers });
     const created = await fetch(`${origin}/api/ai/agents`, {
       method: 'POST',
@@ -56,7 +58,7 @@ export async function hugeAnswer(harness: Harness, caller: Caller): Promise<Atta
     return {
       name: `huge answer: a provider streams ${ANSWER_BYTES / 2 ** 20} MiB to one chat turn`,
       held: response.status === 200 && cutAtLength && stored.length === 1 && largest <= MAX_ANSWER_BYTES && providerCut,
-      detail: `status ${response.status}${response.status === 200 ? '' : ` (${stream.slice(0, 200)})`}; finish length: ${cutAtLength}; stored ${largest} bytes of text; provider stream cut: ${providerCut}`,
+      detail: `status ${response.status}${cutAtLength ? '' : ` (${stream.slice(0, 300)})`}; finish length: ${cutAtLength}; stored ${largest} bytes of text; provider stream cut: ${providerCut}`,
     };
   } finally {
     server.closeAllConnections();

@@ -3,6 +3,7 @@ import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
 import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
 import { hugeAnswer } from './chat-attacks.ts';
 import { dripProvider } from './drip-provider.ts';
+import { otlpSpanBomb, preAuthNestingBomb } from './attack-cases-37.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
 import { drawRequest, exchange, runPhase, type EngineContext, type Outcome } from './engine.ts';
 import { startHarness } from './harness.ts';
@@ -173,6 +174,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     attacks.push(await analyticsCacheFill(openRun, harness.deps, callers.get('owner@demo.test')!, fill, concurrency));
     attacks.push(await hugeAnswer(harness, callers.get('owner@demo.test')!));
     attacks.push(await dripProvider(harness.deps));
+    // Issue 37: an OTLP span bomb from a real key, and a pre-auth nesting bomb with a made-up one.
+    attacks.push(await otlpSpanBomb(limitedRun, callers.get('owner@demo.test')!));
+    attacks.push(await preAuthNestingBomb(limitedRun, 20));
     for (const attack of attacks) if (!attack.held) problems.push(`attack got in: ${attack.name}: ${attack.detail}`);
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     const changed = changedTables(before, after);
@@ -202,7 +206,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       operations,
       [
         '',
-        'attack cases (issue 22):',
+        'attack cases (issues 22 and 37):',
         ...attacks.map((attack) => `  ${attack.held ? 'held' : 'GOT IN'}  ${attack.name}: ${attack.detail}`),
         '',
         ...problems.map((problem) => `PROBLEM: ${problem}`),

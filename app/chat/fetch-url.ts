@@ -33,7 +33,7 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 const HIDDEN = ['script', 'style', 'noscript', 'template'];
 
 /** `html` without the contents of hidden elements and comments; one linear scan (no backtracking regex over the page). */
-function withoutHidden(html: string): string {
+export function withoutHidden(html: string): string {
   const lower = html.toLowerCase();
   let out = '';
   let at = 0;

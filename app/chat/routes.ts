@@ -15,7 +15,6 @@ import type { AccessClaims } from '../core/route.ts';
 import { defineRoute } from '../core/route.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { offeredToolsOf } from '../tools/resolution.ts';
-import { DEFAULT_BUILTIN_EXECUTORS } from './builtin-tools.ts';
 import { AI_CONVERSATION_NOT_FOUND, AI_PROVIDER_NOT_CONFIGURED, conversationNotFound } from './errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
 import { prepareTurn } from './history.ts';
@@ -29,8 +28,8 @@ import { streamTurn } from './turn.ts';
 const tags = ['chat'];
 const policy = { subject: 'ai.agent', action: 'read' };
 
-/** Who runs tools: the built-in executors of this deployment and the MCP `tools/call`. */
-export const chatRunners: ToolRunners = { builtins: DEFAULT_BUILTIN_EXECUTORS, mcp: callMcpTool };
+/** Who runs MCP tools: the MCP `tools/call` (built-in tools run their own executor, app/tools/builtins.ts). */
+export const chatRunners: ToolRunners = { mcp: callMcpTool };
 
 /**
  * The UI message stream as server-sent events, as the SDK's `JsonToSseTransformStream` writes them
@@ -107,6 +106,7 @@ export const chatRoutes = [
           {
             agencyId: auth.agencyId,
             agentId: agent.id,
+            userId: auth.userId,
             signal: abort.signal,
             approvedCallIds: prepared.approvedCallIds,
             servers: settled(serversRead),

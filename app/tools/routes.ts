@@ -5,7 +5,7 @@ import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
-import { TOOL_CATALOG } from './catalog.ts';
+import { catalogFor } from './builtins.ts';
 import { replaceAgentTools } from './permissions.ts';
 import { resolveAgentTools } from './resolution.ts';
 import { CatalogSchema, EffectiveToolsSchema, ReplaceToolsBody, ReplaceToolsResult, ToolSetSchema } from './schemas.ts';
@@ -21,11 +21,14 @@ export const toolRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/tools/catalog',
-    summary: 'The static catalog of built-in tools',
+    summary: 'The static catalog of built-in tools, and whether this deployment runs each',
+    description:
+      "A tool that is not `available` is never offered to a model (it may stay in an agent's set); `unavailableReason` says why. " +
+      '`suggestedPermission` is the level a console proposes for a new agent.',
     tags: ['tools'],
     auth: 'jwt',
     responses: { 200: { description: 'Every built-in tool with its provider', schema: CatalogSchema } },
-    handler: () => TOOL_CATALOG,
+    handler: ({ deps }) => catalogFor(deps.config),
   }),
   defineRoute({
     method: 'PUT',

@@ -1,0 +1,100 @@
+import { uuidv7 } from 'uuidv7';
+import { lockAgentInAgency } from '../../sql/agents.ts';
+import {
+  insertDocument,
+  knowledgeUsage,
+  nearestPassages,
+  searchPassages,
+  type KnowledgeDocument,
+  type Passage,
+} from '../../sql/knowledge.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { agentNotFound } from '../agents/errors.ts';
+import { chunkText } from './chunking.ts';
+import { embedTexts, embeddingsEnabled, type EmbeddingScope } from './embeddings.ts';
+import { documentText, DocumentProblem, type DocumentType } from './parse.ts';
+import { knowledgeLimitReached } from './errors.ts';
+
+/** Largest upload (the file, or the JSON text in UTF-8). */
+export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
+/** Per agent: most documents, and most bytes uploaded (the sum of `bytes`). */
+export const MAX_DOCUMENTS_PER_AGENT = 10_000;
+export const MAX_KNOWLEDGE_BYTES_PER_AGENT = 500 * 1024 * 1024;
+/** Passages a search answers without `limit`, and the most it may ask for. */
+export const DEFAULT_PASSAGES = 5;
+export const MAX_PASSAGES = 20;
+/** The constant of reciprocal rank fusion: a passage at rank r of a list scores 1 / (RRF_K + r). */
+export const RRF_K = 60;
+
+export type Upload = { name: string; contentType: DocumentType; bytes: Uint8Array };
+
+/**
+ * Adds a document to the agent's knowledge base: its text (parse.ts), chunks (chunking.ts) and,
+ * when embeddings are configured, their vectors, stored in one transaction that first locks the
+ * agent's row and checks the per-agent limits (so concurrent uploads cannot pass them together).
+ * Parsing and embedding run before the transaction: no lock is held across a provider call.
+ */
+export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: Upload): Promise<KnowledgeDocument> {
+  const text = await documentText(upload.contentType, upload.bytes);
+  const chunks = chunkText(text);
+  if (chunks.length === 0) throw new DocumentProblem('the file has no text');
+  const vectors = await embedTexts(
+    deps,
+    scope,
+    chunks.map((chunk) => (chunk.heading ? `${chunk.heading}\n\n${chunk.body}` : chunk.body)),
+  );
+  return deps.db.transaction(async (tx) => {
+    if (!(await lockAgentInAgency(tx, scope.organizationId, scope.agentId))) throw agentNotFound();
+    const usage = await knowledgeUsage(tx, scope.agentId);
+    if (usage.documents + 1 > MAX_DOCUMENTS_PER_AGENT)
+      throw knowledgeLimitReached(`at most ${MAX_DOCUMENTS_PER_AGENT} documents per agent`);
+    if (usage.bytes + upload.bytes.byteLength > MAX_KNOWLEDGE_BYTES_PER_AGENT)
+      throw knowledgeLimitReached(`at most ${MAX_KNOWLEDGE_BYTES_PER_AGENT / 1024 / 1024} MiB of documents per agent`);
+    return insertDocument(
+      tx,
+      {
+        id: uuidv7(),
+        organizationId: scope.organizationId,
+        agentId: scope.agentId,
+        name: upload.name,
+        contentType: upload.contentType,
+        bytes: upload.bytes.byteLength,
+        createdAt: deps.clock(),
+      },
+      chunks.map((chunk, index) => ({ ...chunk, embedding: vectors?.[index] ?? null })),
+    );
+  });
+}
+
+/**
+ * The agent's best passages for `query`: the full-text ranking (searchPassages), fused with the
+ * embedding ranking by reciprocal rank fusion when embeddings are configured. Each list is read
+ * to 4 × `limit` deep; a passage's fused score is the sum of 1 / (RRF_K + rank) over the lists
+ * holding it. Without embeddings the score is the full-text one.
+ */
+export async function searchKnowledge(
+  deps: AppDeps,
+  scope: EmbeddingScope,
+  query: string,
+  limit: number,
+  signal?: AbortSignal,
+): Promise<Passage[]> {
+  if (!embeddingsEnabled(deps)) return [...(await searchPassages(deps.db, scope.agentId, query, limit))];
+  const depth = limit * 4;
+  const [textual, vector] = await Promise.all([
+    searchPassages(deps.db, scope.agentId, query, depth),
+    embedTexts(deps, scope, [query], signal).then((vectors) =>
+      vectors ? nearestPassages(deps.db, scope.agentId, vectors[0]!, depth) : [],
+    ),
+  ]);
+  const fused = new Map<string, Passage>();
+  for (const list of [textual, vector]) {
+    list.forEach((passage, rank) => {
+      const key = `${passage.documentId}/${passage.ordinal}`;
+      const score = 1 / (RRF_K + rank + 1);
+      const seen = fused.get(key);
+      fused.set(key, seen ? { ...seen, score: seen.score + score } : { ...passage, score });
+    });
+  }
+  return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, limit);
+}

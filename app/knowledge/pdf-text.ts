@@ -15,9 +15,18 @@ export class PdfError extends Error {
   }
 }
 
-// In development and tests the modules are TypeScript (run through tsx, which worker threads
-// inherit from the parent's --import); the build compiles the worker beside this file as .js.
-const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './pdf-worker.ts' : './pdf-worker.js', import.meta.url);
+// In development and tests the modules are TypeScript, run through tsx: its loader is registered
+// in the worker first (Node 20 does not carry `--import tsx` into worker threads). The build
+// compiles the worker beside this file as .js, which starts directly.
+const typescript = import.meta.url.endsWith('.ts');
+const workerUrl = new URL(typescript ? './pdf-worker.ts' : './pdf-worker.js', import.meta.url);
+const startWorker = (workerData: unknown, options: { resourceLimits: { maxOldGenerationSizeMb: number } }) =>
+  typescript
+    ? new Worker(
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`,
+        { eval: true, workerData, ...options, stdout: true, stderr: true },
+      )
+    : new Worker(workerUrl, { workerData, ...options, stdout: true, stderr: true });
 
 /**
  * The text of each page of a PDF, parsed in a worker thread with a bounded heap and stopped
@@ -26,12 +35,10 @@ const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './pdf-worker.ts' : 
  */
 export function pdfPages(bytes: Uint8Array, timeoutMs = PDF_PARSE_TIMEOUT_MS): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl, {
-      workerData: { bytes },
-      resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB },
-      stdout: true,
-      stderr: true,
-    });
+    const worker = startWorker({ bytes }, { resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB } });
+    // What PDF.js prints is dropped (verbosity 0 leaves little).
+    worker.stdout.resume();
+    worker.stderr.resume();
     let settled = false;
     const finish = (outcome: () => void) => {
       if (settled) return;

@@ -47,8 +47,8 @@ export const knowledgeRoutes = [
     },
     handler: async ({ deps, auth, params, ctx }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
-      const upload = await readUpload(ctx, MAX_DOCUMENT_BYTES);
       try {
+        const upload = await readUpload(ctx, MAX_DOCUMENT_BYTES);
         return await addDocument(deps, { organizationId: auth.agencyId, agentId: params.agentId, userId: auth.userId }, upload);
       } catch (error) {
         if (error instanceof DocumentProblem) throw documentInvalid(error.message);

@@ -1,7 +1,7 @@
-import anyTest from 'ava';
+import anyTest, { type ExecutionContext } from 'ava';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { withTestApp } from '../helpers/app.ts';
+import { withTestApp, type TestContext } from '../helpers/app.ts';
 import { AGENT_NOT_FOUND, as, OTHER_AGENT, RESEARCH, SUPPORT } from '../tools/support.ts';
 import { encryptedPdf, textPdf, truncatedPdf } from './pdf-fixtures.ts';
 import { HELP_CENTER } from './help-center.ts';
@@ -11,7 +11,7 @@ const test = withTestApp(anyTest);
 const documentsPath = (agentId: string) => `/api/ai/agents/${agentId}/documents`;
 type Doc = { id: string; name: string; contentType: string; bytes: number; chunkCount: number; createdAt: string };
 
-type T = Parameters<Parameters<typeof test>[1]>[0];
+type T = ExecutionContext<TestContext>;
 
 /** A multipart upload of `file` as the demo owner. */
 const upload = (t: T, agentId: string, file: Buffer, name: string, type: string) =>

@@ -92,14 +92,28 @@ const Passage = z.strictObject({
 });
 export type Passage = z.infer<typeof Passage>;
 
+const passageColumns = sql.fragment`
+  c.document_id AS "documentId", d.name AS "documentName", c.ordinal, c.heading, c.body AS text`;
+
 /**
  * The agent's passages that share a word with `query` (English stemming, `websearch_to_tsquery`
  * syntax: quotes for a phrase, `-word` to exclude), best first. A question rarely has every one
- * of its words in the passage that answers it, so the words are OR-ed for matching; the rank is
+ * of its words in the passage that answers it, so the words are OR-ed for matching; the score is
  * `ts_rank_cd` (normalized to 0..1, heading words weigh more) plus 1 for a passage holding every
  * word. A query with a negation keeps its AND meaning. A query of stop words only finds nothing.
+ *
+ * Passages holding every word always outrank the others (score >= 1 > any other), so when at
+ * least `limit` of them exist the answer is theirs alone: that cheaper AND query runs first, and
+ * the OR query (which ranks every passage sharing any word) only when it finds fewer.
  */
-export function searchPassages(db: CommonQueryMethods, agentId: string, query: string, limit: number) {
+export async function searchPassages(db: CommonQueryMethods, agentId: string, query: string, limit: number): Promise<readonly Passage[]> {
+  const strict = await db.any(sql.type(Passage)`
+    SELECT ${passageColumns}, (1 + ts_rank_cd(c.search, q, 32))::float8 AS score
+    FROM websearch_to_tsquery('english', ${query}) AS q, knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
+    WHERE numnode(q) > 0 AND c.agent_id = ${agentId} AND c.search @@ q
+    ORDER BY score DESC, c.document_id, c.ordinal
+    LIMIT ${limit}`);
+  if (strict.length >= limit) return strict;
   return db.any(sql.type(Passage)`
     WITH strict AS (SELECT websearch_to_tsquery('english', ${query}) AS q),
     terms AS (
@@ -107,7 +121,7 @@ export function searchPassages(db: CommonQueryMethods, agentId: string, query: s
              CASE WHEN strpos(q::text, '!') > 0 THEN q ELSE replace(q::text, ' & ', ' | ')::tsquery END AS loose
       FROM strict WHERE numnode(q) > 0
     )
-    SELECT c.document_id AS "documentId", d.name AS "documentName", c.ordinal, c.heading, c.body AS text,
+    SELECT ${passageColumns},
            (ts_rank_cd(c.search, terms.loose, 32) + CASE WHEN c.search @@ terms.strict THEN 1 ELSE 0 END)::float8 AS score
     FROM terms, knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
     WHERE c.agent_id = ${agentId} AND c.search @@ terms.loose
@@ -121,7 +135,7 @@ export function searchPassages(db: CommonQueryMethods, agentId: string, query: s
  */
 export function nearestPassages(db: CommonQueryMethods, agentId: string, embedding: readonly number[], limit: number) {
   return db.any(sql.type(Passage)`
-    SELECT c.document_id AS "documentId", d.name AS "documentName", c.ordinal, c.heading, c.body AS text,
+    SELECT ${passageColumns},
            (SELECT sum(a * b) FROM unnest(c.embedding, ${sql.array([...embedding], 'float4')}::real[]) AS v(a, b))::float8 AS score
     FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
     WHERE c.agent_id = ${agentId} AND c.embedding IS NOT NULL

@@ -1,10 +1,10 @@
 /**
  * A synthetic help-center corpus for bench:knowledge: deterministic (a seeded generator), words
- * drawn from a vocabulary of 5,000 made-up words with a Zipf-like frequency (a few common, most
+ * drawn from a vocabulary of 50,000 made-up words with a Zipf-like frequency (a few common, most
  * rare), as natural text is. Each document has 5 headed sections of 4 paragraphs of about 70
  * words (about 2,000 characters a section): about 10 chunks of the chunker's 1,200 characters.
  */
-const VOCABULARY_SIZE = 5_000;
+const VOCABULARY_SIZE = 50_000;
 
 export function generator(seed: number) {
   let state = seed >>> 0;
@@ -40,8 +40,11 @@ export function document(index: number): { name: string; text: string } {
   return { name: `article-${index}.md`, text: `# Article ${index}\n\n${sections.join('\n\n')}\n` };
 }
 
-/** A question of 2 to 4 words as users type them: mostly mid-frequency words. */
+/**
+ * A question of 2 to 4 content words as users type them: words of frequency rank 100 and below
+ * (the top 100 are the function words a question's stop words stand for), Zipf-distributed.
+ */
 export function question(random: () => number): string {
   const words = 2 + Math.floor(random() * 3);
-  return Array.from({ length: words }, () => VOCABULARY[Math.min(VOCABULARY_SIZE - 1, 20 + zipf(random))]).join(' ');
+  return Array.from({ length: words }, () => VOCABULARY[Math.min(VOCABULARY_SIZE - 1, 100 + zipf(random))]).join(' ');
 }

@@ -149,7 +149,11 @@ async function runMode(mode: string): Promise<Row[]> {
     { run: label, measure: 'search_knowledge_base, c=1, p50 / p99 ms', value: fmt(c1) },
     { run: label, measure: 'search_knowledge_base, c=8, p50 / p99 ms', value: fmt(c8) },
     { run: label, measure: 'PostgreSQL alone: plain FTS (AND, ts_rank_cd, LIMIT 5), p50 / p99 ms', value: fmt(plain) },
-    { run: label, measure: "PostgreSQL alone: the service's FTS statement (OR + all-words bonus), p50 / p99 ms", value: fmt(own) },
+    {
+      run: label,
+      measure: "PostgreSQL alone: the service's fallback statement (words OR-ed + all-words bonus), p50 / p99 ms",
+      value: fmt(own),
+    },
     ...(embedder
       ? [{ run: label, measure: `PostgreSQL alone: exact vector scan of ${chunks} chunks (20 queries), p50 / p99 ms`, value: fmt(scan) }]
       : []),

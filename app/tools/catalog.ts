@@ -10,7 +10,5 @@ export type CatalogTool = { toolName: string; providerKey: string; description: 
 /** The built-in tool with this name, if the catalog has one. */
 export const findCatalogTool = (toolName: string): CatalogTool | undefined => findBuiltinTool(toolName);
 
-export { BUILTIN_TOOLS as TOOL_CATALOG } from './builtins.ts';
-
 /** Provider keys of external MCP servers: `mcp:<serverId>`. */
 export const MCP_PROVIDER_PREFIX = 'mcp:';

@@ -55,6 +55,7 @@ export const EffectiveToolsSchema = Type.Object({
       permissionStatus: StringEnum(OFFERED_STATUSES),
       requiresApproval: Type.Boolean(),
       description: Type.Union([Type.String(), Type.Null()]),
+      available: Type.Boolean(),
     }),
   ),
 });

@@ -95,38 +95,68 @@ export type Passage = z.infer<typeof Passage>;
 const passageColumns = sql.fragment`
   c.document_id AS "documentId", d.name AS "documentName", c.ordinal, c.heading, c.body AS text`;
 
+/** Passages ranked when no two of the question's words meet in enough of them: the first this many sharing any word. */
+export const ANY_WORD_CANDIDATES = 1_000;
+/** Most distinct words of a question the relaxation uses (the AND query uses all). */
+const MAX_LADDER_WORDS = 8;
+
+const QueryShape = z.strictObject({ operators: z.boolean(), words: z.array(z.string()) });
+
+/** `words` combined `size` at a time: `('a' & 'b') | ('a' & 'c') | ...` (lexemes as PostgreSQL normalized them). */
+function atLeast(words: readonly string[], size: number): string {
+  const quote = (word: string) => `'${word.replace(/'/g, "''")}'`;
+  const groups: string[] = [];
+  const pick = (from: number, chosen: string[]) => {
+    if (chosen.length === size) return void groups.push(`(${chosen.map(quote).join(' & ')})`);
+    for (let i = from; i < words.length; i++) pick(i + 1, [...chosen, words[i]!]);
+  };
+  pick(0, []);
+  return groups.join(' | ');
+}
+
 /**
- * The agent's passages that share a word with `query` (English stemming, `websearch_to_tsquery`
- * syntax: quotes for a phrase, `-word` to exclude), best first. A question rarely has every one
- * of its words in the passage that answers it, so the words are OR-ed for matching; the score is
- * `ts_rank_cd` (normalized to 0..1, heading words weigh more) plus 1 for a passage holding every
- * word. A query with a negation keeps its AND meaning. A query of stop words only finds nothing.
- *
- * Passages holding every word always outrank the others (score >= 1 > any other), so when at
- * least `limit` of them exist the answer is theirs alone: that cheaper AND query runs first, and
- * the OR query (which ranks every passage sharing any word) only when it finds fewer.
+ * The agent's passages for `query` (English stemming, `websearch_to_tsquery` syntax), best
+ * first. A question rarely has every one of its words in the passage that answers it, so the
+ * search relaxes step by step until it has `limit` passages: passages holding all n words, then
+ * any n-1 of them, ... then any 2, each step a selective GIN query; last, passages holding any
+ * one word, ranked among the first ANY_WORD_CANDIDATES that hold one (ranking every passage that
+ * shares one common word is what made an unbounded OR slow: bench/knowledge). A passage's score
+ * is the number of the question's words it holds (the step that found it) plus its
+ * `ts_rank_cd` (normalized to 0..1; heading words weigh more), so more words always rank first.
+ * A query with operators (a quoted phrase, `-word`, `or`) is taken as written, without relaxing.
+ * A query of stop words only finds nothing.
  */
-export async function searchPassages(db: CommonQueryMethods, agentId: string, query: string, limit: number): Promise<readonly Passage[]> {
-  const strict = await db.any(sql.type(Passage)`
-    SELECT ${passageColumns}, (1 + ts_rank_cd(c.search, q, 32))::float8 AS score
-    FROM websearch_to_tsquery('english', ${query}) AS q, knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
-    WHERE numnode(q) > 0 AND c.agent_id = ${agentId} AND c.search @@ q
-    ORDER BY score DESC, c.document_id, c.ordinal
-    LIMIT ${limit}`);
-  if (strict.length >= limit) return strict;
-  return db.any(sql.type(Passage)`
-    WITH strict AS (SELECT websearch_to_tsquery('english', ${query}) AS q),
-    terms AS (
-      SELECT q AS strict,
-             CASE WHEN strpos(q::text, '!') > 0 THEN q ELSE replace(q::text, ' & ', ' | ')::tsquery END AS loose
-      FROM strict WHERE numnode(q) > 0
-    )
-    SELECT ${passageColumns},
-           (ts_rank_cd(c.search, terms.loose, 32) + CASE WHEN c.search @@ terms.strict THEN 1 ELSE 0 END)::float8 AS score
-    FROM terms, knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
-    WHERE c.agent_id = ${agentId} AND c.search @@ terms.loose
-    ORDER BY score DESC, c.document_id, c.ordinal
-    LIMIT ${limit}`);
+export async function searchPassages(db: CommonQueryMethods, agentId: string, query: string, limit: number): Promise<Passage[]> {
+  const shape = await db.one(sql.type(QueryShape)`
+    SELECT q::text ~ '[!|]|<' AS operators,
+           coalesce((SELECT array_agg(DISTINCT word ORDER BY word) FROM unnest(tsvector_to_array(to_tsvector('english', ${query}))) AS word),
+                    '{}') AS words
+    FROM websearch_to_tsquery('english', ${query}) AS q`);
+  if (shape.words.length === 0) return [];
+  const found = new Map<string, Passage>();
+  const step = async (match: ReturnType<typeof sql.fragment>, words: number, candidates?: number) => {
+    const rows = await db.any(sql.type(Passage)`
+      WITH matching AS (
+        SELECT c.document_id, c.ordinal, c.heading, c.body, c.search FROM knowledge_chunks c, (SELECT ${match} AS q) AS m
+        WHERE c.agent_id = ${agentId} AND c.search @@ m.q
+        ${candidates ? sql.fragment`LIMIT ${candidates}` : sql.fragment``}
+      )
+      SELECT c.document_id AS "documentId", d.name AS "documentName", c.ordinal, c.heading, c.body AS text,
+             (${words} + ts_rank_cd(c.search, m.q, 32))::float8 AS score
+      FROM matching c JOIN knowledge_documents d ON d.id = c.document_id, (SELECT ${match} AS q) AS m
+      ORDER BY score DESC, c.document_id, c.ordinal
+      LIMIT ${limit + found.size}`);
+    for (const row of rows) if (!found.has(`${row.documentId}/${row.ordinal}`)) found.set(`${row.documentId}/${row.ordinal}`, row);
+  };
+  const all = shape.words.length;
+  await step(sql.fragment`websearch_to_tsquery('english', ${query})`, all);
+  if (!shape.operators) {
+    const words = shape.words.slice(0, MAX_LADDER_WORDS);
+    for (let size = Math.min(all, words.length) - 1; size >= 2 && found.size < limit; size--)
+      await step(sql.fragment`${atLeast(words, size)}::tsquery`, size);
+    if (found.size < limit) await step(sql.fragment`${atLeast(words, 1)}::tsquery`, 1, ANY_WORD_CANDIDATES);
+  }
+  return [...found.values()].sort((a, b) => b.score - a.score).slice(0, limit);
 }
 
 /**

@@ -79,7 +79,7 @@ export async function searchKnowledge(
   limit: number,
   signal?: AbortSignal,
 ): Promise<Passage[]> {
-  if (!embeddingsEnabled(deps)) return [...(await searchPassages(deps.db, scope.agentId, query, limit))];
+  if (!embeddingsEnabled(deps)) return searchPassages(deps.db, scope.agentId, query, limit);
   const depth = limit * 4;
   const [textual, vector] = await Promise.all([
     searchPassages(deps.db, scope.agentId, query, depth),

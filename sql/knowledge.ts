@@ -45,7 +45,7 @@ export async function insertDocument(
     await db.query(sql.unsafe`
       INSERT INTO knowledge_chunks (document_id, agent_id, ordinal, heading, body, embedding)
       SELECT ${document.id}, ${document.agentId}, c.ordinal, c.heading, c.body,
-             CASE WHEN c.embedding IS NULL THEN NULL ELSE c.embedding::real[] END
+             decode(c.embedding, 'hex')
       FROM unnest(${sql.array(
         batch.map((_, index) => at + index),
         'int4',
@@ -56,7 +56,7 @@ export async function insertDocument(
         batch.map((chunk) => chunk.body),
         'text',
       )}::text[], ${sql.array(
-        batch.map((chunk) => (chunk.embedding ? `{${chunk.embedding.join(',')}}` : null)),
+        batch.map((chunk) => (chunk.embedding ? Buffer.from(Float32Array.from(chunk.embedding).buffer).toString('hex') : null)),
         'text',
       )}::text[]) AS c(ordinal, heading, body, embedding)`);
   }
@@ -159,16 +159,32 @@ export async function searchPassages(db: CommonQueryMethods, agentId: string, qu
   return [...found.values()].sort((a, b) => b.score - a.score).slice(0, limit);
 }
 
-/**
- * The agent's passages nearest to `embedding` (a unit vector) by cosine, best first: an exact
- * scan of the agent's embedded chunks (no vector index: PostgreSQL 15 here has no pgvector).
- */
-export function nearestPassages(db: CommonQueryMethods, agentId: string, embedding: readonly number[], limit: number) {
+/** The embeddings of the agent's chunks (float32 little-endian unit vectors), for the service's exact scan. */
+export function listEmbeddings(db: CommonQueryMethods, agentId: string) {
+  return db.any(sql.type(z.strictObject({ documentId: z.string(), ordinal: z.number(), embedding: z.instanceof(Buffer) }))`
+    SELECT document_id AS "documentId", ordinal, embedding FROM knowledge_chunks
+    WHERE agent_id = ${agentId} AND embedding IS NOT NULL`);
+}
+
+/** The agent's passages with these keys, each with the score given (in no particular order). */
+export function findPassages(
+  db: CommonQueryMethods,
+  agentId: string,
+  keys: readonly { documentId: string; ordinal: number; score: number }[],
+) {
   return db.any(sql.type(Passage)`
-    SELECT ${passageColumns},
-           (SELECT sum(a * b) FROM unnest(c.embedding, ${sql.array([...embedding], 'float4')}::real[]) AS v(a, b))::float8 AS score
-    FROM knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
-    WHERE c.agent_id = ${agentId} AND c.embedding IS NOT NULL
-    ORDER BY score DESC, c.document_id, c.ordinal
-    LIMIT ${limit}`);
+    SELECT ${passageColumns}, k.score::float8 AS score
+    FROM unnest(${sql.array(
+      keys.map((key) => key.documentId),
+      'uuid',
+    )}::uuid[], ${sql.array(
+      keys.map((key) => key.ordinal),
+      'int4',
+    )}::int[], ${sql.array(
+      keys.map((key) => key.score),
+      'float8',
+    )}::float8[]) AS k(document_id, ordinal, score)
+    JOIN knowledge_chunks c ON c.document_id = k.document_id AND c.ordinal = k.ordinal
+    JOIN knowledge_documents d ON d.id = c.document_id
+    WHERE c.agent_id = ${agentId}`);
 }

@@ -3,7 +3,8 @@ import { lockAgentInAgency } from '../../sql/agents.ts';
 import {
   insertDocument,
   knowledgeUsage,
-  nearestPassages,
+  findPassages,
+  listEmbeddings,
   searchPassages,
   type KnowledgeDocument,
   type Passage,
@@ -67,6 +68,33 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
 }
 
 /**
+ * The agent's `limit` passages nearest to `query` (a unit vector) by cosine, best first: an exact
+ * scan of the agent's embeddings in this process (float32 dot products; PostgreSQL 15 here has
+ * no pgvector, and a dot product per row in SQL cost about 70 us a chunk at 256 dimensions).
+ * Its cost grows with the agent's chunks: bench/knowledge measures where it stops being fast.
+ */
+async function nearestPassages(deps: AppDeps, agentId: string, query: readonly number[], limit: number): Promise<Passage[]> {
+  const rows = await listEmbeddings(deps.db, agentId);
+  const q = Float32Array.from(query);
+  const best: { documentId: string; ordinal: number; score: number }[] = [];
+  for (const row of rows) {
+    // A Float32Array view needs a 4-byte aligned offset; a driver's buffer may be a slice of a larger one.
+    const bytes = row.embedding.byteOffset % 4 === 0 ? row.embedding : Buffer.from(row.embedding);
+    const vector = new Float32Array(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength >> 2, q.length));
+    let score = 0;
+    for (let i = 0; i < vector.length; i++) score += vector[i]! * q[i]!;
+    if (best.length < limit || score > best.at(-1)!.score) {
+      best.push({ documentId: row.documentId, ordinal: row.ordinal, score });
+      best.sort((a, b) => b.score - a.score);
+      if (best.length > limit) best.pop();
+    }
+  }
+  if (best.length === 0) return [];
+  const passages = await findPassages(deps.db, agentId, best);
+  return [...passages].sort((a, b) => b.score - a.score);
+}
+
+/**
  * The agent's best passages for `query`: the full-text ranking (searchPassages), fused with the
  * embedding ranking by reciprocal rank fusion when embeddings are configured. Each list is read
  * to 4 × `limit` deep; a passage's fused score is the sum of 1 / (RRF_K + rank) over the lists
@@ -83,9 +111,7 @@ export async function searchKnowledge(
   const depth = limit * 4;
   const [textual, vector] = await Promise.all([
     searchPassages(deps.db, scope.agentId, query, depth),
-    embedTexts(deps, scope, [query], signal).then((vectors) =>
-      vectors ? nearestPassages(deps.db, scope.agentId, vectors[0]!, depth) : [],
-    ),
+    embedTexts(deps, scope, [query], signal).then((vectors) => (vectors ? nearestPassages(deps, scope.agentId, vectors[0]!, depth) : [])),
   ]);
   const fused = new Map<string, Passage>();
   for (const list of [textual, vector]) {

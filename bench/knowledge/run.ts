@@ -113,8 +113,6 @@ async function runMode(mode: string): Promise<Row[]> {
   };
   const plain: number[] = [];
   const own: number[] = [];
-  const scan: number[] = [];
-  const unitQuery = Array.from({ length: DIMENSIONS }, (_, i) => (i % 7 === 0 ? 1 : 0));
   for (const q of questions) {
     plain.push(
       await explain(sql.unsafe`SELECT document_id, ordinal FROM knowledge_chunks, websearch_to_tsquery('english', ${q}) AS query
@@ -128,12 +126,6 @@ async function runMode(mode: string): Promise<Row[]> {
         FROM terms, knowledge_chunks c JOIN knowledge_documents d ON d.id = c.document_id
         WHERE c.agent_id = ${scope.agentId} AND c.search @@ terms.loose ORDER BY score DESC LIMIT 5`),
     );
-    if (embedder && scan.length < 20)
-      scan.push(
-        await explain(sql.unsafe`
-          SELECT c.document_id, c.ordinal, (SELECT sum(a * b) FROM unnest(c.embedding, ${sql.array(unitQuery, 'float4')}::real[]) AS v(a, b)) AS score
-          FROM knowledge_chunks c WHERE c.agent_id = ${scope.agentId} AND c.embedding IS NOT NULL ORDER BY score DESC LIMIT 20`),
-      );
   }
   server.close();
   await embedder?.close();
@@ -155,9 +147,6 @@ async function runMode(mode: string): Promise<Row[]> {
       measure: 'PostgreSQL alone: words OR-ed, every match ranked (the unbounded relaxation), p50 / p99 ms',
       value: fmt(own),
     },
-    ...(embedder
-      ? [{ run: label, measure: `PostgreSQL alone: exact vector scan of ${chunks} chunks (20 queries), p50 / p99 ms`, value: fmt(scan) }]
-      : []),
   ];
 }
 

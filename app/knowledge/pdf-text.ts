@@ -7,11 +7,10 @@ const PDF_WORKER_HEAP_MB = 256;
 
 export class PdfError extends Error {
   override name = 'PdfError';
-  constructor(
-    message: string,
-    readonly reason: 'encrypted' | 'corrupt' | 'timeout',
-  ) {
+  readonly reason: 'encrypted' | 'corrupt' | 'timeout';
+  constructor(message: string, reason: 'encrypted' | 'corrupt' | 'timeout') {
     super(message);
+    this.reason = reason;
   }
 }
 

@@ -38,7 +38,7 @@ async function main() {
   const partitionKeeper = new UsagePartitionKeeper(app.deps);
   partitionKeeper.start();
   const server: Server = app.listen(config.port, () => {
-    logger.info({ port: config.port, docs: `http://localhost:${config.port}/api/docs` }, 'listening');
+    logger.info({ port: config.port, node: process.version, docs: `http://localhost:${config.port}/api/docs` }, 'listening');
   });
 
   let stopping = false;

@@ -9,7 +9,7 @@ export type ServiceProcess = { child: ChildProcess; base: string; port: number }
 
 /** Forks the service and waits for its port. `BENCH_CPU_PROF=1` writes a V8 CPU profile into `.data-bench/`. */
 export async function startService(env: { databaseUrl: string; nodeEnv?: 'production'; gatewayUrl?: string }): Promise<ServiceProcess> {
-  const execArgv = ['--conditions=source', '--import', 'tsx', '--expose-gc'];
+  const execArgv = ['--conditions=agents-source', '--expose-gc'];
   if (process.env.BENCH_CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir=.data-bench');
   const child = fork(new URL('./service-child.ts', import.meta.url), [], {
     execArgv,

@@ -5,7 +5,7 @@ import { loadCatalogSeed } from '../seeds/mcp-catalog.ts';
 /**
  * Writes `app/mcp-catalog/logos/<slug>.svg` for every seeded catalog entry: a monogram of the entry's
  * name on a colour derived from its seed key. Made by this project (no third-party artwork).
- * Run after adding a seed entry: `node --conditions=source --import tsx bin/make-logos.ts`.
+ * Run after adding a seed entry: `node --conditions=agents-source bin/make-logos.ts`.
  */
 export function monogramOf(name: string): string {
   const words = name.split(/[\s.\-_]+/).filter(Boolean);

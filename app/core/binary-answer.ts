@@ -3,8 +3,10 @@
  * this content type. The JSON answers of the same route are what its schema describes and checks.
  */
 export class BinaryAnswer {
-  constructor(
-    readonly contentType: string,
-    readonly bytes: Uint8Array,
-  ) {}
+  readonly contentType: string;
+  readonly bytes: Uint8Array;
+  constructor(contentType: string, bytes: Uint8Array) {
+    this.contentType = contentType;
+    this.bytes = bytes;
+  }
 }

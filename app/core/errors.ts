@@ -5,20 +5,22 @@ export type ValidationIssue = { path: string[]; message: string };
 
 /** An error answered with `{ statusCode, message, ...extra }`. */
 export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
+  readonly status: number;
+  readonly extra: Record<string, unknown>;
+  constructor(status: number, message: string, extra: Record<string, unknown> = {}) {
     super(message);
+    this.status = status;
+    this.extra = extra;
     this.name = 'HttpError';
   }
 }
 
 /** 400 `{ statusCode: 400, message: 'Validation failed', errors }`. */
 export class ValidationError extends HttpError {
-  constructor(readonly issues: ValidationIssue[]) {
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[]) {
     super(400, 'Validation failed');
+    this.issues = issues;
     this.name = 'ValidationError';
   }
 }
@@ -42,12 +44,14 @@ export class CodedError extends Error {
   readonly status: number;
   readonly errorCode: string;
 
-  constructor(
-    readonly declared: ErrorCode,
-    readonly messages: Localized,
-    readonly metadata?: Record<string, unknown>,
-  ) {
+  readonly declared: ErrorCode;
+  readonly messages: Localized;
+  readonly metadata?: Record<string, unknown>;
+  constructor(declared: ErrorCode, messages: Localized, metadata?: Record<string, unknown>) {
     super(messages.en);
+    this.declared = declared;
+    this.messages = messages;
+    this.metadata = metadata;
     this.name = 'CodedError';
     this.status = declared.status;
     this.errorCode = declared.code;

@@ -6,10 +6,12 @@ import { CodedError, HttpError, ValidationError } from './errors.ts';
  * the API (OAuth callbacks) and the person must land on the front-end.
  */
 export class Redirect {
-  constructor(
-    readonly location: string,
-    readonly status: 302 | 303 = 303,
-  ) {}
+  readonly location: string;
+  readonly status: 302 | 303;
+  constructor(location: string, status: 302 | 303 = 303) {
+    this.location = location;
+    this.status = status;
+  }
 }
 
 /** `base` with `params` added to its query (existing query parameters kept). */

@@ -9,13 +9,14 @@ import { makeAjv } from './validation.ts';
  * names the route and each AJV path, so every test that touches a drifted route fails.
  */
 export class ResponseSchemaMismatch extends Error {
-  constructor(
-    readonly route: string,
-    readonly issues: Array<{ path: string; message: string }>,
-  ) {
+  readonly route: string;
+  readonly issues: Array<{ path: string; message: string }>;
+  constructor(route: string, issues: Array<{ path: string; message: string }>) {
     super(
       `${route} answered a body that does not match its declared schema: ${issues.map((i) => `${i.path || '/'} ${i.message}`).join('; ')}`,
     );
+    this.route = route;
+    this.issues = issues;
     this.name = 'ResponseSchemaMismatch';
   }
 }

@@ -13,11 +13,15 @@ export type McpSessionFailureKind =
 
 export class McpSessionFailure extends Error {
   override name = 'McpSessionFailure';
+  readonly kind: McpSessionFailureKind;
+  readonly detail: { limit?: string; maxBytes?: number; tool?: string; rpcCode?: number };
   constructor(
-    readonly kind: McpSessionFailureKind,
+    kind: McpSessionFailureKind,
     message: string,
-    readonly detail: { limit?: string; maxBytes?: number; tool?: string; rpcCode?: number } = {},
+    detail: { limit?: string; maxBytes?: number; tool?: string; rpcCode?: number } = {},
   ) {
     super(message);
+    this.kind = kind;
+    this.detail = detail;
   }
 }

@@ -21,10 +21,13 @@ export class ToolsCache {
   readonly #entries = new Map<string, Entry>();
   #bytes = 0;
 
-  constructor(
-    readonly maxBytes = TOOLS_CACHE_MAX_BYTES,
-    readonly maxEntries = MAX_ENTRIES,
-  ) {}
+  readonly maxBytes: number;
+  readonly maxEntries: number;
+
+  constructor(maxBytes = TOOLS_CACHE_MAX_BYTES, maxEntries = MAX_ENTRIES) {
+    this.maxBytes = maxBytes;
+    this.maxEntries = maxEntries;
+  }
 
   get bytes(): number {
     return this.#bytes;

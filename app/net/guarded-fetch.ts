@@ -16,11 +16,10 @@ export type OutboundFailure = 'refused' | 'timeout' | 'too_large' | 'too_many_re
 /** Why an outbound request failed; `message` names the URL's origin, never a secret. */
 export class OutboundError extends Error {
   override name = 'OutboundError';
-  constructor(
-    readonly kind: OutboundFailure,
-    message: string,
-  ) {
+  readonly kind: OutboundFailure;
+  constructor(kind: OutboundFailure, message: string) {
     super(message);
+    this.kind = kind;
   }
 }
 

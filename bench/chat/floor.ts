@@ -17,7 +17,7 @@ export async function measureFloors(
   reference: { providerAlone: () => Promise<Sample>; service: () => Promise<Sample> },
 ): Promise<FloorRow[]> {
   const child = fork(new URL('./floor-child.ts', import.meta.url), [], {
-    execArgv: ['--conditions=source', '--import', 'tsx'],
+    execArgv: ['--conditions=agents-source'],
     env: { ...process.env, BENCH_GATEWAY_URL: gatewayUrl },
   });
   const port = await new Promise<number>((resolve) => child.once('message', (message) => resolve((message as { port: number }).port)));

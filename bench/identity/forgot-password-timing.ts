@@ -7,7 +7,7 @@
  * for unknown emails, interleaved in random order after a warm-up, one at a time over one
  * keep-alive connection. Prints the latency of each kind and the difference.
  *
- *   node --conditions=source --import tsx bench/identity/forgot-password-timing.ts
+ *   node --conditions=agents-source bench/identity/forgot-password-timing.ts
  */
 import { Writable } from 'node:stream';
 import { Agent, request } from 'node:http';

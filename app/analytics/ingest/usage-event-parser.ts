@@ -5,12 +5,12 @@ import { isUuid } from '../../core/schemas.ts';
 
 /** A line of an import file that is not a valid usage event; names the line and the field. */
 export class UsageLineError extends Error {
-  constructor(
-    readonly line: number,
-    readonly field: string | undefined,
-    reason: string,
-  ) {
+  readonly line: number;
+  readonly field: string | undefined;
+  constructor(line: number, field: string | undefined, reason: string) {
     super(`line ${line}${field ? `, field ${field}` : ''}: ${reason}`);
+    this.line = line;
+    this.field = field;
     this.name = 'UsageLineError';
   }
 }

@@ -24,10 +24,9 @@ export interface Sender {
  */
 export class DeliveryError extends Error {
   override name = 'DeliveryError';
-  constructor(
-    message: string,
-    readonly permanent: boolean,
-  ) {
+  readonly permanent: boolean;
+  constructor(message: string, permanent: boolean) {
     super(message);
+    this.permanent = permanent;
   }
 }

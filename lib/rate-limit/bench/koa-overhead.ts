@@ -101,7 +101,7 @@ interface Server {
 }
 
 async function startServer(targets: readonly Target[], core: number | undefined): Promise<Server> {
-  const node = [process.execPath, '--import', 'tsx', SERVER, ...targets];
+  const node = [process.execPath, SERVER, ...targets];
   const [command, ...args] = core === undefined ? node : ['taskset', '-c', String(core), ...node];
   const child = spawn(command as string, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const [chunk] = (await once(child.stdout, 'data')) as [Buffer];

@@ -3,8 +3,10 @@
 /** A store call took longer than the configured timeout. Counts as a store error. */
 export class StoreTimeoutError extends Error {
   override readonly name = 'StoreTimeoutError';
-  constructor(readonly timeoutMs: number) {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number) {
     super(`rate-limit store did not answer within ${timeoutMs} ms`);
+    this.timeoutMs = timeoutMs;
   }
 }
 

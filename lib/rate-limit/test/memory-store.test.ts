@@ -79,7 +79,7 @@ test('MemoryStore sweeps on its own unref-ed timer and close() stops it', async 
 
 test('MemoryStore heap returns near baseline after a burst of 1,000,000 distinct keys', async (t) => {
   const script = fileURLToPath(new URL('./fixtures/memory-burst.ts', import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', script], {
     timeout: 30_000,
   });
   const m = JSON.parse(stdout) as { baseline: number; peak: number; after: number; keysAtPeak: number; keysAfter: number };

@@ -61,10 +61,12 @@ export const scenario = fc
  */
 export class ReferenceLimiter {
   readonly #logs = new Map<number, number[]>();
-  constructor(
-    readonly limit: number,
-    readonly windowMs: number,
-  ) {}
+  readonly limit: number;
+  readonly windowMs: number;
+  constructor(limit: number, windowMs: number) {
+    this.limit = limit;
+    this.windowMs = windowMs;
+  }
 
   #live(key: number, now: number): number[] {
     const live = (this.#logs.get(key) ?? []).filter((t) => now - t < this.windowMs);

@@ -25,10 +25,12 @@ export class ToggleProxy {
   readonly #sockets = new Set<Socket>();
   port = 0;
 
-  constructor(
-    readonly targetHost: string,
-    readonly targetPort: number,
-  ) {}
+  readonly targetHost: string;
+  readonly targetPort: number;
+  constructor(targetHost: string, targetPort: number) {
+    this.targetHost = targetHost;
+    this.targetPort = targetPort;
+  }
 
   async up(): Promise<void> {
     const server = createServer((client) => {

@@ -14,18 +14,11 @@ export class PdfError extends Error {
   }
 }
 
-// In development and tests the modules are TypeScript, run through tsx: its loader is registered
-// in the worker first (Node 20 does not carry `--import tsx` into worker threads). The build
-// compiles the worker beside this file as .js, which starts directly.
-const typescript = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(typescript ? './pdf-worker.ts' : './pdf-worker.js', import.meta.url);
+// The worker is this module's sibling: TypeScript where the sources run as they are (Node's type
+// stripping), JavaScript in the build (`dist/`).
+const workerUrl = new URL(import.meta.url.endsWith('.ts') ? './pdf-worker.ts' : './pdf-worker.js', import.meta.url);
 const startWorker = (workerData: unknown, options: { resourceLimits: { maxOldGenerationSizeMb: number } }) =>
-  typescript
-    ? new Worker(
-        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(workerUrl.href)}); });`,
-        { eval: true, workerData, ...options, stdout: true, stderr: true },
-      )
-    : new Worker(workerUrl, { workerData, ...options, stdout: true, stderr: true });
+  new Worker(workerUrl, { workerData, ...options, stdout: true, stderr: true });
 
 /**
  * The text of each page of a PDF, parsed in a worker thread with a bounded heap and stopped

@@ -33,8 +33,13 @@ export const CONFIG_VARIABLES = {
     meaning: 'reads leave the replica while it lags the primary by more than this (or is down), logged once per switch',
   }),
   redisUrl: variable('REDIS_URL', url(['redis:', 'rediss:']), {
-    absent: 'absent: in-memory limiter store',
-    meaning: '`redis://host:6379` for rate-limit windows shared by instances',
+    absent: 'absent: in-memory limiter store; a running chat turn is resumed only on its own instance',
+    meaning: '`redis://host:6379` for rate-limit windows shared by instances and chat turns any instance can resume',
+  }),
+  shutdownGraceMs: variable('SHUTDOWN_GRACE_MS', int(0, 3_600_000), {
+    default: '30000',
+    meaning:
+      'on SIGTERM/SIGINT: how long running requests and chat turns may go on; then turns still running are stopped and saved ([chat.md](chat.md#shutdown))',
   }),
   jwtSecret: variable('JWT_SECRET', z.string().min(32, 'must be at least 32 characters'), {
     absent: 'development: generated once into `DATA_DIR/jwt-secret`',
@@ -151,6 +156,11 @@ export const CONFIG_VARIABLES = {
     providerTimeoutMs: variable('AI_PROVIDER_TIMEOUT_MS', int(100, 600_000), {
       default: '30000',
       meaning: "longest wait for the provider's next chunk (the first one included)",
+    }),
+    turnTimeoutMs: variable('AI_TURN_TIMEOUT_MS', int(100, 3_600_000), {
+      default: '300000',
+      meaning:
+        'longest a chat turn may run, whatever the provider sends; past it the turn stops as by the stop route and its stream ends with an `error` chunk ([chat.md](chat.md#turns-that-survive-the-client))',
     }),
   },
   tools: {

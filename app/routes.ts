@@ -2,6 +2,7 @@ import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
+import { turnRoutes } from './chat/turn-routes.ts';
 import { providerKeyRoutes } from './chat/provider-key-routes.ts';
 import { budgetRoutes } from './analytics/budget/routes.ts';
 import { usageEventRoutes } from './analytics/ingest/routes.ts';
@@ -44,6 +45,7 @@ export const areaRoutes: Route[] = [
   ...mcpOAuthRoutes,
   ...analyticsRoutes,
   ...chatRoutes,
+  ...turnRoutes,
   ...providerKeyRoutes,
   ...apiKeyRoutes,
   ...usageEventRoutes,

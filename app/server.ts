@@ -8,10 +8,9 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/open.ts';
 import { createDatabasePool } from './db/pool.ts';
 import { startOutboxWorker } from './notifications/delivery/start.ts';
+import { chatTurns } from './chat/running-turns.ts';
+import { outboxJobs } from './outbox-jobs.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
-
-/** How long in-flight requests may take to finish after SIGTERM/SIGINT, in milliseconds. */
-const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main() {
   const config = loadConfig();
@@ -32,7 +31,11 @@ async function main() {
   redis?.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
 
   const app = createApp({ db: database.pool, replica, redis, config, logger });
-  const outboxWorker = config.notifications.outboxWorker ? startOutboxWorker(database.pool, config, logger) : undefined;
+  // Made now, so its Redis subscriber is connected before the first turn (docs/chat.md).
+  const turns = chatTurns(app.deps);
+  const outboxWorker = config.notifications.outboxWorker
+    ? startOutboxWorker(database.pool, config, logger, (outboxLogger) => outboxJobs(database.pool, config, outboxLogger))
+    : undefined;
   const budgetWatcher = new BudgetWatcher(app.deps);
   budgetWatcher.start();
   const partitionKeeper = new UsagePartitionKeeper(app.deps);
@@ -45,13 +48,22 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
-    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-    await new Promise<void>((resolve) => {
+    logger.info({ signal }, 'shutting down: no new connections or chat turns, finishing in-flight requests');
+    const closed = new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    // Chat turns run for up to SHUTDOWN_GRACE_MS, then are stopped and saved (docs/chat.md, "Shutdown");
+    // their streams end with them. Whatever is still open then is cut.
+    const began = Date.now();
+    const stoppedSome = await turns.drain(config.shutdownGraceMs);
+    // Other requests keep the rest of the grace; once stopped turns are saved, their streams have
+    // ended, and a second later what is still open (streams of other instances' turns) is cut.
+    const left = Math.max(stoppedSome ? 1_000 : 0, config.shutdownGraceMs - (Date.now() - began));
+    const force = setTimeout(() => server.closeAllConnections(), left).unref();
+    await closed;
     clearTimeout(force);
+    await turns.close();
     await outboxWorker?.stop();
     await budgetWatcher.stop();
     await partitionKeeper.stop();

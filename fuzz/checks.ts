@@ -13,7 +13,7 @@ const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: true });
 addFormats(ajv);
 ajv.addFormat('uuid-v7', /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i);
 
-/** The three error envelopes of the contract, as JSON Schema. */
+/** The three error envelopes of the interface (docs/interface.md §1), as JSON Schema. */
 const ENVELOPES = {
   validation: ajv.compile({
     type: 'object',

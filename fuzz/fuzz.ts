@@ -1,6 +1,8 @@
 import { ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
 import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
 import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
+import { dripProvider } from './drip-provider.ts';
+import { otlpSpanBomb, preAuthNestingBomb } from './attack-cases-37.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
 import { drawRequest, exchange, runPhase, type EngineContext, type Outcome } from './engine.ts';
 import { startHarness } from './harness.ts';
@@ -169,6 +171,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const fill = Math.max(200, Math.min(2_000, Math.floor(options.requests / 10)));
     const openRun = { context, record, nextIndex: () => limitedIndex++ };
     attacks.push(await analyticsCacheFill(openRun, harness.deps, callers.get('owner@demo.test')!, fill, concurrency));
+    attacks.push(await dripProvider(harness.deps));
+    // Issue 37: an OTLP span bomb from a real key, and a pre-auth nesting bomb with a made-up one.
+    attacks.push(await otlpSpanBomb(limitedRun, callers.get('owner@demo.test')!));
+    attacks.push(await preAuthNestingBomb(limitedRun, 20));
     for (const attack of attacks) if (!attack.held) problems.push(`attack got in: ${attack.name}: ${attack.detail}`);
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     const changed = changedTables(before, after);
@@ -198,7 +204,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       operations,
       [
         '',
-        'attack cases (issue 22):',
+        'attack cases (issues 22 and 37):',
         ...attacks.map((attack) => `  ${attack.held ? 'held' : 'GOT IN'}  ${attack.name}: ${attack.detail}`),
         '',
         ...problems.map((problem) => `PROBLEM: ${problem}`),

@@ -1,6 +1,7 @@
 import type { DatabasePool } from 'slonik';
 import { GENERATED_MODELS, generateUsage } from './usage-generator.ts';
-import { insertMissingModelPricing, insertUsageEvents, organizationHasUsage } from '../sql/usage-import.ts';
+import { insertUsageEvents } from '../sql/usage-events.ts';
+import { insertMissingModelPricing, organizationHasUsage } from '../sql/usage-import.ts';
 import { AGENTS, ORGANIZATIONS, USERS } from './demo-fixtures.ts';
 
 /** Days of demo usage, ending at the seed's run (docs/interface.md §3). */

@@ -9,7 +9,7 @@ import { insertSeedEntryIfAbsent, type SeedEntry } from '../sql/available-mcps.t
 /** The curated entries: data in `seeds/mcp-catalog.json`, from the seed facts table in `test/mcp-catalog/fixtures/`. */
 export const CATALOG_SEED_FILE = new URL('./mcp-catalog.json', import.meta.url);
 
-/** Contract: 23 curated entries; a 24th slot is deliberately left empty. */
+/** 23 curated entries (docs/mcp.md, "The 23-entry seed"); a 24th slot is deliberately left empty. */
 export const CATALOG_SEED_SIZE = 23;
 
 const SeedFile = Type.Array(

@@ -1,5 +1,5 @@
 import { uuidv7 } from 'uuidv7';
-import type { UsageEventInput } from '../sql/usage-import.ts';
+import type { UsageEventInput } from '../sql/usage-events.ts';
 import type { ActionType, UsageSource } from '../sql/usage-window.ts';
 
 /**

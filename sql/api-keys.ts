@@ -38,6 +38,21 @@ export function insertApiKey(
     RETURNING ${apiKeyColumns}`);
 }
 
+/**
+ * How many keys the organization holds, counted under a lock on its row that the caller's
+ * transaction keeps until it ends: concurrent creates of one organization count one after another,
+ * so a check against the count cannot be passed twice. Two statements on purpose: in READ
+ * COMMITTED the count, a statement of its own, sees what a create that held the lock before
+ * committed (a count inside the locking statement would use that statement's older snapshot).
+ * `FOR NO KEY UPDATE`: foreign-key checks of other tables on the organization are not blocked.
+ */
+export async function countApiKeysUnderLock(tx: CommonQueryMethods, organizationId: string): Promise<number> {
+  await tx.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
+    SELECT id FROM organizations WHERE id = ${organizationId} FOR NO KEY UPDATE`);
+  return tx.oneFirst(sql.type(z.strictObject({ n: z.number() }))`
+    SELECT count(*)::int AS n FROM api_keys WHERE organization_id = ${organizationId}`);
+}
+
 /** The organization's keys, oldest first (never their hashes). */
 export function listApiKeysOfOrganization(db: CommonQueryMethods, organizationId: string) {
   return db.any(sql.type(ApiKey)`

@@ -1,52 +1,5 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { ActionType, UsageSource } from './usage-window.ts';
-
-/** One usage row as stored (docs/interface.md §4); `costUsd` is a decimal string or number. */
-export type UsageEventInput = {
-  id: string;
-  organizationId: string;
-  agentId: string | null;
-  userId: string | null;
-  modelId: string;
-  actionType: ActionType;
-  source: UsageSource;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  costUsd: string | number;
-  latencyMs: number | null;
-  createdAt: string;
-};
-
-/**
- * Inserts a batch with one multi-row statement (`unnest` of one array per column). The
- * statement triggers of usage_events add the batch to the rollups in the same transaction.
- */
-export async function insertUsageEvents(db: CommonQueryMethods, rows: readonly UsageEventInput[]): Promise<void> {
-  if (rows.length === 0) return;
-  await db.query(sql.unsafe`
-    INSERT INTO usage_events (id, organization_id, agent_id, user_id, model_id, action_type, source,
-                              input_tokens, output_tokens, cache_read_tokens, cost_usd, latency_ms, created_at)
-    SELECT * FROM ${sql.unnest(
-      rows.map((row) => [
-        row.id,
-        row.organizationId,
-        row.agentId,
-        row.userId,
-        row.modelId,
-        row.actionType,
-        row.source,
-        row.inputTokens,
-        row.outputTokens,
-        row.cacheReadTokens,
-        String(row.costUsd),
-        row.latencyMs,
-        row.createdAt,
-      ]),
-      ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'usage_action', 'usage_source', 'int8', 'int8', 'int8', 'numeric', 'int4', 'timestamptz'],
-    )}`);
-}
 
 /**
  * Usage imports run one at a time (docs/analytics.md, "BRIN edges": two history imports at once

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { uuidv7 } from 'uuidv7';
-import { deleteApiKeyOfOrganization, insertApiKey, listApiKeysOfOrganization } from '../../sql/api-keys.ts';
+import { countApiKeysUnderLock, deleteApiKeyOfOrganization, insertApiKey, listApiKeysOfOrganization } from '../../sql/api-keys.ts';
+import { newApiKeySecret } from '../core/api-key-secret.ts';
 import { HttpError, notFound } from '../core/errors.ts';
 import { API_KEY_SCOPES, defineRoute } from '../core/route.ts';
 import { DateTime, ErrorBody, StrictObject, UuidParam, ValidationErrorBody } from '../core/schemas.ts';
-import { newApiKeySecret } from './secret.ts';
 
 const Scope = Type.Union(API_KEY_SCOPES.map((scope) => Type.Literal(scope)));
 
@@ -51,8 +51,8 @@ export const apiKeyRoutes = [
     },
     handler: async ({ deps, auth, body }) =>
       deps.db.transaction(async (tx) => {
-        const existing = await listApiKeysOfOrganization(tx, auth.agencyId);
-        if (existing.length >= MAX_API_KEYS_PER_ORGANIZATION) {
+        // Counted under the organization's lock: 20 concurrent creates at 99 keys make one more, not 20.
+        if ((await countApiKeysUnderLock(tx, auth.agencyId)) >= MAX_API_KEYS_PER_ORGANIZATION) {
           throw new HttpError(409, `An organization holds at most ${MAX_API_KEYS_PER_ORGANIZATION} API keys`);
         }
         const secret = newApiKeySecret(deps.config.jwtSecret);

@@ -3,7 +3,7 @@ import { ValidationError } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { sealJson } from '../crypto/credentials.ts';
-import { checkUrlToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
+import { checkUrlTextToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
 import { providerKeyContext } from './provider.ts';
 import { ProviderKeyBody, ProviderKeyStatus } from './schemas.ts';
 
@@ -20,17 +20,24 @@ export const providerKeyRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    rateLimit: { limit: 10, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { body: ProviderKeyBody },
     status: 204,
     responses: {
       204: { description: 'Stored' },
-      400: { description: 'Invalid body or a baseUrl the outbound URL policy refuses', schema: ValidationErrorBody },
+      400: {
+        description:
+          'Invalid body, or a baseUrl the outbound URL policy refuses by its text alone (scheme, user info, a private IP ' +
+          'literal, a metadata host name); a host name is not looked up here but at every call',
+        schema: ValidationErrorBody,
+      },
     },
     handler: async ({ deps, auth, body }) => {
       let baseUrl: string | null = null;
       if (body.baseUrl !== undefined) {
         try {
-          baseUrl = (await checkUrlToSave(body.baseUrl, urlPolicyFor(deps.config))).href.replace(/\/+$/, '');
+          // No DNS lookup here: the name is checked at every call (app/net/url-policy.ts).
+          baseUrl = checkUrlTextToSave(body.baseUrl, urlPolicyFor(deps.config)).href.replace(/\/+$/, '');
         } catch (error) {
           if (error instanceof UrlRefusedError) throw new ValidationError([{ path: ['baseUrl'], message: error.message }]);
           throw error;

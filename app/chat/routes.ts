@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { UI_MESSAGE_STREAM_HEADERS, type UIMessageChunk } from 'ai';
+import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import {
   deleteConversation,
   findConversation,
@@ -8,19 +8,31 @@ import {
   listMessages,
 } from '../../sql/chat-conversations.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
+import { deleteTurns } from '../../sql/chat-turns.ts';
 import { listAgentServerConnections } from '../../sql/agent-mcp-server-connections.ts';
 import { findProviderKey } from '../../sql/provider-keys.ts';
 import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { defineRoute } from '../core/route.ts';
 import type { AppDeps } from '../core/deps.ts';
+import { serviceUnavailable } from '../core/errors.ts';
 import { offeredToolsOf } from '../tools/resolution.ts';
-import { AI_CONVERSATION_NOT_FOUND, AI_PROVIDER_NOT_CONFIGURED, conversationNotFound } from './errors.ts';
+import {
+  AI_CONVERSATION_NOT_FOUND,
+  AI_MESSAGE_ALREADY_SENT,
+  AI_PROVIDER_NOT_CONFIGURED,
+  AI_STREAM_UNAVAILABLE,
+  AI_TURN_IN_PROGRESS,
+  conversationNotFound,
+  messageAlreadySent,
+} from './errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
-import { chatModelWith } from './provider.ts';
+import { chatModelWith, type ChatModel } from './provider.ts';
+import { chatTurns } from './running-turns.ts';
+import { answerTurnStream, claimConversation } from './turn-claim.ts';
 import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationParams } from './schemas.ts';
 import { buildToolSet, type ToolRunners } from './tool-map.ts';
 import { streamTurn } from './turn.ts';
@@ -30,15 +42,6 @@ const policy = { subject: 'ai.agent', action: 'read' };
 
 /** Who runs MCP tools: the MCP `tools/call` (built-in tools run their own executor, app/tools/builtins.ts). */
 export const chatRunners: ToolRunners = { mcp: callMcpTool };
-
-/**
- * The UI message stream as server-sent events, as the SDK's `JsonToSseTransformStream` writes them
- * (`data: <chunk JSON>` each, then `data: [DONE]`), without one more web stream stage per turn.
- */
-async function* asServerSentEvents(stream: ReadableStream<UIMessageChunk>): AsyncGenerator<string> {
-  for await (const chunk of stream) yield `data: ${JSON.stringify(chunk)}\n\n`;
-  yield 'data: [DONE]\n\n';
-}
 
 /** The value of a settled read, or its failure thrown. */
 function settled<T>(read: PromiseSettledResult<T>): T {
@@ -73,41 +76,60 @@ export const chatRoutes = [
       TOOL_APPROVAL_UNKNOWN_ID,
       TOOL_APPROVAL_REASON_TOO_LONG,
       AI_PROVIDER_NOT_CONFIGURED,
+      AI_TURN_IN_PROGRESS,
+      AI_MESSAGE_ALREADY_SENT,
+      AI_STREAM_UNAVAILABLE,
     ],
     responses: {
       200: { description: 'The UI message stream (server-sent events)' },
     },
     handler: async ({ deps, auth, params, body, ctx }) => {
+      const turns = chatTurns(deps);
+      // Shutting down: the client retries on another instance (docs/chat.md, "Shutdown").
+      if (turns.draining) {
+        ctx.set('Retry-After', '1');
+        throw serviceUnavailable('shutting down');
+      }
       // The reads that do not depend on each other run at once (docs/chat.md, "Decisions"); their
-      // failures are still answered in the order of the checks: agent, body, provider, history.
+      // failures are still answered in the order of the checks: agent, body, turn claim, provider, history.
       // A new user message (the common turn) also reads the conversation's history now.
       const last = body.messages.at(-1);
       const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
-      const [agentRead, keyRead, toolsRead, serversRead, historyRead] = await Promise.allSettled([
+      const scope = scopeOf(auth, params.agentId);
+      const [agentRead, keyRead, toolsRead, serversRead, historyRead, claimRead] = await Promise.allSettled([
         findAgentInAgency(deps.db, auth.agencyId, params.agentId),
         findProviderKey(deps.db, auth.agencyId),
         offeredToolsOf(deps.db, params.agentId, auth.userId),
         listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: params.agentId }),
-        isUserMessage ? findConversationHistory(deps.db, scopeOf(auth, params.agentId), body.id) : null,
+        isUserMessage ? findConversationHistory(deps.db, scope, body.id) : null,
+        claimConversation(deps, scope, body.id, isUserMessage ? last.id : null),
       ]);
-      const agent = settled(agentRead);
-      if (!agent) throw agentNotFound();
-      const incoming = readIncoming(body);
-      const abort = new AbortController();
-      // The response closes after the turn's last chunk, or earlier when the client goes away:
-      // either way nothing is left to wait for, so the provider call and any tool call end.
-      ctx.res.once('close', () => abort.abort());
-      const model = chatModelWith(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, abort.signal, settled(keyRead));
+      // A turn claimed for a request that fails its checks never ran: its claim goes.
+      const turn = claimRead.status === 'fulfilled' && claimRead.value.kind === 'new' ? turns.begin(claimRead.value.turnId) : undefined;
+      let model: ChatModel | undefined;
       try {
+        const agent = settled(agentRead);
+        if (!agent) throw agentNotFound();
+        const incoming = readIncoming(body);
+        const claim = settled(claimRead);
+        // A retried POST of a message whose turn runs is answered like the resume GET.
+        if (claim.kind === 'join')
+          return await answerTurnStream(ctx, turns, claim.turnId, () => {
+            throw messageAlreadySent();
+          });
+        const history = settled(historyRead);
+        if (isUserMessage && history?.messages.some((message) => message.id === last.id)) throw messageAlreadySent();
+        const signal = turn!.signal;
+        model = chatModelWith(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, signal, settled(keyRead));
         const offered = settled(toolsRead);
-        const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, settled(historyRead));
+        const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, history);
         const tools = await buildToolSet(
           deps,
           {
             agencyId: auth.agencyId,
             agentId: agent.id,
             userId: auth.userId,
-            signal: abort.signal,
+            signal,
             approvedCallIds: prepared.approvedCallIds,
             servers: settled(serversRead),
           },
@@ -123,13 +145,15 @@ export const chatRoutes = [
           history: prepared.history,
           model,
           tools,
-          signal: abort.signal,
+          // Stop, the turn's deadline and shutdown end it; the client going away does not (a disconnect is not a stop).
+          signal,
         });
         ctx.set(UI_MESSAGE_STREAM_HEADERS);
-        return Readable.from(asServerSentEvents(stream));
+        return Readable.from(turn!.run(stream));
       } catch (error) {
-        // No stream started: the turn's outbound connections (BYOK) end here.
-        await model.close();
+        // No stream started: the turn's claim goes and its outbound connections (BYOK) end here.
+        await turn?.abandon().catch(() => {});
+        await model?.close();
         throw error;
       }
     },
@@ -190,6 +214,7 @@ export const chatRoutes = [
     handler: async ({ deps, auth, params }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       if (!(await deleteConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId))) throw conversationNotFound();
+      await deleteTurns(deps.db, scopeOf(auth, params.agentId), params.conversationId);
     },
   }),
 ];

@@ -8,7 +8,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { insertChatUsage } from '../../sql/chat-usage.ts';
+import { insertUsageEvents } from '../../sql/usage-events.ts';
 import { afterUsageWritten } from '../analytics/budget/checker.ts';
 import { saveMessage, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
@@ -16,6 +16,7 @@ import type { AppDeps } from '../core/deps.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
 import { describeFailure, ToolFailure, TurnNotSaved } from './stream-errors.ts';
+import { endingChunk, settleStopped } from './turn-ending.ts';
 
 export type Turn = {
   deps: AppDeps;
@@ -28,7 +29,7 @@ export type Turn = {
   history: StoredMessage[];
   model: ChatModel;
   tools: ToolSet;
-  /** Aborted when the client goes away: ends the provider request and the tool call in flight. */
+  /** Aborted by stop, the turn's deadline or shutdown (never by the client going away): ends the provider request and the tool call in flight. */
   signal: AbortSignal;
 };
 
@@ -99,10 +100,14 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
             });
           }
           if (chunk.type === 'finish') finish = chunk;
-          else writer.write(chunk);
+          // A stopped turn ends with `finish` or, past its deadline, `error` (endingChunk), never the SDK's `abort`.
+          else if (chunk.type !== 'abort') writer.write(chunk);
         }
-        await saveTurn(turn, answer, startedAt);
-        if (finish) writer.write(finish);
+        const stopped = settleStopped(answer, turn.signal);
+        await saveTurn(turn, stopped.answer, startedAt);
+        for (const chunk of stopped.chunks) writer.write(chunk);
+        const ending = endingChunk(turn.signal, finish);
+        if (ending) writer.write(ending);
         // Budgets are checked after every usage write (it logs rather than throws; the minute sweep retries).
         if (model.calls.length > 0) await afterUsageWritten(turn.deps, turn.organizationId);
       } finally {
@@ -123,7 +128,7 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     await deps.db.transaction(async (tx) => {
       if (answer && answer.parts.length > 0)
         await saveMessage(tx, written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, now);
-      await insertChatUsage(
+      await insertUsageEvents(
         tx,
         model.calls.map((call) => ({
           id: uuidv7(),
@@ -131,10 +136,12 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
           agentId: turn.agent.id,
           userId: turn.userId,
           modelId: model.modelId,
+          actionType: 'user_interaction',
           source: model.source,
           inputTokens: call.inputTokens,
           cacheReadTokens: call.cacheReadTokens,
           outputTokens: call.outputTokens,
+          costUsd: null,
           latencyMs: call.latencyMs,
           createdAt: call.finishedAt.getTime() < startedAt.getTime() ? startedAt : call.finishedAt,
         })),

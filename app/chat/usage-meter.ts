@@ -10,8 +10,9 @@ export type MeteredCall = {
 };
 
 /**
- * A language-model middleware that records every streamed call that finished: its usage from
- * the `finish` part and the milliseconds from sending the request to the stream's last chunk.
+ * A language-model middleware that records every streamed call whose usage the provider
+ * reported: its usage from the `finish` part and the milliseconds from sending the request to it
+ * (the stream's last part).
  * Input tokens are counted without the cached ones (the usage event's convention).
  */
 export function usageMeter(clock: () => Date): { middleware: LanguageModelV3Middleware; calls: MeteredCall[] } {
@@ -24,12 +25,14 @@ export function usageMeter(clock: () => Date): { middleware: LanguageModelV3Midd
       let usage: LanguageModelV3Usage | undefined;
       const stream = result.stream.pipeThrough(
         new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          // Recorded when the provider reports the usage (its last part): a turn stopped after it
+          // still records the call (the stop route saves "the usage already reported").
           transform(part, controller) {
-            if (part.type === 'finish') usage = part.usage;
+            if (part.type === 'finish' && !usage) {
+              usage = part.usage;
+              calls.push({ ...tokensOf(usage), latencyMs: Math.round(performance.now() - started), finishedAt: clock() });
+            }
             controller.enqueue(part);
-          },
-          flush() {
-            if (usage) calls.push({ ...tokensOf(usage), latencyMs: Math.round(performance.now() - started), finishedAt: clock() });
           },
         }),
       );

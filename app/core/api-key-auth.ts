@@ -1,7 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { findApiKeyByHash, touchApiKey, type KeyHolder } from '../../sql/api-keys.ts';
 import { userHasPermission } from '../../sql/policies.ts';
-import { apiKeyHash, API_KEY_PREFIX, isApiKeyShaped } from '../api-keys/secret.ts';
+import { apiKeyHash, API_KEY_PREFIX, isApiKeyShaped } from './api-key-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { forbidden, HttpError } from './errors.ts';
 import type { AccessClaims, ApiKeyAccess } from './route.ts';

@@ -19,6 +19,8 @@ export type BinaryBody = {
 export function binaryBody(declaration: BinaryBody): Middleware {
   const tooLarge = () => new HttpError(413, `Payload too large (at most ${declaration.maxBytes} bytes)`);
   return async (ctx, next) => {
+    // Already read: a read-only route run a second time after a lost database connection.
+    if (Buffer.isBuffer(ctx.request.body)) return next();
     const announced = ctx.request.length;
     if (announced !== undefined && announced > declaration.maxBytes) throw tooLarge();
     try {

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { ipKey } from '@agents/rate-limit';
 import type { Context } from 'koa';
 import type { DatabasePool } from 'slonik';
 import { findIdempotentAnswer, recordIdempotentAnswer, tryLockIdempotencyKey, type IdempotencyScope } from '../../sql/idempotency-keys.ts';
@@ -24,6 +25,15 @@ export function idempotencyKeyOf(ctx: Context): string | undefined {
   }
   return raw;
 }
+
+/**
+ * The scope of a request without credentials: its client address as the rate limiter counts it
+ * (`ip:` and the address through the library's `ipKey`: an IPv6 client by its
+ * RATE_LIMIT_IPV6_PREFIX prefix, an IPv4-mapped address as the IPv4 one; `ctx.ip` honours
+ * TRUST_PROXY_HOPS). Two clients never meet in one scope, so a key one of them used is neither an
+ * oracle nor a trap for the other.
+ */
+export const anonymousPrincipal = (ctx: Context, deps: AppDeps) => `ip:${ipKey(ctx.ip, deps.config.rateLimitIpv6Prefix)}`;
 
 /** JSON with object keys sorted, so that two encodings of one body have one fingerprint. */
 const canonical = (value: unknown): unknown =>
@@ -65,7 +75,7 @@ export async function runIdempotently(input: {
 }): Promise<IdempotentAnswer> {
   const { deps, ctx, route, key, auth, status } = input;
   const scope: IdempotencyScope = {
-    principal: auth ? `${auth.type}:${auth.sub}` : 'anonymous',
+    principal: auth ? `${auth.type}:${auth.sub}` : anonymousPrincipal(ctx, deps),
     endpoint: `${route.method} ${fullPath(route)}`,
     key,
   };

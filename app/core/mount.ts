@@ -5,6 +5,7 @@ import qs from 'qs';
 import { authenticateIngestion } from './api-key-auth.ts';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
 import { binaryBody } from './binary-body.ts';
+import { allowCompressedJson, refuseEncodedBody } from './content-encoding.ts';
 import { BinaryAnswer } from './binary-answer.ts';
 import { databaseFaults } from './database-faults.ts';
 import { declaredErrors } from './declared-errors.ts';
@@ -36,13 +37,18 @@ export function parseQuery(querystring: string): Record<string, unknown> {
 
 /**
  * Mounts every route under `/api` with its chain, always in this order:
- * (outside production) declared-errors check -> rate limit -> JSON body -> [authentication -> principal type -> policy -> validation -> handler].
+ * (outside production) declared-errors check -> rate limit -> [authentication -> principal type -> policy
+ * -> Content-Encoding gate -> body -> validation -> handler].
  * A route declaring `idempotent: true` runs its handler under an `Idempotency-Key` when the
  * request sends one (app/core/idempotency.ts): handler and answer record share one transaction.
  * The limiter comes first, before the body is even read, so that every request to a limited route
- * counts, malformed or oversized bodies included (docs/interface.md §8). The bracketed part runs under
- * `databaseFaults`: a lost database connection is retried once for a read-only route and is
- * otherwise a 503 with Retry-After (ADR 0065).
+ * counts, malformed or oversized bodies included (docs/interface.md §8). Credentials come next and
+ * the body last: a request refused for its credentials costs a header check whatever its body
+ * (nothing is inflated or parsed), and only an ingestion route (`apiKey`) accepts an encoded body,
+ * once its key or token is checked; any other answers 415 to one (app/core/content-encoding.ts).
+ * The bracketed part runs under `databaseFaults`: a lost database connection is retried once for a
+ * read-only route and is otherwise a 503 with Retry-After (ADR 0065); the body readers skip a body
+ * already read, so a retry reads nothing twice.
  *
  * `routes` are mounted as given (the app has already left out those whose `enabled` is false).
  * Each route's limiter is built from its own `rateLimit` and counts in `rateLimitStore`; without
@@ -58,9 +64,6 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Stor
     if (checkErrors) chain.push(checkErrors);
     const limiter = rateLimitStore && routeLimiter(route, deps, rateLimitStore);
     if (limiter) chain.push(limiter);
-    if (route.binaryBody) chain.push(binaryBody(route.binaryBody));
-    else if (route.body === undefined) chain.push(parseBody);
-    else if (!route.body.raw) chain.push(jsonBody(route.body.limitBytes));
     const guarded: Middleware[] = [];
     if (route.apiKey) {
       guarded.push(authenticateIngestion(deps, route.apiKey, requireToken, route.policy));
@@ -69,6 +72,12 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Stor
       if (route.principal) guarded.push(requirePrincipal(route.principal));
       if (route.policy) guarded.push(requirePolicy(deps, route.policy));
     }
+    // A raw-body ingestion route (OTLP) reads and inflates its body itself, in its handler.
+    if (!route.apiKey) guarded.push(refuseEncodedBody);
+    else if (!route.body?.raw) guarded.push(allowCompressedJson);
+    if (route.binaryBody) guarded.push(binaryBody(route.binaryBody));
+    else if (route.body === undefined) guarded.push(parseBody);
+    else if (!route.body.raw) guarded.push(jsonBody(route.body.limitBytes));
     // The handler needs its own layer (for raw path captures), which exists once registered.
     const registered: { layer?: RouteLayer } = {};
     guarded.push(handle(route, deps, () => registered.layer!));

@@ -110,6 +110,9 @@ function documentErrors(errors: readonly ErrorCode[], responses: Record<string, 
  * Statuses that the mounted chain (app/core/mount.ts) can answer before or around the handler,
  * added to every route that has that link, unless the route documents the status itself.
  */
+/** Methods whose body the service ignores (app/core/client-errors.ts). */
+const BODILESS_METHODS = new Set(['GET', 'DELETE']);
+
 function chainResponses(route: Route): Record<string, Json> {
   const responses: Record<string, Json> = {};
   if (route.schemas) responses['400'] = envelope('Validation failed', ValidationErrorBody);
@@ -121,9 +124,18 @@ function chainResponses(route: Route): Record<string, Json> {
   if (refusals.length) responses['403'] = envelope(`Forbidden: ${refusals.join(', or ')}`, ErrorBody);
   if (route.schemas?.body) {
     responses['413'] = envelope('Payload too large', ErrorBody);
-    responses['415'] = envelope('Content-Type must be application/json', ErrorBody);
+    responses['415'] = envelope(
+      route.apiKey
+        ? 'Content-Type must be application/json; Content-Encoding gzip or deflate or none'
+        : 'Content-Type must be application/json, and the body not encoded (no Content-Encoding)',
+      ErrorBody,
+    );
   } else if (route.body) {
     responses['413'] = envelope(`Payload too large (over ${route.body.limitBytes} bytes)`, ErrorBody);
+  }
+  // Any other route that reads a body refuses an encoded one (app/core/content-encoding.ts).
+  if (!responses['415'] && !route.apiKey && !BODILESS_METHODS.has(route.method)) {
+    responses['415'] = envelope('The body is encoded (Content-Encoding): only the ingestion routes accept that', ErrorBody);
   }
   if (mayExceedHeaderLimit(route.schemas?.query)) {
     responses['431'] = envelope(

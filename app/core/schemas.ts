@@ -56,7 +56,7 @@ export const UUID_V7_MESSAGE = 'must be a UUID v7';
 /**
  * No U+0000 anywhere: PostgreSQL text and jsonb cannot hold it, and every request string is
  * checked for it (app/core/input-hygiene.ts). The OpenAPI document adds this pattern to every
- * request string that has no pattern or format of its own (app/core/openapi-strings.ts); a
+ * request string that has no pattern or format of its own (app/core/openapi-request.ts); a
  * string with its own pattern excludes NUL in it, as the patterns below do.
  */
 export const NUL_FREE_PATTERN = '^[^\\u0000]*$';
@@ -109,7 +109,7 @@ export const ValidationErrorBody = Type.Object({
 /** A status answered by more than one cause: a coded error from one, a plain one from another. */
 export const CodedOrPlainErrorBody = Type.Union([CodedErrorBody, ErrorBody]);
 
-/** The 429 body of app/core/rate-limit-body.ts (contract: `CORE.RATE_LIMIT_EXCEEDED`, wait in seconds). */
+/** The 429 body of app/core/rate-limit-body.ts (`CORE.RATE_LIMIT_EXCEEDED`, the wait in seconds; docs/interface.md). */
 export const RateLimitedBody = Type.Object({
   statusCode: Type.Literal(429),
   errorCode: Type.Literal('CORE.RATE_LIMIT_EXCEEDED'),

@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { embedMany } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { insertChatUsage } from '../../sql/chat-usage.ts';
+import { insertUsageEvents } from '../../sql/usage-events.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { providerFetch } from '../chat/provider-fetch.ts';
 
@@ -54,17 +54,19 @@ export async function embedTexts(
     const failure = outbound.failures[0];
     throw new Error(`the embedding provider failed: ${failure ? failure : error instanceof Error ? error.message : String(error)}`);
   });
-  await insertChatUsage(deps.db, [
+  await insertUsageEvents(deps.db, [
     {
       id: uuidv7(),
       organizationId: scope.organizationId,
       agentId: scope.agentId,
       userId: scope.userId,
       modelId,
+      actionType: 'user_interaction',
       source: 'system',
       inputTokens: result.usage.tokens ?? 0,
       cacheReadTokens: 0,
       outputTokens: 0,
+      costUsd: null,
       latencyMs: Date.now() - started,
       createdAt: deps.clock(),
     },

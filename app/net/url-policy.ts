@@ -188,6 +188,17 @@ export async function checkOutboundUrl(raw: string, policy: UrlPolicy, options: 
 }
 
 /**
+ * The check when a URL is saved without looking its name up (a BYOK provider `baseUrl`): only
+ * what the URL alone shows (scheme, user info, IP literals outside global unicast, metadata
+ * host names). A host name is judged at every call instead (`checkOutboundUrl` and the connect-time
+ * guard), so saving answers alike for a name that does not resolve and one that resolves to a
+ * private address: the route is no DNS oracle for the private network.
+ */
+export function checkUrlTextToSave(raw: string, policy: UrlPolicy): URL {
+  return checkUrlText(raw, policy).url;
+}
+
+/**
  * The check when a URL is saved (an MCP server of an agent), which must not depend on DNS
  * working at that moment (ADR 0033): refuses what the URL alone shows (scheme, user info, IP
  * literals outside global unicast, metadata host names) and a name that does resolve to a

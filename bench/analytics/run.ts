@@ -28,7 +28,7 @@ import { analyticsCache } from '../../app/analytics/cache.ts';
 import { generateUsage } from '../../seeds/usage-generator.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
 import { migrate } from '../../sql/migrate.ts';
-import { insertUsageEvents, type UsageEventInput } from '../../sql/usage-import.ts';
+import { insertUsageEvents, type UsageEventInput } from '../../sql/usage-events.ts';
 import { ROLES } from '../../seeds/demo-fixtures.ts';
 import { accessToken } from '../../test/analytics/support.ts';
 import { testConfig } from '../../test/helpers/app.ts';

@@ -27,6 +27,7 @@ import { startMcpToolPeer } from '../../test/helpers/mcp-tool-peer.ts';
 import { startOpenAiPeer, type Reply } from '../../test/helpers/openai-peer.ts';
 import { cpuMsOf, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
 import { measureFloors } from './floor.ts';
+import { measureResumable } from './resumable.ts';
 import { percentile, runConcurrent, timeStream, type Sample } from './timing.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
@@ -156,6 +157,11 @@ async function main() {
   const rssOpen = await rssAfterGc(child);
   for (const controller of controllers) controller.abort();
   await Promise.allSettled(opened.map((reader) => reader.cancel()));
+  // A disconnect is not a stop (issue 40): the turns still run; the stop route ends them.
+  await Promise.all(
+    controllers.map((_, i) => fetch(`${base}/api/ai/agents/${agent}/chat/open-${i}/stop`, { method: 'POST', headers: auth })),
+  );
+  const resumable = await measureResumable();
 
   const usageRows = await db.pool.oneFirst(
     sql.type(z.strictObject({ n: z.number() }))`SELECT count(*)::int AS n FROM usage_events WHERE user_id IS NOT NULL`,
@@ -188,6 +194,8 @@ async function main() {
     `| added time to first text chunk p50 at c=1 <= 5 ms | ${firstChunkAdded[0]!.toFixed(1)} ms | ${verdict(firstChunkAdded[0]! <= 5)} |`,
     `| ${OPEN_STREAMS} concurrent open streams: service RSS growth < 100 MB | ${growth.toFixed(1)} MB | ${verdict(growth < 100)} |`,
     `| no error (non-200 answers) | ${errors} | ${verdict(errors === 0)} |`,
+    '',
+    ...resumable,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
   await stopService(child);

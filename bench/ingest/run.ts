@@ -27,13 +27,13 @@ import pg from 'pg';
 import { sql, type DatabasePool } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
-import { newApiKeySecret } from '../../app/api-keys/secret.ts';
+import { newApiKeySecret } from '../../app/core/api-key-secret.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
 import { traceService } from '../../app/otlp/protobuf.ts';
 import { generateUsage } from '../../seeds/usage-generator.ts';
 import { insertApiKey } from '../../sql/api-keys.ts';
 import { migrate } from '../../sql/migrate.ts';
-import { insertUsageEvents, type UsageEventInput } from '../../sql/usage-import.ts';
+import { insertUsageEvents, type UsageEventInput } from '../../sql/usage-events.ts';
 import { TEST_JWT_SECRET } from '../../test/helpers/config.ts';
 import { cpuMsOf, startService, stopService } from '../service-process.ts';
 import { storageAlone } from './storage-floor.ts';
@@ -155,7 +155,7 @@ function eventPosts(rows: UsageEventInput[]): { posts: Post[]; sizes: number[] }
   return { posts, sizes };
 }
 
-const nanos = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+const nanos = (at: string | Date) => BigInt(new Date(at).getTime()) * 1_000_000n;
 
 function otlpPosts(rows: UsageEventInput[]): { posts: Post[]; sizes: number[] } {
   const { request } = traceService();

@@ -1,13 +1,13 @@
 /**
  * The floor of the events path: the same batches of 1000 events written by the statement the
- * route runs (`insertIngestedUsageEvents`: ingest keys, rows, prices, the rollup triggers), with
+ * route runs (`insertUsageEvents`: ingest keys, rows, prices, the rollup triggers), with
  * CONCURRENCY statements in flight from this process, and no HTTP, token, validation or service
  * between. Its rows/s and p99 per batch are what PostgreSQL alone allows on this machine.
  */
 import { performance } from 'node:perf_hooks';
 import type { DatabasePool } from 'slonik';
-import { insertIngestedUsageEvents, type IngestedUsageEvent } from '../../sql/usage-ingest.ts';
-import type { UsageEventInput } from '../../sql/usage-import.ts';
+import { insertUsageEvents, type UsageEventInput } from '../../sql/usage-events.ts';
+import type { IngestedUsageEvent } from '../../sql/usage-ingest.ts';
 
 export type StorageRun = { rows: number; seconds: number; latencies: number[] };
 
@@ -23,7 +23,7 @@ export async function storageAlone(db: DatabasePool, rows: UsageEventInput[], ba
     while (next < batches.length) {
       const batch = batches[next++]!;
       const sent = performance.now();
-      const inserted = await insertIngestedUsageEvents(db, batch);
+      const inserted = await insertUsageEvents(db, batch);
       latencies.push(performance.now() - sent);
       stored += inserted;
     }

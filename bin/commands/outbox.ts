@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { pino } from 'pino';
-import { outboxJobs } from '../../app/notifications/delivery/jobs.ts';
 import { OutboxWorker } from '../../app/notifications/delivery/outbox-worker.ts';
 import { sendersFor } from '../../app/notifications/delivery/senders.ts';
+import { outboxJobs } from '../../app/outbox-jobs.ts';
 import { say, withDatabase } from '../cli-context.ts';
 
 export function registerOutbox(program: Command) {

@@ -7,7 +7,8 @@ import { UsageLineError } from '../../app/analytics/ingest/usage-event-parser.ts
 import { sweepBudgets } from '../../app/analytics/budget/checker.ts';
 import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
 import { generateUsage } from '../../seeds/usage-generator.ts';
-import { findExistingOrganizationIds, insertUsageEvents, upsertModelPricing } from '../../sql/usage-import.ts';
+import { insertUsageEvents } from '../../sql/usage-events.ts';
+import { findExistingOrganizationIds, upsertModelPricing } from '../../sql/usage-import.ts';
 import { CliError, say, withDatabase } from '../cli-context.ts';
 
 const positiveInteger = (name: string, max: number) => (value: string) => {

@@ -2,17 +2,8 @@
  * Hash routes, each page a module of its own loaded on first visit (esbuild splits them into
  * chunks), so the usage charts are not downloaded to answer an approval and the reverse.
  */
+import type { PageModule } from './page.ts';
 import { byId } from './views.ts';
-
-export type PageContext = {
-  /** The element the page renders into (emptied before each visit). */
-  root: HTMLElement;
-  /** The route's captured parts (an agent id, a conversation id). */
-  params: string[];
-  /** Aborted when the user leaves the page. */
-  signal: AbortSignal;
-};
-export type PageModule = { render(context: PageContext): Promise<void> | void };
 
 const ID = '([0-9a-fA-F-]{36})';
 const USAGE = /^(?:#\/?(?:usage)?)?$/;

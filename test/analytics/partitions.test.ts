@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { maintainUsagePartitions, retentionCutoff } from '../../app/analytics/partitions.ts';
 import { createApp } from '../../app/app.ts';
 import { loadConfig } from '../../app/config.ts';
-import { insertIngestedUsageEvents } from '../../sql/usage-ingest.ts';
+import { insertUsageEvents } from '../../sql/usage-events.ts';
 import { createUsagePartition, listUsagePartitionMonths, tryUsagePartitionLock } from '../../sql/usage-partitions.ts';
 import { testConfig } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -104,7 +104,7 @@ test('retention drops whole raw months: rollup answers of windows on slot and da
     { at: '2031-05-02T09:00:00.000Z', latencyMs: 50, actionType: 'guardrail_check' },
   ];
   await insertUsage(db.pool, tenant.organizationId, rows);
-  await insertIngestedUsageEvents(db.pool, [
+  await insertUsageEvents(db.pool, [
     { ...ingested(tenant.organizationId), ingestKey: 'event:january', createdAt: '2031-01-25T09:00:00.000Z' },
   ]);
 
@@ -143,7 +143,7 @@ test('retention drops whole raw months: rollup answers of windows on slot and da
   t.is(agentRow(byAgentAfter)?.executionsCount, 1);
   // An ingested event of a dropped month is still a duplicate: its key outlives its row.
   t.is(
-    await insertIngestedUsageEvents(db.pool, [
+    await insertUsageEvents(db.pool, [
       { ...ingested(tenant.organizationId), ingestKey: 'event:january', createdAt: '2031-01-25T09:00:00.000Z' },
     ]),
     0,

@@ -1,7 +1,8 @@
 import { sql, type DatabasePool } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import jwt from 'jsonwebtoken';
-import { insertUsageEvents, upsertModelPricing, type UsageEventInput } from '../../sql/usage-import.ts';
+import { insertUsageEvents, type UsageEventInput } from '../../sql/usage-events.ts';
+import { upsertModelPricing } from '../../sql/usage-import.ts';
 import { ROLES } from '../../seeds/demo-fixtures.ts';
 import { TEST_JWT_SECRET, type TestApp } from '../helpers/app.ts';
 

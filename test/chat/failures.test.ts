@@ -45,17 +45,29 @@ test.serial('a provider that streams without end is cut at the byte cap', async 
   t.regex(errorText(chunks), /more data than allowed/);
 });
 
-test.serial("a client that disconnects aborts the provider request (the provider's socket closes unfinished)", async (t) => {
-  const peer = await provider(t, () => ({ kind: 'hang-after-first-chunk' }));
-  const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 30_000 }));
-  const abort = new AbortController();
-  const turn = sendChat(base, await bearer(t), 'disconnect', [userMessage('hello')], { abortSignal: abort.signal }).catch(() => undefined);
-  while (peer.closes.length === 0) await new Promise((resolve) => setImmediate(resolve));
-  abort.abort();
-  await turn;
+test.serial(
+  "a client that disconnects leaves the provider request running; the stop route aborts it (the provider's socket closes unfinished)",
+  async (t) => {
+    const peer = await provider(t, () => ({ kind: 'hang-after-first-chunk' }));
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 30_000 }));
+    const auth = await bearer(t);
+    const abort = new AbortController();
+    const turn = sendChat(base, auth, 'disconnect', [userMessage('hello')], { abortSignal: abort.signal }).catch(() => undefined);
+    while (peer.closes.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    abort.abort();
+    await turn;
+    // The turn still runs: the resume GET follows it (a round trip after the disconnect).
+    const resumed = await fetch(`${base}${chatPath()}/disconnect/stream`, { headers: { authorization: auth } });
+    t.is(resumed.status, 200);
+    const resumedText = resumed.text();
+    t.is(await Promise.race([peer.closes[0], Promise.resolve('open')]), 'open', 'a disconnect is not a stop');
 
-  t.deepEqual(await peer.closes[0], { finished: false });
-});
+    const stop = await fetch(`${base}${chatPath()}/disconnect/stop`, { method: 'POST', headers: { authorization: auth } });
+    t.is(stop.status, 204);
+    t.deepEqual(await peer.closes[0], { finished: false });
+    t.regex(await resumedText, /"type":"finish"[\s\S]*data: \[DONE\]/);
+  },
+);
 
 test.serial('without a provider key, development answers through the demo model, which says so and can call a tool', async (t) => {
   const base = await serve(t, chatConfig({ gatewayApiKey: undefined }));

@@ -113,39 +113,57 @@ test.serial(
   },
 );
 
-test.serial('a client that disconnects mid-turn aborts the MCP tool call in flight (the MCP server sees it cancelled)', async (t) => {
-  const auth = await bearer(t);
-  let released = false;
-  // The tool blocks until its request is aborted.
-  const mcp = await mcpPeer(
-    t,
-    (_name, _input, signal) =>
-      new Promise((resolve) => {
-        signal.addEventListener('abort', () => {
-          released = true;
-          resolve({ content: [{ type: 'text', text: 'too late' }] });
-        });
-      }),
-  );
-  const serverId = await addMcpServer(t, auth, mcp.url);
-  await setTools(t, auth, [{ toolName: 'search_docs', permissionStatus: 'always_allow', providerKey: `mcp:${serverId}` }]);
-  const peer = await provider(t, () => ({ kind: 'tool-call', toolName: 'search_docs', input: { query: 'slow' } }));
-  const base = await serve(
-    t,
-    chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 30_000 }, { mcpClient: { ...chatConfig().mcpClient, timeoutMs: 30_000 } }),
-  );
-  const abort = new AbortController();
-  const turn = sendChat(base, auth, 'disconnect-mcp', [userMessage('search slowly')], { abortSignal: abort.signal }).catch(() => undefined);
-  await until(() => mcp.calls.length === 1, 'the tool call to reach the MCP server');
-  t.false(mcp.calls[0]!.aborted);
-  abort.abort();
-  await turn;
+test.serial(
+  'a client that disconnects leaves the MCP tool call running; stop aborts it (the MCP server sees it cancelled) and saves the part output-error',
+  async (t) => {
+    const auth = await bearer(t);
+    let released = false;
+    // The tool blocks until its request is aborted.
+    const mcp = await mcpPeer(
+      t,
+      (_name, _input, signal) =>
+        new Promise((resolve) => {
+          signal.addEventListener('abort', () => {
+            released = true;
+            resolve({ content: [{ type: 'text', text: 'too late' }] });
+          });
+        }),
+    );
+    const serverId = await addMcpServer(t, auth, mcp.url);
+    await setTools(t, auth, [{ toolName: 'search_docs', permissionStatus: 'always_allow', providerKey: `mcp:${serverId}` }]);
+    const peer = await provider(t, () => ({ kind: 'tool-call', toolName: 'search_docs', input: { query: 'slow' } }));
+    const base = await serve(
+      t,
+      chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 30_000 }, { mcpClient: { ...chatConfig().mcpClient, timeoutMs: 30_000 } }),
+    );
+    const abort = new AbortController();
+    const turn = sendChat(base, auth, 'disconnect-mcp', [userMessage('search slowly')], { abortSignal: abort.signal }).catch(
+      () => undefined,
+    );
+    await until(() => mcp.calls.length === 1, 'the tool call to reach the MCP server');
+    abort.abort();
+    await turn;
+    // The turn still runs: the resume GET follows it (a round trip after the disconnect).
+    const resumed = await fetch(`${base}${chatPath()}/disconnect-mcp/stream`, { headers: { authorization: auth } });
+    t.is(resumed.status, 200);
+    const resumedText = resumed.text();
+    t.false(mcp.calls[0]!.aborted, 'a disconnect is not a stop');
 
-  await until(() => mcp.calls[0]!.aborted, 'the MCP request to be aborted', 5_000);
-  t.true(mcp.calls[0]!.aborted);
-  t.is(mcp.calls.length, 1);
-  t.is(peer.requests.length, 1, 'no further model call after the disconnect');
-  // The SDK server aborted the handler's own signal: the blocked tool was released, not left running.
-  await until(() => released, "the tool handler's abort signal", 5_000);
-  t.true(released);
-});
+    const stop = await fetch(`${base}${chatPath()}/disconnect-mcp/stop`, { method: 'POST', headers: { authorization: auth } });
+    t.is(stop.status, 204);
+    await until(() => mcp.calls[0]!.aborted, 'the MCP request to be aborted', 5_000);
+    t.is(mcp.calls.length, 1);
+    t.is(peer.requests.length, 1, 'no further model call after the stop');
+    // The SDK server aborted the handler's own signal: the blocked tool was released, not left running.
+    await until(() => released, "the tool handler's abort signal", 5_000);
+    t.regex(await resumedText, /"type":"tool-output-error"[\s\S]*"type":"finish"/);
+    // Saved before the stop answered: the unfinished tool part ends output-error.
+    const parts = await t.context.t.db.pool.oneFirst(sql.type(z.strictObject({ parts: z.array(z.record(z.unknown())) }))`
+      SELECT m.parts FROM chat_messages m JOIN chat_conversations c ON c.id = m.conversation_id
+      WHERE c.client_id = 'disconnect-mcp' AND m.role = 'assistant'`);
+    t.like(
+      parts.find((part) => part.type === 'tool-search_docs'),
+      { state: 'output-error', errorText: 'The turn was stopped before this tool finished.', input: { query: 'slow' } },
+    );
+  },
+);

@@ -2,7 +2,8 @@ import anyTest, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import { sql } from 'slonik';
 import { z } from 'zod';
-import { withTestApp, type TestContext } from '../helpers/app.ts';
+import request from 'supertest';
+import { testConfig, withTestApp, type TestContext } from '../helpers/app.ts';
 
 const test = withTestApp(anyTest);
 
@@ -196,6 +197,35 @@ test('a public registration replays under its key, and only an HMAC of the reque
   t.deepEqual(second.body, first.body);
   const stored = await t.context.t.db.pool.one(sql.type(z.object({ principal: z.string(), row: z.string() }))`
     SELECT principal, row_to_json(k)::text AS row FROM idempotency_keys k WHERE key = 'register-1'`);
-  t.is(stored.principal, 'anonymous');
+  // The client's address as the limiter sees it (the test config trusts one proxy hop).
+  t.is(stored.principal, 'ip:192.0.2.77');
   t.false(stored.row.includes(body.password));
+});
+
+test("two clients without credentials never see each other's Idempotency-Key: no replay, no 422 across addresses", async (t) => {
+  const server = request(t.context.t.rebuild({ config: testConfig({ trustProxyHops: 1 }) }).callback());
+  const register = (address: string, email: string) =>
+    server
+      .post('/api/identity/auth/user/register')
+      .set('x-forwarded-for', address)
+      .set('idempotency-key', 'shared-guess-1')
+      .send({ email, password: 'a-long-password-123', name: 'Scoped', organizationName: `Org of ${email}` });
+  const first = await register('198.51.100.10', 'scoped-first@demo.test');
+  t.is(first.status, 201, JSON.stringify(first.body));
+  // Another address, another body, the same key: its own request, neither a 422 nor the first answer.
+  const other = await register('198.51.100.11', 'scoped-other@demo.test');
+  t.is(other.status, 201, JSON.stringify(other.body));
+  t.is(other.headers['idempotent-replayed'], undefined);
+  t.notDeepEqual(other.body, first.body);
+  // Another address with the very body of the first: not a replay of the first client's answer either.
+  const copy = await register('198.51.100.12', 'scoped-first@demo.test');
+  t.is(copy.headers['idempotent-replayed'], undefined);
+  t.not(copy.status, 201);
+  // The first client still gets its own answer replayed.
+  const again = await register('198.51.100.10', 'scoped-first@demo.test');
+  t.is(again.headers['idempotent-replayed'], 'true');
+  t.deepEqual(again.body, first.body);
+  const principals = await t.context.t.db.pool.anyFirst(sql.type(z.object({ principal: z.string() }))`
+    SELECT principal FROM idempotency_keys WHERE key = 'shared-guess-1' ORDER BY principal`);
+  t.deepEqual(principals, ['ip:198.51.100.10', 'ip:198.51.100.11']);
 });

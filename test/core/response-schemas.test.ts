@@ -135,7 +135,8 @@ test('the OpenAPI document derives 401, 403 and 429 from auth, policy and the ra
   const document = buildOpenApiDocument([guarded, open], { title: 't', version: '0' }) as {
     paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
   };
-  t.deepEqual(Object.keys(document.paths['/api/guarded']!.post!.responses), ['204', '401', '403', '429']);
+  // 415: a POST refuses an encoded body (app/core/content-encoding.ts).
+  t.deepEqual(Object.keys(document.paths['/api/guarded']!.post!.responses), ['204', '401', '403', '415', '429']);
   t.regex(document.paths['/api/guarded']!.post!.responses['403']!.description, /`update` on `ai.agent`/);
   t.deepEqual(Object.keys(document.paths['/api/open']!.get!.responses), ['204']);
 });

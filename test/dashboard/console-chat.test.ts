@@ -125,7 +125,7 @@ test.serial('“Always allow for me” records the override and approves; the ne
   await page.context().close();
 });
 
-test.serial('Stop cancels the answer being streamed and the model call is dropped', async (t) => {
+test.serial('Stop asks the service to stop the turn: the model call is dropped and the answer so far stays', async (t) => {
   let called: () => void = () => {};
   const modelCalled = new Promise<void>((resolve) => (called = resolve));
   const { model, page, send } = await chatPage(t, () => {
@@ -135,12 +135,33 @@ test.serial('Stop cancels the answer being streamed and the model call is droppe
   await send('tell me a long story');
   await modelCalled;
   await page.locator('#chat[data-status="streaming"]').waitFor();
+  await page.locator('#messages', { hasText: 'Hel' }).waitFor();
   const stop = page.getByRole('button', { name: 'Stop' });
   t.true(await stop.isEnabled());
+  const stopCall = page.waitForResponse((response) => response.url().endsWith('/stop'));
   await stop.click();
+  t.is((await stopCall).status(), 204);
   await page.locator('#chat[data-status="ready"]').waitFor();
   t.true(await stop.isDisabled());
   const closed = await model.closes[0];
   t.false(closed?.finished, 'the service hung up on the model');
+  // Saved by the service: a reload shows the answer so far.
+  await page.reload();
+  await page.locator('#messages', { hasText: 'Hel' }).waitFor();
+  t.regex(page.url(), /#\/agents\/[^/]+\/chat\/[^/]+$/);
+  await page.context().close();
+});
+
+test.serial('a reload in the middle of an answer follows it from its first chunk to its end', async (t) => {
+  const { page, send } = await chatPage(t, () => ({ kind: 'drip', text: 'A slow and steady answer.', everyMs: 60 }));
+  await send('answer slowly');
+  await page.locator('#messages', { hasText: 'A slow' }).waitFor();
+  await page.reload();
+  await page.locator('#chat[data-status="streaming"]').waitFor();
+  await page.locator('#messages', { hasText: 'A slow and steady answer.' }).waitFor();
+  await page.locator('#chat[data-status="ready"]').waitFor();
+  // One answer, not a copy: the resumed stream continued the message it had started.
+  t.is(await page.locator('#messages', { hasText: 'A slow and steady answer.' }).count(), 1);
+  t.is((await page.locator('#messages').innerText()).split('A slow and steady answer.').length - 1, 1);
   await page.context().close();
 });

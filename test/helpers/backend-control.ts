@@ -5,7 +5,7 @@ import type { TestContext } from './app.ts';
 /**
  * A connection of the test's own to its file's database, to hold locks and terminate the app's
  * backends: how tests lose PostgreSQL mid-request without touching the shared server
- * (docs/decisions/0065-lost-database-connections.md). Closed when the test ends.
+ * (docs/architecture.md, "A lost database connection", was ADR 0065). Closed when the test ends.
  */
 export async function backendControl(t: ExecutionContext<TestContext>) {
   const client = new pg.Client({ connectionString: t.context.t.db.url });

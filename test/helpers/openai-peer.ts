@@ -18,7 +18,13 @@ export type Reply =
   | { kind: 'hang-after-first-chunk' }
   | { kind: 'malformed' }
   | { kind: 'disconnect' }
-  | { kind: 'endless' };
+  | { kind: 'endless' }
+  /**
+   * A slow provider: each character of `text` in its own chunk, one every `everyMs`, then the usual
+   * end; with `forever`, after the text one byte every `everyMs` (an SSE comment line, which
+   * keeps an idle timeout at bay) until the client leaves.
+   */
+  | { kind: 'drip'; text: string; everyMs: number; usage?: Usage; forever?: boolean };
 
 export type ReceivedRequest = { body: ChatRequest; headers: IncomingMessage['headers'] };
 export type ChatRequest = {
@@ -163,6 +169,26 @@ function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
     case 'endless': {
       sse();
       const timer = setInterval(() => send(chunk(body.model, { content: 'x'.repeat(60_000) })), 1);
+      response.on('close', () => clearInterval(timer));
+      return;
+    }
+    case 'drip': {
+      sse();
+      send(chunk(body.model, { role: 'assistant', content: '' }));
+      const characters = [...reply.text];
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (sent < characters.length) {
+          send(chunk(body.model, { content: characters[sent++] }));
+        } else if (reply.forever) {
+          response.write(sent++ % 2 === 0 ? ':' : '\n');
+        } else {
+          clearInterval(timer);
+          send(chunk(body.model, {}, 'stop'));
+          send(usageChunk(body.model, reply.usage ?? { prompt: 10, completion: characters.length }));
+          response.end('data: [DONE]\n\n');
+        }
+      }, reply.everyMs);
       response.on('close', () => clearInterval(timer));
       return;
     }

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from 'ava';
-import { outboxJobs } from '../../app/notifications/delivery/jobs.ts';
+import { outboxJobs } from '../../app/outbox-jobs.ts';
 import { OutboxWorker } from '../../app/notifications/delivery/outbox-worker.ts';
 import { openMessageBody } from '../../app/notifications/sealing.ts';
 import { listOutboxMessagesTo } from '../../sql/notification-outbox.ts';

@@ -8,7 +8,7 @@ import { sweepBudgets } from '../../app/analytics/budget/checker.ts';
 import { smtpSender } from '../../app/notifications/delivery/smtp-sender.ts';
 import { OutboxWorker } from '../../app/notifications/delivery/outbox-worker.ts';
 import { BUDGET_SWEEP_LOCK_KEY } from '../../sql/usage-budgets.ts';
-import { insertUsageEvents } from '../../sql/usage-import.ts';
+import { insertUsageEvents } from '../../sql/usage-events.ts';
 import { createTenant, type Tenant } from '../analytics/support.ts';
 import { withAdmin } from '../helpers/database.ts';
 import { withTestApp, type TestContext } from '../helpers/app.ts';

@@ -58,10 +58,10 @@ test('every kind of broken body shares one window: verify-email turns to 429 aft
   t.is(valid.headers['retry-after'], String(valid.body.metadata.retryAfterSeconds));
 });
 
-test('a malformed body with an invalid token counts against change-password by address', async (t) => {
+test('a malformed body with an invalid token is a 401 (credentials before the body) and counts against change-password by address', async (t) => {
   const server = t.context.t.rebuild().callback();
   const statuses = await statusesOf(server, '/api/identity/auth/user/change-password', 3, (req) =>
     malformed(req.set('authorization', 'Bearer not-a-token')),
   );
-  t.deepEqual(statuses, [400, 400, 400, 429]);
+  t.deepEqual(statuses, [401, 401, 401, 429]);
 });

@@ -1,4 +1,5 @@
-import { findUnstoredIngestKeys, insertIngestedUsageEvents, type IngestedUsageEvent } from '../../../sql/usage-ingest.ts';
+import { insertUsageEvents } from '../../../sql/usage-events.ts';
+import { findUnstoredIngestKeys, type IngestedUsageEvent } from '../../../sql/usage-ingest.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { afterUsageWritten } from '../budget/checker.ts';
 
@@ -22,7 +23,7 @@ export async function storeIngestedEvents(
   eventAt: (index: number) => IngestedUsageEvent,
 ): Promise<IngestResult> {
   const unstored = await findUnstoredIngestKeys(deps.db, organizationId, ingestKeys);
-  const accepted = await insertIngestedUsageEvents(deps.db, unstored.map(eventAt));
+  const accepted = await insertUsageEvents(deps.db, unstored.map(eventAt));
   if (accepted > 0) await afterUsageWritten(deps, organizationId);
   return { accepted, duplicates: ingestKeys.length - accepted };
 }

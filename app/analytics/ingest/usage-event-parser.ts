@@ -1,5 +1,5 @@
 import { uuidv7 } from 'uuidv7';
-import type { UsageEventInput } from '../../../sql/usage-import.ts';
+import type { UsageEventInput } from '../../../sql/usage-events.ts';
 import { ACTION_TYPES, USAGE_SOURCES } from '../../../sql/usage-window.ts';
 import { isUuid } from '../../core/schemas.ts';
 

@@ -1,13 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { DatabasePool } from 'slonik';
-import {
-  findExistingOrganizationIds,
-  insertUsageEvents,
-  lockUsageImport,
-  tryLockUsageImport,
-  type UsageEventInput,
-} from '../../../sql/usage-import.ts';
+import { insertUsageEvents, type UsageEventInput } from '../../../sql/usage-events.ts';
+import { findExistingOrganizationIds, lockUsageImport, tryLockUsageImport } from '../../../sql/usage-import.ts';
 import { parseUsageLine, UsageLineError } from './usage-event-parser.ts';
 
 export const IMPORT_BATCH_SIZE = 5_000;

@@ -1,7 +1,7 @@
 /** The organization's agents, each with links to its chat, tool permissions and MCP servers. */
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import type { Agent } from '../console-types.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';

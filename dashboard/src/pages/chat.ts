@@ -2,13 +2,16 @@
  * Chat with an agent through the AI SDK's client (`AbstractChat` + `DefaultChatTransport`): the
  * caller's conversations (listed, resumable), the answer streamed as it arrives, each tool call
  * as a card (`tool-card.ts`) with Approve / Deny / Always allow when it waits for approval, and
- * Stop, which aborts the request (the service then aborts the model call).
+ * Stop, which asks the service to stop the turn (POST .../chat/:id/stop: the answer so far is
+ * saved). Leaving the page or reloading only disconnects: the turn goes on on the server, and a
+ * reopened conversation follows an answer still being written (`resumeStream`, useChat's
+ * `resume: true`).
  */
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { api } from '../authed.ts';
 import { ConsoleChat } from '../chat-state.ts';
 import { el } from '../format.ts';
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import { session } from '../session.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
@@ -126,7 +129,6 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     transport: new DefaultChatTransport({ api: `${base}/chat`, fetch: authedFetch, credentials: 'omit' }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     onFinish: () => {
-      if (!resumed) history.replaceState(null, '', `#/agents/${agentId}/chat/${conversationId}`);
       void showConversations();
     },
   });
@@ -147,6 +149,8 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     const text = input.value.trim();
     if (!text) return;
     input.value = '';
+    // The address names the conversation from its first message, so a reload resumes the answer.
+    if (!resumed) history.replaceState(null, '', `#/agents/${agentId}/chat/${conversationId}`);
     void chat.sendMessage({ text });
   });
   input.addEventListener('keydown', (event) => {
@@ -155,8 +159,13 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       composer.requestSubmit();
     }
   });
-  stop.addEventListener('click', () => void chat.stop());
+  stop.addEventListener('click', () => {
+    // The service stops the turn and saves what was written; the stream then ends with `finish`.
+    api(`${base}/chat/${conversationId}/stop`, { method: 'POST' }).catch((error: unknown) => say(status, describeError(error)));
+  });
   draw();
+  // An answer still being written (a reload, another tab): followed from its first chunk; 204 when none.
+  if (resumed) void chat.resumeStream();
   // What the browser test measures as the chat view's first meaningful paint.
   performance.mark('chat-view-ready');
   await showConversations();

@@ -6,7 +6,7 @@ import { api } from '../authed.ts';
 import type { McpServer } from '../console-types.ts';
 import { el } from '../format.ts';
 import { connectOAuth } from '../mcp-oauth-connect.ts';
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import { card, describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { renderAddForm } from './mcp-add.ts';

@@ -1,5 +1,5 @@
 /** Organization settings: API keys and the model-provider key (both need `update` on `organization`). */
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import { pageHeading } from '../ui.ts';
 import { show } from '../views.ts';
 import { renderApiKeys } from './api-keys.ts';

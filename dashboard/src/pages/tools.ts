@@ -7,7 +7,7 @@ import { ApiError } from '../api.ts';
 import { api } from '../authed.ts';
 import type { CatalogTool, McpServer, PermissionStatus, ServerTool, ToolEntry } from '../console-types.ts';
 import { el } from '../format.ts';
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import { card, describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { renderOverrides } from './overrides.ts';

@@ -1,7 +1,7 @@
 /** The usage page: the report settings and the six panels over the analytics endpoints. */
 import { Controls } from '../controls.ts';
 import { Reports } from '../reports.ts';
-import type { PageContext } from '../router.ts';
+import type { PageContext } from '../page.ts';
 import { session } from '../session.ts';
 import { show } from '../views.ts';
 

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { deriveKey } from '../core/derived-keys.ts';
+import { deriveKey } from './derived-keys.ts';
 
 /** Every key starts with this, so leaked keys are recognisable (secret scanners, logs). */
 export const API_KEY_PREFIX = 'agk_';

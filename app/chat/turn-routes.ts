@@ -1,0 +1,78 @@
+import { findConversation } from '../../sql/chat-conversations.ts';
+import { findRunningTurn } from '../../sql/chat-turns.ts';
+import { findAgentInAgency } from '../../sql/agents.ts';
+import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
+import type { AccessClaims } from '../core/route.ts';
+import { defineRoute } from '../core/route.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE, conversationNotFound } from './errors.ts';
+import { chatTurns } from './running-turns.ts';
+import { ConversationParams } from './schemas.ts';
+import { answerTurnStream } from './turn-claim.ts';
+
+const tags = ['chat'];
+const policy = { subject: 'ai.agent', action: 'read' };
+
+const scopeOf = (auth: AccessClaims, agentId: string) => ({ organizationId: auth.agencyId, agentId, userId: auth.userId });
+
+/**
+ * The caller's running turn of a conversation, or null; 404 for an agent outside the agency and
+ * for a conversation the caller does not have (another user's looks the same).
+ */
+async function runningTurnOf(deps: AppDeps, auth: AccessClaims, params: { agentId: string; conversationId: string }) {
+  const scope = scopeOf(auth, params.agentId);
+  const [agent, turn, conversation] = await Promise.all([
+    findAgentInAgency(deps.db, auth.agencyId, params.agentId),
+    findRunningTurn(deps.db, scope, params.conversationId),
+    findConversation(deps.db, scope, params.conversationId),
+  ]);
+  if (!agent) throw agentNotFound();
+  // A new conversation's first turn may run before its row is committed: the turn is the caller's.
+  if (!turn && !conversation) throw conversationNotFound();
+  return turn;
+}
+
+/** Resume and stop of a running turn (docs/chat.md, "Turns that survive the client"). */
+export const turnRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/chat/:conversationId/stream',
+    summary: "Resume a running turn's UI message stream (useChat `resume: true`)",
+    description:
+      "While a turn of the conversation runs (on any instance), its UI message stream from the first chunk, then live, to `data: [DONE]`; 204 when none runs. 503 `AI.STREAM_UNAVAILABLE` while the turn's instance cannot be reached (Redis away): the turn goes on and is saved.",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    schemas: { params: ConversationParams },
+    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE],
+    responses: {
+      200: { description: 'The running turn’s UI message stream (server-sent events)' },
+      204: { description: 'No turn of this conversation runs' },
+    },
+    handler: async ({ deps, auth, params, ctx }) => {
+      const turn = await runningTurnOf(deps, auth, params);
+      if (!turn) return null;
+      return answerTurnStream(ctx, chatTurns(deps), turn.id, () => null);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/ai/agents/:agentId/chat/:conversationId/stop',
+    summary: 'Stop the running turn of a conversation',
+    description:
+      'Aborts the provider request and tool calls in flight, saves the answer so far (unfinished tool parts end `output-error`) and the usage already reported, and ends the open streams of the turn with `finish`. 204 also when nothing runs.',
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    schemas: { params: ConversationParams },
+    status: 204,
+    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
+    responses: { 204: { description: 'Stopped, or nothing ran' } },
+    handler: async ({ deps, auth, params }) => {
+      const turn = await runningTurnOf(deps, auth, params);
+      if (turn) await chatTurns(deps).stop(turn.id);
+    },
+  }),
+];

@@ -1,0 +1,29 @@
+/** How often a resumed stream checks that its turn still runs (a producer that died sends no end). */
+const RESUME_CHECK_MS = 5_000;
+
+/** A resumed stream, ended if its turn stops running without the producer saying so (its instance died). */
+export async function* whileRunning(stream: ReadableStream<string>, ended: () => Promise<boolean>): AsyncGenerator<string> {
+  const reader = stream.getReader();
+  let seen = 0;
+  const check = setInterval(async () => {
+    if (!(await ended().catch(() => false))) return;
+    if (++seen >= 2) void reader.cancel().catch(() => {});
+  }, RESUME_CHECK_MS).unref();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    clearInterval(check);
+    void reader.cancel().catch(() => {});
+  }
+}
+
+/** Waits for `promise` (its failure ignored), at most `ms`; no timer outlives the wait. */
+export async function within(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise?.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}

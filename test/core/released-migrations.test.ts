@@ -27,6 +27,7 @@ const RELEASED: Record<string, string> = {
   '0700_usage_ingestion.sql': '85cc896d9dcdf9618a5c98538b9e96f64f1746befab9149fb86305fafb5253e1',
   '0840_usage_events_statement_organization_check.sql': 'a8c8e7d1687e333e4cbab20153b3fb7f232c80dcf962158217fcb0359dbca75f',
   '0900_usage_partitions.sql': 'edf83657f357e770aa0c9215a2fe11f63f4f744e7912eef0d5208598850a3799',
+  '1020_chat_turns.sql': 'b3e8e7d5126e9263f419cab99a7e4c2de1cf223c09dbad98464c9097a1163ab1',
   '1030_knowledge_base.sql': 'b3768abbbff6fde532d41305e7ec461eeb91eabc6e975def4094be476093bd85',
 };
 

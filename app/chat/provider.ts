@@ -9,7 +9,7 @@ import { guardedSession } from '../net/guarded-fetch.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
 import { DEMO_MODEL_ID, demoModel } from './demo-model.ts';
 import { providerNotConfigured } from './errors.ts';
-import { providerFetch, type ProviderFailure } from './provider-fetch.ts';
+import { providerFetch, type ProviderFailure } from '../net/provider-fetch.ts';
 import { usageMeter, type MeteredCall } from './usage-meter.ts';
 import type { UsageSource } from '../../sql/usage-window.ts';
 

@@ -1,4 +1,4 @@
-import { readableText, withoutHidden } from '../chat/fetch-url.ts';
+import { readableText, withoutHidden } from '../core/html-text.ts';
 import { pdfPages, PdfError } from './pdf-text.ts';
 
 import type { DocumentType } from '../../sql/knowledge.ts';

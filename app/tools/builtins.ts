@@ -1,9 +1,9 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { PermissionStatus } from '../../sql/tool-permissions.ts';
-import type { BuiltinExecutor } from '../chat/builtin-executor.ts';
-import { fetchUrl } from '../chat/fetch-url.ts';
+import type { BuiltinExecutor } from './builtin-executor.ts';
+import { fetchUrl } from './fetch-url.ts';
 import type { Config } from '../config.ts';
-import { listDocumentsTool, searchKnowledgeBaseTool } from '../knowledge/tools.ts';
+import { listDocumentsTool, searchKnowledgeBaseTool } from './knowledge-tools.ts';
 import { sendEmailTool, SEND_EMAIL_INPUT } from './send-email.ts';
 import { webSearch } from './web-search.ts';
 import { deploymentExecutor, type DeploymentToolName } from './deployment-executors.ts';

@@ -1,4 +1,4 @@
-import type { BuiltinExecutor } from '../chat/builtin-executor.ts';
+import type { BuiltinExecutor } from './builtin-executor.ts';
 
 /** The catalog tools this service has no executor of its own for: a deployment supplies them. */
 export const DEPLOYMENT_TOOLS = ['search_inbox', 'list_events', 'create_event'] as const;

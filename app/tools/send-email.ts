@@ -2,7 +2,7 @@ import type { JSONSchema7 } from '@ai-sdk/provider';
 import { uuidv7 } from 'uuidv7';
 import { insertSentEmail, lockAndCountSentEmails } from '../../sql/agent-sent-emails.ts';
 import { findUserProfile } from '../../sql/users.ts';
-import type { BuiltinCall } from '../chat/builtin-executor.ts';
+import type { BuiltinCall } from './builtin-executor.ts';
 import { transportFor } from '../notifications/transport.ts';
 
 export const MAX_EMAIL_RECIPIENTS = 10;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { BuiltinCall } from '../chat/builtin-executor.ts';
+import type { BuiltinCall } from './builtin-executor.ts';
 import { outboundOptions, OutboundError, safeFetch } from '../net/safe-fetch.ts';
 
 /** Results handed to the model when the call names no `limit`, and the most it may ask for. */

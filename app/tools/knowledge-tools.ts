@@ -1,6 +1,6 @@
 import { listDocuments } from '../../sql/knowledge.ts';
-import type { BuiltinCall } from '../chat/builtin-executor.ts';
-import { DEFAULT_PASSAGES, MAX_PASSAGES, searchKnowledge } from './service.ts';
+import type { BuiltinCall } from './builtin-executor.ts';
+import { DEFAULT_PASSAGES, MAX_PASSAGES, searchKnowledge } from '../knowledge/service.ts';
 
 /** Longest passage text handed to the model (a chunk is at most about 1,200 characters; this only bounds odd ones). */
 const MAX_PASSAGE_CHARS = 2_000;

@@ -168,6 +168,22 @@ export const CONFIG_VARIABLES = {
         'longest a chat turn may run, whatever the provider sends; past it the turn stops as by the stop route and its stream ends with an `error` chunk ([chat.md](chat.md#turns-that-survive-the-client))',
     }),
   },
+  tools: {
+    webSearchUrl: variable('WEB_SEARCH_URL', web.transform(withoutTrailingSlash), {
+      absent: 'absent: the built-in tool `web_search` is not available',
+      meaning:
+        'base URL of a SearXNG-compatible search API (`GET <url>/search?q=…&format=json`) the `web_search` tool asks, through the outbound URL policy ([agents-and-tools.md](agents-and-tools.md#built-in-tools-that-run))',
+    }),
+    embeddingModel: variable(
+      'AI_EMBEDDING_MODEL',
+      z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be 1 to 200 printable characters without spaces'),
+      {
+        absent: 'absent: the knowledge base ranks by full-text search only',
+        meaning:
+          'embedding model of `AI_GATEWAY_URL` (platform key) the knowledge base embeds chunks and questions with; rankings are then fused with the full-text one ([agents-and-tools.md](agents-and-tools.md#knowledge-base))',
+      },
+    ),
+  },
   notifications: {
     smtpUrl: variable('SMTP_URL', url(['smtp:', 'smtps:']), {
       absent: 'absent: development logs each email (code included) instead of sending it; elsewhere email stays queued',

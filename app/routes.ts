@@ -24,6 +24,7 @@ import { organizationRoutes } from './organization/routes.ts';
 import { planRoutes } from './plans/routes.ts';
 import { toolOverrideRoutes } from './tools/override-routes.ts';
 import { toolRoutes } from './tools/routes.ts';
+import { knowledgeRoutes } from './knowledge/routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
 export const areaRoutes: Route[] = [
@@ -38,6 +39,7 @@ export const areaRoutes: Route[] = [
   ...agentRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,
+  ...knowledgeRoutes,
   ...availableMcpRoutes,
   ...logoRoutes,
   ...agentMcpServerRoutes,

@@ -51,14 +51,19 @@ function answer(options: LanguageModelV3CallOptions): Answer {
   return { text: `${NOTICE} You said: "${said.slice(0, 500)}".${offer}` };
 }
 
-/** A string property gets the request (a URL when the property is `url` and the request has one); other properties are left out. */
+/**
+ * A string property gets the request without the words asking for the tool ("please use
+ * search_knowledge_base:"), or a URL when the property is `url` and the request has one; other
+ * properties are left out.
+ */
 function inputFor(tool: LanguageModelV3FunctionTool, said: string): Record<string, unknown> {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
   const url = /https?:\/\/\S+/.exec(said)?.[0];
+  const asked = said.replace(new RegExp(`^(?:please\\s+)?(?:use|call|run)\\s+${tool.name}\\b\\s*[:,-]?\\s*`, 'i'), '').trim() || said;
   const input: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
     if (schema.type !== 'string') continue;
-    input[name] = name === 'url' && url ? url : said;
+    input[name] = name === 'url' && url ? url : asked;
   }
   return input;
 }

@@ -10,7 +10,7 @@ import { urlPolicyFor } from '../net/url-policy.ts';
 import { answerCap } from './answer-cap.ts';
 import { DEMO_MODEL_ID, demoModel } from './demo-model.ts';
 import { providerNotConfigured } from './errors.ts';
-import { providerFetch, type ProviderFailure } from './provider-fetch.ts';
+import { providerFetch, type ProviderFailure } from '../net/provider-fetch.ts';
 import { usageMeter, type MeteredCall } from './usage-meter.ts';
 import type { UsageSource } from '../../sql/usage-window.ts';
 

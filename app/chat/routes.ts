@@ -17,7 +17,6 @@ import { defineRoute } from '../core/route.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { serviceUnavailable } from '../core/errors.ts';
 import { offeredToolsOf } from '../tools/resolution.ts';
-import { DEFAULT_BUILTIN_EXECUTORS } from './builtin-tools.ts';
 import {
   AI_CONVERSATION_NOT_FOUND,
   AI_MESSAGE_ALREADY_SENT,
@@ -44,8 +43,8 @@ const tags = ['chat'];
 const PAGE_MAX_BYTES = 8 * 1024 * 1024;
 const policy = { subject: 'ai.agent', action: 'read' };
 
-/** Who runs tools: the built-in executors of this deployment and the MCP `tools/call`. */
-export const chatRunners: ToolRunners = { builtins: DEFAULT_BUILTIN_EXECUTORS, mcp: callMcpTool };
+/** Who runs MCP tools: the MCP `tools/call` (built-in tools run their own executor, app/tools/builtins.ts). */
+export const chatRunners: ToolRunners = { mcp: callMcpTool };
 
 /** The value of a settled read, or its failure thrown. */
 function settled<T>(read: PromiseSettledResult<T>): T {
@@ -141,6 +140,7 @@ export const chatRoutes = [
           {
             agencyId: auth.agencyId,
             agentId: agent.id,
+            userId: auth.userId,
             signal,
             approvedCallIds: prepared.approvedCallIds,
             servers: settled(serversRead),

@@ -4,13 +4,14 @@ import type { AppDeps } from '../core/deps.ts';
 import type { ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
 import type { DiscoveredTool } from '../mcp-client/list-tools.ts';
 import { listingOf } from '../mcp-client/tool-discovery.ts';
-import { findCatalogTool, MCP_PROVIDER_PREFIX } from '../tools/catalog.ts';
+import { findBuiltinTool } from '../tools/builtins.ts';
+import { MCP_PROVIDER_PREFIX } from '../tools/catalog.ts';
 import type { OfferedTool } from '../tools/resolution.ts';
-import { BUILTIN_SCHEMAS, noExecutorMessage, type BuiltinExecutors } from './builtin-tools.ts';
 import type { McpToolExecutor } from './mcp-executor.ts';
 import { asToolFailure } from './stream-errors.ts';
 
-export type ToolRunners = { builtins: BuiltinExecutors; mcp: McpToolExecutor };
+/** Who runs the MCP tools (`tools/call`); built-in tools run their own executor (app/tools/builtins.ts). */
+export type ToolRunners = { mcp: McpToolExecutor };
 /**
  * `approvedCallIds`: calls approved in this request, which run whatever the tool's level is now.
  * `servers`: the agent's MCP servers (`listAgentServerConnections`, read with the turn's other reads).
@@ -18,6 +19,7 @@ export type ToolRunners = { builtins: BuiltinExecutors; mcp: McpToolExecutor };
 type Scope = {
   agencyId: string;
   agentId: string;
+  userId: string;
   signal: AbortSignal;
   approvedCallIds: ReadonlySet<string>;
   servers: readonly ServerConnectionRow[];
@@ -27,7 +29,9 @@ type Scope = {
  * The tool map of one turn: exactly the offered tools (the agent's non-blocked ones, see
  * resolveAgentTools), keyed by tool name. MCP tools carry the input schema their server lists
  * now (through the discovery cache); a tool the server no longer lists, or a server that cannot
- * be listed within the MCP client's timeout, is left out. `needsApproval` mirrors
+ * be listed within the MCP client's timeout, is left out. A built-in tool this deployment does
+ * not run (its `availability`, app/tools/builtins.ts) is left out too: it stays in the agent's
+ * set, and the catalog says why it is unavailable. `needsApproval` mirrors
  * `requiresApproval` (needs_approval without this user's override), and holds for a call the
  * user approved in this request.
  */
@@ -57,19 +61,16 @@ export async function buildToolSet(
       });
       continue;
     }
-    const schema = BUILTIN_SCHEMAS[entry.toolName];
-    const catalog = findCatalogTool(entry.toolName);
-    if (!schema || !catalog) continue;
-    const run = runners.builtins.get(entry.toolName);
+    const builtin = findBuiltinTool(entry.toolName);
+    const run = builtin?.availability(deps.config).available ? builtin.execute(deps.config) : undefined;
+    if (!builtin || !run) continue;
+    const { agencyId, agentId, userId } = scope;
     tools[entry.toolName] = tool({
-      description: catalog.description,
-      inputSchema: jsonSchema<Record<string, unknown>>(schema),
+      description: builtin.description,
+      inputSchema: jsonSchema<Record<string, unknown>>(builtin.inputSchema),
       needsApproval,
       execute: (input: Record<string, unknown>, { abortSignal }) =>
-        asToolFailure(() => {
-          if (!run) throw new Error(noExecutorMessage(entry.toolName));
-          return run({ deps, input, signal: abortSignal ?? scope.signal });
-        }),
+        asToolFailure(() => run({ deps, scope: { agencyId, agentId, userId }, input, signal: abortSignal ?? scope.signal })),
     });
   }
   return tools;

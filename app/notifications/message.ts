@@ -8,6 +8,8 @@ export type OutgoingMessage = {
   template: string;
   subject?: string;
   text: string;
+  /** Where replies go (an email sent on a user's behalf: the user). */
+  replyTo?: string;
 };
 
 /**

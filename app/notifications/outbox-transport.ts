@@ -21,6 +21,7 @@ export function outboxTransport(deps: Pick<AppDeps, 'config' | 'logger'>): Notif
         sealedBody: sealMessageBody(deps.config.credentialsKeyring, messageId, {
           subject: message.subject,
           text: message.text,
+          ...(message.replyTo ? { replyTo: message.replyTo } : {}),
         }),
       });
       deps.logger.info(

@@ -1,6 +1,6 @@
 import { openJson, sealJson, type Keyring, type Sealed } from '../crypto/credentials.ts';
 
-export type MessageBody = { subject?: string; text: string };
+export type MessageBody = { subject?: string; text: string; replyTo?: string };
 
 /** Binds a sealed body to its outbox row: a ciphertext copied to another row does not open. */
 const contextOf = (messageId: string) => `notification-outbox:${messageId}`;

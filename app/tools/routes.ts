@@ -5,7 +5,7 @@ import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
-import { TOOL_CATALOG } from './catalog.ts';
+import { catalogFor, findBuiltinTool } from './builtins.ts';
 import { replaceAgentTools } from './permissions.ts';
 import { resolveAgentTools } from './resolution.ts';
 import { CatalogSchema, EffectiveToolsSchema, ReplaceToolsBody, ReplaceToolsResult, ToolSetSchema } from './schemas.ts';
@@ -21,11 +21,14 @@ export const toolRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/tools/catalog',
-    summary: 'The static catalog of built-in tools',
+    summary: 'The static catalog of built-in tools, and whether this deployment runs each',
+    description:
+      "A tool that is not `available` is never offered to a model (it may stay in an agent's set); `unavailableReason` says why. " +
+      '`suggestedPermission` is the level a console proposes for a new agent.',
     tags: ['tools'],
     auth: 'jwt',
     responses: { 200: { description: 'Every built-in tool with its provider', schema: CatalogSchema } },
-    handler: () => TOOL_CATALOG,
+    handler: ({ deps }) => catalogFor(deps.config),
   }),
   defineRoute({
     method: 'PUT',
@@ -68,7 +71,8 @@ export const toolRoutes = [
     path: '/ai/agents/:agentId/tools/effective',
     summary: 'The tools the model is offered for the caller',
     description:
-      'Blocked tools and tools outside the set are left out; `needs_approval` tools have `requiresApproval: true` unless the caller has an override.',
+      'Blocked tools and tools outside the set are left out; `needs_approval` tools have `requiresApproval: true` unless the caller has an override. ' +
+      '`available: false`: a built-in tool this deployment does not run (see the catalog), which the chat does not offer.',
     tags: ['tools'],
     auth: 'jwt',
     schemas: { params: AgentIdParams },
@@ -80,7 +84,15 @@ export const toolRoutes = [
     handler: async ({ deps, auth, params }) => {
       const tools = await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: params.agentId, userId: auth.userId });
       if (!tools) throw agentNotFound();
-      return { agentId: params.agentId, tools: [...tools.values()] };
+      // An MCP tool's availability is its server's listing at turn time; a built-in's is the deployment's.
+      const available = (toolName: string, providerKey: string) => {
+        const builtin = findBuiltinTool(toolName);
+        return builtin?.providerKey === providerKey ? builtin.availability(deps.config).available : true;
+      };
+      return {
+        agentId: params.agentId,
+        tools: [...tools.values()].map((tool) => ({ ...tool, available: available(tool.toolName, tool.providerKey) })),
+      };
     },
   }),
 ];

@@ -35,7 +35,16 @@ export const ToolSetSchema = Type.Object({
   tools: Type.Array(fromRow(ToolPermission)),
 });
 
-export const CatalogSchema = Type.Array(Type.Object({ toolName: Type.String(), providerKey: Type.String(), description: Type.String() }));
+export const CatalogSchema = Type.Array(
+  Type.Object({
+    toolName: Type.String(),
+    providerKey: Type.String(),
+    description: Type.String(),
+    suggestedPermission: StringEnum(PERMISSION_STATUSES),
+    available: Type.Boolean(),
+    unavailableReason: Type.Union([Type.String(), Type.Null()]),
+  }),
+);
 
 export const EffectiveToolsSchema = Type.Object({
   agentId: Uuid(),
@@ -46,6 +55,7 @@ export const EffectiveToolsSchema = Type.Object({
       permissionStatus: StringEnum(OFFERED_STATUSES),
       requiresApproval: Type.Boolean(),
       description: Type.Union([Type.String(), Type.Null()]),
+      available: Type.Boolean(),
     }),
   ),
 });

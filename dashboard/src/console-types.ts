@@ -17,7 +17,15 @@ export type ModelCatalog = {
 
 export type PermissionStatus = 'always_allow' | 'needs_approval' | 'blocked';
 export type ToolEntry = { toolName: string; permissionStatus: PermissionStatus; providerKey: string };
-export type CatalogTool = { toolName: string; providerKey: string; description: string };
+/** A built-in tool; `available` false: this deployment does not run it (`unavailableReason` says why), so no model is offered it. */
+export type CatalogTool = {
+  toolName: string;
+  providerKey: string;
+  description: string;
+  suggestedPermission: PermissionStatus;
+  available: boolean;
+  unavailableReason: string | null;
+};
 export type Override = { toolName: string; createdAt: string };
 
 export type ServerStatus = 'connected' | 'needs_authorization' | 'reauthorization_required' | 'unreachable' | 'unknown';

@@ -83,11 +83,11 @@ test.serial('without a provider key, development answers through the demo model,
     .http()
     .put(`/api/ai/agents/${agentId}/tools`)
     .set('authorization', auth)
-    .send({ tools: [{ toolName: 'list_events', permissionStatus: 'needs_approval', providerKey: 'calendar' }] })
+    .send({ tools: [{ toolName: 'fetch_url', permissionStatus: 'needs_approval', providerKey: 'web' }] })
     .expect(200);
-  const tool = await sendChat(base, auth, 'demo-tool', [userMessage('please use list_events')]);
+  const tool = await sendChat(base, auth, 'demo-tool', [userMessage('please use fetch_url on https://example.com/')]);
   t.like(
-    tool.message!.parts.find((part) => part.type === 'tool-list_events'),
+    tool.message!.parts.find((part) => part.type === 'tool-fetch_url'),
     { state: 'approval-requested' },
   );
 });

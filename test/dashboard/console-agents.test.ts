@@ -105,6 +105,12 @@ test.serial(
     await section.locator('fieldset[data-tool="create_issue"]').getByLabel('Needs approval').check();
     await section.locator('fieldset[data-tool="search_docs"]').getByLabel('Always allow').check();
     await page.locator('#built-in fieldset[data-tool="fetch_url"]').getByLabel('Blocked').check();
+    // A built-in tool this deployment does not run says so, and why.
+    t.regex(
+      (await page.locator('#built-in fieldset[data-tool="list_events"] .tool-unavailable').textContent()) ?? '',
+      /Unavailable here: this deployment registered no executor for list_events/,
+    );
+    t.is(await page.locator('#built-in fieldset[data-tool="fetch_url"] .tool-unavailable').count(), 0);
     await page.getByRole('button', { name: 'Save permissions' }).click();
     await page.locator('#tools-status', { hasText: 'Saved' }).waitFor();
     const saved = await toolSet(t);

@@ -1,7 +1,7 @@
 import anyTest from 'ava';
 import fc from 'fast-check';
 import type { Test } from 'supertest';
-import { TOOL_CATALOG } from '../../app/tools/catalog.ts';
+import { BUILTIN_TOOLS } from '../../app/tools/builtins.ts';
 import { withTestApp } from '../helpers/app.ts';
 import { as, insertMcpServer, OTHER_AGENT, overridesPath, toolsPath } from './support.ts';
 
@@ -15,7 +15,7 @@ const anyString = fc.string({ unit: 'binary', maxLength: 220 });
 const toolElement = (serverId: string) =>
   fc.record(
     {
-      toolName: fc.oneof(fc.constantFrom(...TOOL_CATALOG.map((tool) => tool.toolName)), anyString, fc.jsonValue()),
+      toolName: fc.oneof(fc.constantFrom(...BUILTIN_TOOLS.map((tool) => tool.toolName)), anyString, fc.jsonValue()),
       permissionStatus: fc.oneof(fc.constantFrom('always_allow', 'needs_approval', 'blocked'), anyString, fc.jsonValue()),
       providerKey: fc.oneof(
         fc.constantFrom('web', 'knowledge', 'email', 'calendar', `mcp:${serverId}`, 'mcp:01900000-0000-7000-8000-00000000beef', 'mcp:'),
@@ -30,7 +30,7 @@ const toolElement = (serverId: string) =>
 /** A valid element: a catalog tool with its own provider, or any name of the agent's MCP server. */
 const validElement = (serverId: string) =>
   fc.oneof(
-    fc.constantFrom(...TOOL_CATALOG).chain((tool) =>
+    fc.constantFrom(...BUILTIN_TOOLS).chain((tool) =>
       fc.record({
         toolName: fc.constant(tool.toolName),
         permissionStatus: fc.constantFrom('always_allow', 'needs_approval', 'blocked'),

@@ -46,6 +46,9 @@ test('always_allow is offered without approval, needs_approval with approval, bl
   t.like(tools.web_search, { permissionStatus: 'always_allow', requiresApproval: false, providerKey: 'web' });
   t.like(tools.send_email, { permissionStatus: 'needs_approval', requiresApproval: true, providerKey: 'email' });
   t.is(typeof tools.web_search?.description, 'string');
+  // Without WEB_SEARCH_URL and SMTP_URL (the tests' configuration) the chat offers neither: the entries say so.
+  t.like(tools.web_search, { available: false });
+  t.like(tools.send_email, { available: false });
   t.false('create_event' in tools);
   t.false('list_events' in tools);
 });
@@ -106,6 +109,7 @@ test('an MCP server tool is offered with its provider and no catalog description
     permissionStatus: 'needs_approval',
     requiresApproval: true,
     description: null,
+    available: true,
   });
 });
 

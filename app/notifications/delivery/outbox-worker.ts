@@ -138,6 +138,7 @@ export class OutboxWorker {
         template: message.template,
         subject: body.subject,
         text: body.text,
+        ...(body.replyTo ? { replyTo: body.replyTo } : {}),
       });
     } catch (error) {
       return this.#failed(

@@ -7,6 +7,7 @@ export type Delivery = {
   template: string;
   subject?: string;
   text: string;
+  replyTo?: string;
 };
 
 /** Sends one channel's messages. Resolves once the provider accepted the message. */

@@ -43,6 +43,7 @@ export function smtpSender(options: SmtpSenderOptions): Sender {
           to: delivery.to,
           subject: delivery.subject ?? '',
           text: delivery.text,
+          ...(delivery.replyTo ? { replyTo: delivery.replyTo } : {}),
           messageId: `<${delivery.id}@${domain}>`,
           headers: { 'X-Outbox-Message-Id': delivery.id },
         });

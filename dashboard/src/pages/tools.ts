@@ -33,16 +33,33 @@ function showStatus(line: HTMLElement, status: string): void {
   line.textContent = `Status: ${STATUS_TEXT[status] ?? status}`;
 }
 
-function toolRow(
-  tool: { toolName: string; providerKey: string; description: string },
-  current: PermissionStatus | undefined,
-  index: number,
-): Row {
+type Shown = {
+  toolName: string;
+  providerKey: string;
+  description: string;
+  available?: boolean;
+  unavailableReason?: string | null;
+  suggestedPermission?: PermissionStatus;
+};
+
+function toolRow(tool: Shown, current: PermissionStatus | undefined, index: number): Row {
   const id = `tool-${index}`;
   const error = el('p', { id: `${id}-error`, class: 'error row-error', role: 'alert' });
   error.hidden = true;
-  const absent = el('p', { class: 'note' }, 'Not in the set: the agent does not offer it.');
+  const suggested = tool.suggestedPermission
+    ? ` Suggested: ${CHOICES.find(([value]) => value === tool.suggestedPermission)?.[1] ?? ''}.`
+    : '';
+  const absent = el('p', { class: 'note' }, `Not in the set: the agent does not offer it.${suggested}`);
   absent.hidden = current !== undefined;
+  // A tool this deployment does not run is never offered to the model, whatever its level.
+  const unavailable =
+    tool.available === false
+      ? el(
+          'p',
+          { class: 'note warn tool-unavailable', role: 'note' },
+          `Unavailable here: ${tool.unavailableReason ?? 'this deployment does not run it'}. The agent is not offered it.`,
+        )
+      : '';
   const options = CHOICES.map(([value, label]) => {
     const radio = el('input', { type: 'radio', name: id, value, id: `${id}-${value}` });
     radio.checked = current === value;
@@ -50,14 +67,21 @@ function toolRow(
   });
   const element = el(
     'fieldset',
-    { class: 'tool-row', 'data-tool': tool.toolName, 'data-provider': tool.providerKey, 'aria-describedby': `${id}-error` },
+    {
+      class: 'tool-row',
+      'data-tool': tool.toolName,
+      'data-provider': tool.providerKey,
+      'data-available': String(tool.available !== false),
+      'aria-describedby': `${id}-error`,
+    },
     el('legend', {}, el('code', {}, tool.toolName)),
     tool.description ? el('p', { class: 'note' }, tool.description) : '',
+    unavailable,
     absent,
     el('div', { class: 'choices' }, ...options),
     error,
   );
-  return { ...tool, element, error, absent };
+  return { toolName: tool.toolName, providerKey: tool.providerKey, description: tool.description, element, error, absent };
 }
 
 export async function render({ root, params, signal }: PageContext): Promise<void> {
@@ -90,7 +114,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     const current = new Map(set.tools.map((tool) => [`${tool.providerKey} ${tool.toolName}`, tool.permissionStatus]));
     const seen = new Set<string>();
     rows = [];
-    const add = (parent: HTMLElement, tool: { toolName: string; providerKey: string; description: string }) => {
+    const add = (parent: HTMLElement, tool: Shown) => {
       const key = `${tool.providerKey} ${tool.toolName}`;
       seen.add(key);
       const row = toolRow(tool, current.get(key), rows.length);

@@ -1,0 +1,92 @@
+import { deleteDocument, listDocuments } from '../../sql/knowledge.ts';
+import { findAgentInAgency } from '../../sql/agents.ts';
+import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
+import { AgentIdParams } from '../agents/schemas.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { defineRoute } from '../core/route.ts';
+import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
+import { DocumentProblem } from './parse.ts';
+import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';
+import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
+import { readUpload } from './upload.ts';
+
+const tags = ['knowledge'];
+const policy = { subject: 'ai.agent', action: 'update' };
+
+async function requireAgent(deps: AppDeps, agencyId: string, agentId: string) {
+  if (!(await findAgentInAgency(deps.db, agencyId, agentId))) throw agentNotFound();
+}
+
+/** An agent's knowledge base (docs/agents-and-tools.md, "Knowledge base"): the documents its search tools read. */
+export const knowledgeRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/ai/agents/:agentId/documents',
+    summary: "Add a document to an agent's knowledge base",
+    description:
+      'A `multipart/form-data` file in the field `file` (text/plain, text/markdown, text/html, application/pdf; the name is the ' +
+      "file's) or JSON `{ name, text }`, at most 10 MiB. The text is split into passages along its headings and paragraphs and " +
+      'indexed for search. A file that is not what its type says, a corrupt or encrypted PDF, one too slow to read and a file ' +
+      'without text are 400 `AI.DOCUMENT_INVALID` naming the problem.',
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    schemas: { params: AgentIdParams },
+    // Read by the handler, after authentication (multipart or JSON).
+    body: { limitBytes: MAX_DOCUMENT_BYTES, raw: true },
+    status: 201,
+    errors: [AI_AGENT_NOT_FOUND, AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED],
+    responses: {
+      201: { description: 'The document was added', schema: DocumentSchema },
+      400: { description: 'Invalid body, or a file the knowledge base cannot take', schema: ValidationErrorBody },
+      413: { description: 'The document is larger than 10 MiB', schema: ErrorBody },
+      415: { description: 'Neither multipart/form-data nor JSON', schema: ErrorBody },
+    },
+    handler: async ({ deps, auth, params, ctx }) => {
+      await requireAgent(deps, auth.agencyId, params.agentId);
+      try {
+        const upload = await readUpload(ctx, MAX_DOCUMENT_BYTES);
+        return await addDocument(deps, { organizationId: auth.agencyId, agentId: params.agentId, userId: auth.userId }, upload);
+      } catch (error) {
+        if (error instanceof DocumentProblem) throw documentInvalid(error.message);
+        throw error;
+      }
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/ai/agents/:agentId/documents',
+    summary: "An agent's documents, oldest first",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy: { subject: 'ai.agent', action: 'read' },
+    schemas: { params: AgentIdParams },
+    errors: [AI_AGENT_NOT_FOUND],
+    responses: { 200: { description: 'The documents', schema: DocumentListSchema } },
+    handler: async ({ deps, auth, params }) => {
+      await requireAgent(deps, auth.agencyId, params.agentId);
+      return { documents: await listDocuments(deps.db, params.agentId) };
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/ai/agents/:agentId/documents/:documentId',
+    summary: "Remove a document (and its passages) from an agent's knowledge base",
+    tags,
+    auth: 'jwt',
+    principal: 'user',
+    policy,
+    schemas: { params: DocumentParams },
+    status: 204,
+    errors: [AI_AGENT_NOT_FOUND, AI_DOCUMENT_NOT_FOUND],
+    responses: { 204: { description: 'Deleted' } },
+    handler: async ({ deps, auth, params }) => {
+      await requireAgent(deps, auth.agencyId, params.agentId);
+      if (!(await deleteDocument(deps.db, params.agentId, params.documentId))) throw documentNotFound();
+    },
+  }),
+];

@@ -1,0 +1,106 @@
+import { basename } from 'node:path';
+import busboy from 'busboy';
+import getRawBody from 'raw-body';
+import type { Context } from 'koa';
+import { HttpError, ValidationError } from '../core/errors.ts';
+import { compileValidator } from '../core/validation.ts';
+import { documentTypeOf, DocumentProblem, type DocumentType } from './parse.ts';
+import { JsonDocumentBody } from './schemas.ts';
+
+export type ReadUpload = { name: string; contentType: DocumentType; bytes: Uint8Array };
+
+const validateJson = compileValidator('body', JsonDocumentBody);
+
+const tooLarge = (maxBytes: number) => new HttpError(413, `Payload too large (a document is at most ${maxBytes} bytes)`);
+
+/** A file's name without any directory part, on one line, at most 200 characters; `document` when nothing is left. */
+function nameOf(raw: string): string {
+  const name = basename(raw.replace(/\\/g, '/'))
+    .split('')
+    // C0 controls and DEL go: a line break in a name would break the one-line rule.
+    .filter((char) => char.charCodeAt(0) >= 0x20 && char !== '\u007f')
+    .join('')
+    .trim()
+    .slice(0, 200);
+  return name === '' ? 'document' : name;
+}
+
+/**
+ * Reads the body of `POST .../documents` (called after authentication: nothing is read before
+ * the caller is known): a `multipart/form-data` file in the field `file`, or JSON `{ name, text }`.
+ * At most `maxBytes` of file (JSON text: in UTF-8); more is a 413, stopped while reading. Another
+ * content type is a 415; a form without the file, or with more than one, a 400.
+ */
+export async function readUpload(ctx: Context, maxBytes: number): Promise<ReadUpload> {
+  if (ctx.request.is('application/json')) {
+    // JSON escapes can double the text's size (and \u escapes six-fold for control characters).
+    const raw = await getRawBody(ctx.req, { limit: maxBytes * 2 + 64 * 1024, encoding: 'utf8' }).catch((error: { type?: string }) => {
+      throw error.type === 'entity.too.large' ? tooLarge(maxBytes) : new HttpError(400, 'The request body could not be read');
+    });
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw new ValidationError([{ path: [], message: 'Malformed JSON' }]);
+    }
+    const body = validateJson(json) as { name: string; text: string };
+    const bytes = Buffer.from(body.text, 'utf8');
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+    const contentType: DocumentType = /\.(md|markdown)$/i.test(body.name) ? 'text/markdown' : 'text/plain';
+    return { name: nameOf(body.name), contentType, bytes };
+  }
+  if (!ctx.request.is('multipart/form-data'))
+    throw new HttpError(415, 'Content-Type must be multipart/form-data (a file in the field `file`) or application/json');
+  const announced = ctx.request.length;
+  // The form's own bytes (boundaries, part headers) come on top of the file.
+  if (announced !== undefined && announced > maxBytes + 64 * 1024) throw tooLarge(maxBytes);
+  return readMultipart(ctx, maxBytes);
+}
+
+function readMultipart(ctx: Context, maxBytes: number): Promise<ReadUpload> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: ctx.req.headers, limits: { files: 2, fileSize: maxBytes, fields: 10, fieldSize: 1024, parts: 12 } });
+    } catch {
+      reject(new HttpError(400, 'The multipart body has no boundary'));
+      return;
+    }
+    let file: ReadUpload | undefined;
+    let failure: Error | undefined;
+    const fail = (error: Error) => {
+      failure ??= error;
+    };
+    parser.on('file', (field, stream, info) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (!failure) chunks.push(chunk);
+      });
+      stream.on('limit', () => fail(tooLarge(maxBytes)));
+      stream.on('end', () => {
+        if (failure) return;
+        if (field !== 'file')
+          return fail(new ValidationError([{ path: [field], message: 'is not a field of this form: send the file in the field `file`' }]));
+        if (file) return fail(new ValidationError([{ path: ['file'], message: 'must be one file' }]));
+        const name = nameOf(info.filename ?? '');
+        try {
+          file = { name, contentType: documentTypeOf(info.mimeType ?? '', name), bytes: Buffer.concat(chunks, size) };
+        } catch (error) {
+          fail(error instanceof DocumentProblem ? error : new HttpError(400, 'The file could not be read'));
+        }
+      });
+    });
+    parser.on('filesLimit', () => fail(new ValidationError([{ path: ['file'], message: 'must be one file' }])));
+    parser.on('partsLimit', () => fail(new HttpError(400, 'The form has too many parts')));
+    parser.on('error', () => fail(new HttpError(400, 'The multipart body is malformed')));
+    parser.on('close', () => {
+      if (failure) reject(failure);
+      else if (!file) reject(new ValidationError([{ path: ['file'], message: 'Required: the document, as a file in the field `file`' }]));
+      else resolve(file);
+    });
+    ctx.req.on('aborted', () => fail(new HttpError(400, 'The request body could not be read')));
+    ctx.req.pipe(parser);
+  });
+}

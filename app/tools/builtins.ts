@@ -1,0 +1,158 @@
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { PermissionStatus } from '../../sql/tool-permissions.ts';
+import type { BuiltinExecutor } from './builtin-executor.ts';
+import { fetchUrl } from './fetch-url.ts';
+import type { Config } from '../config.ts';
+import { listDocumentsTool, searchKnowledgeBaseTool } from './knowledge-tools.ts';
+import { sendEmailTool, SEND_EMAIL_INPUT } from './send-email.ts';
+import { webSearch } from './web-search.ts';
+import { deploymentExecutor, type DeploymentToolName } from './deployment-executors.ts';
+
+/** Whether this deployment runs a tool, and if not, why (shown in the catalog and the console). */
+export type Availability = { available: true } | { available: false; reason: string };
+
+/**
+ * One built-in tool, declared once: its name and provider, what the model reads (description,
+ * input schema), who runs it, whether this deployment can, and the permission a new agent's
+ * console suggests for it. `execute` is absent for the tools a deployment supplies
+ * (deployment-executors.ts); `availability` is then whether one is registered.
+ */
+export type BuiltinTool = {
+  toolName: string;
+  providerKey: string;
+  description: string;
+  inputSchema: JSONSchema7;
+  suggestedPermission: PermissionStatus;
+  execute: (config: Config) => BuiltinExecutor | undefined;
+  availability: (config: Config) => Availability;
+};
+
+const text = (description: string, extra: Record<string, unknown> = {}) => ({ type: 'string' as const, description, ...extra });
+const object = (properties: Record<string, JSONSchema7>, required: string[]): JSONSchema7 => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const limit = (max: number): JSONSchema7 => ({
+  type: 'integer',
+  minimum: 1,
+  maximum: max,
+  description: `How many results, at most ${max}`,
+});
+
+const always = (): Availability => ({ available: true });
+const runs = (executor: BuiltinExecutor) => () => executor;
+
+/** A tool only a deployment runs: available once it registered an executor (deployment-executors.ts). */
+const supplied = (toolName: DeploymentToolName) => ({
+  execute: () => deploymentExecutor(toolName),
+  availability: (): Availability =>
+    deploymentExecutor(toolName)
+      ? { available: true }
+      : { available: false, reason: `this deployment registered no executor for ${toolName} (docs/agents-and-tools.md)` },
+});
+
+/** Every built-in tool, in catalog order. A tool name is unique across the catalog. */
+export const BUILTIN_TOOLS: readonly BuiltinTool[] = Object.freeze([
+  {
+    toolName: 'web_search',
+    providerKey: 'web',
+    description: 'Searches the public web and returns the top results with titles, links and snippets.',
+    inputSchema: object({ query: text('What to search for', { maxLength: 500 }), limit: limit(10) }, ['query']),
+    suggestedPermission: 'always_allow',
+    execute: runs(webSearch),
+    availability: (config: Config): Availability =>
+      config.tools.webSearchUrl ? { available: true } : { available: false, reason: 'WEB_SEARCH_URL is not set' },
+  },
+  {
+    toolName: 'fetch_url',
+    providerKey: 'web',
+    description: 'Downloads a web page and returns its readable text.',
+    inputSchema: object({ url: text('The http(s) URL of the page', { maxLength: 2048 }) }, ['url']),
+    suggestedPermission: 'always_allow',
+    execute: runs(fetchUrl),
+    availability: always,
+  },
+  {
+    toolName: 'search_knowledge_base',
+    providerKey: 'knowledge',
+    description: "Searches the agent's documents and returns the most relevant passages with their document name and a score.",
+    inputSchema: object({ query: text('What to look for: a question or keywords', { maxLength: 500 }), limit: limit(20) }, ['query']),
+    suggestedPermission: 'always_allow',
+    execute: runs(searchKnowledgeBaseTool),
+    availability: always,
+  },
+  {
+    toolName: 'list_documents',
+    providerKey: 'knowledge',
+    description: "Lists the documents in the agent's knowledge base.",
+    inputSchema: object({}, []),
+    suggestedPermission: 'always_allow',
+    execute: runs(listDocumentsTool),
+    availability: always,
+  },
+  {
+    toolName: 'send_email',
+    providerKey: 'email',
+    description: 'Sends a plain-text email on behalf of the user to at most 10 recipients; replies go to the user.',
+    inputSchema: SEND_EMAIL_INPUT,
+    suggestedPermission: 'needs_approval',
+    execute: runs(sendEmailTool),
+    availability: (config: Config): Availability =>
+      config.notifications.smtpUrl || config.nodeEnv === 'development'
+        ? { available: true }
+        : { available: false, reason: 'SMTP_URL is not set' },
+  },
+  {
+    toolName: 'search_inbox',
+    providerKey: 'email',
+    description: "Searches the user's mailbox and returns matching messages.",
+    inputSchema: object({ query: text('What to look for', { maxLength: 500 }) }, ['query']),
+    suggestedPermission: 'needs_approval',
+    ...supplied('search_inbox'),
+  },
+  {
+    toolName: 'list_events',
+    providerKey: 'calendar',
+    description: "Lists the user's calendar events in a time range.",
+    inputSchema: object({ from: text('Start, ISO 8601'), to: text('End, ISO 8601') }, ['from', 'to']),
+    suggestedPermission: 'needs_approval',
+    ...supplied('list_events'),
+  },
+  {
+    toolName: 'create_event',
+    providerKey: 'calendar',
+    description: "Creates an event in the user's calendar and invites the attendees.",
+    inputSchema: object(
+      {
+        title: text('Title', { maxLength: 500 }),
+        start: text('Start, ISO 8601'),
+        end: text('End, ISO 8601'),
+        attendees: { type: 'array', items: text('An email address', { maxLength: 320 }), maxItems: 100 },
+      },
+      ['title', 'start', 'end'],
+    ),
+    suggestedPermission: 'needs_approval',
+    ...supplied('create_event'),
+  },
+]);
+
+const byName = new Map(BUILTIN_TOOLS.map((tool) => [tool.toolName, tool]));
+
+/** The built-in tool with this name, if the catalog has one. */
+export const findBuiltinTool = (toolName: string): BuiltinTool | undefined => byName.get(toolName);
+
+/** The catalog as `GET /api/ai/tools/catalog` answers it for this deployment. */
+export const catalogFor = (config: Config) =>
+  BUILTIN_TOOLS.map((tool) => {
+    const availability = tool.availability(config);
+    return {
+      toolName: tool.toolName,
+      providerKey: tool.providerKey,
+      description: tool.description,
+      suggestedPermission: tool.suggestedPermission,
+      available: availability.available,
+      unavailableReason: availability.available ? null : availability.reason,
+    };
+  });

@@ -1,0 +1,91 @@
+import type { JSONSchema7 } from '@ai-sdk/provider';
+import { uuidv7 } from 'uuidv7';
+import { insertSentEmail, lockAndCountSentEmails } from '../../sql/agent-sent-emails.ts';
+import { findUserProfile } from '../../sql/users.ts';
+import type { BuiltinCall } from './builtin-executor.ts';
+import { transportFor } from '../notifications/transport.ts';
+
+export const MAX_EMAIL_RECIPIENTS = 10;
+/** Emails (one per recipient) an organization's agents may queue per UTC day. */
+export const MAX_EMAILS_PER_ORGANIZATION_PER_DAY = 50;
+export const MAX_EMAIL_SUBJECT_CHARS = 200;
+export const MAX_EMAIL_TEXT_CHARS = 20_000;
+
+/** One address, `local@domain`: no spaces, angle brackets, commas, quotes or line breaks (nothing that could add a header or a recipient). */
+const ADDRESS = /^[^\s@<>,;:"()[\]\\]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
+
+export const SEND_EMAIL_INPUT: JSONSchema7 = {
+  type: 'object',
+  properties: {
+    to: {
+      type: 'array',
+      items: { type: 'string', description: 'An email address (local@domain)', maxLength: 254 },
+      minItems: 1,
+      maxItems: MAX_EMAIL_RECIPIENTS,
+    },
+    subject: { type: 'string', description: 'Subject line, one line', minLength: 1, maxLength: MAX_EMAIL_SUBJECT_CHARS },
+    text: { type: 'string', description: 'Plain-text body', minLength: 1, maxLength: MAX_EMAIL_TEXT_CHARS },
+  },
+  required: ['to', 'subject', 'text'],
+  additionalProperties: false,
+};
+
+/** C0 controls and DEL: a line break in the subject would start a header of its own. */
+const hasControlCharacter = (text: string) => [...text].some((char) => char.charCodeAt(0) < 0x20 || char === '\u007f');
+
+/** The start of the UTC day of `now`. */
+const dayOf = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+
+/** The checked input, or the reason it cannot be sent (the model reads it and may correct itself). */
+function checked(input: Record<string, unknown>): { to: string[]; subject: string; text: string } {
+  const to = Array.isArray(input.to) ? input.to.map((address) => String(address).trim().toLowerCase()) : [];
+  if (to.length < 1 || to.length > MAX_EMAIL_RECIPIENTS) throw new Error(`send_email needs 1 to ${MAX_EMAIL_RECIPIENTS} recipients`);
+  const bad = to.find((address) => address.length > 254 || !ADDRESS.test(address));
+  if (bad !== undefined) throw new Error(`send_email: ${JSON.stringify(bad.slice(0, 100))} is not an email address`);
+  const subject = String(input.subject ?? '');
+  // A line break in the subject would start a header of its own.
+  if (subject.trim() === '' || subject.length > MAX_EMAIL_SUBJECT_CHARS || hasControlCharacter(subject))
+    throw new Error(`send_email: the subject must be one line of 1 to ${MAX_EMAIL_SUBJECT_CHARS} characters`);
+  const text = String(input.text ?? '');
+  if (text.trim() === '' || text.length > MAX_EMAIL_TEXT_CHARS || text.includes('\u0000'))
+    throw new Error(`send_email: the text must be 1 to ${MAX_EMAIL_TEXT_CHARS} characters`);
+  return { to: [...new Set(to)], subject, text };
+}
+
+/**
+ * The built-in `send_email`: one plain-text message per recipient queued in the outbox (sent by
+ * the outbox worker from `MAIL_FROM`, `Reply-To` the calling user's address), in one transaction
+ * with the record the daily limit counts. At most 10 recipients, 50 per organization per UTC day.
+ */
+export async function sendEmailTool({ deps, scope, input }: BuiltinCall): Promise<{ queued: number; to: string[]; replyTo: string }> {
+  const message = checked(input);
+  const user = await findUserProfile(deps.db, scope.userId);
+  if (!user) throw new Error('send_email: the calling user no longer exists');
+  const now = deps.clock();
+  const transport = transportFor(deps);
+  await deps.db.transaction(async (tx) => {
+    const sent = await lockAndCountSentEmails(tx, scope.agencyId, dayOf(now));
+    if (sent + message.to.length > MAX_EMAILS_PER_ORGANIZATION_PER_DAY)
+      throw new Error(
+        `send_email: this organization's agents may send ${MAX_EMAILS_PER_ORGANIZATION_PER_DAY} emails a day (UTC); ${sent} were sent today`,
+      );
+    for (const to of message.to)
+      await transport.send(tx, {
+        channel: 'email',
+        to,
+        template: 'tool:send_email',
+        subject: message.subject,
+        text: message.text,
+        replyTo: user.email,
+      });
+    await insertSentEmail(tx, {
+      id: uuidv7(),
+      organizationId: scope.agencyId,
+      agentId: scope.agentId,
+      userId: scope.userId,
+      recipients: message.to.length,
+      createdAt: now,
+    });
+  });
+  return { queued: message.to.length, to: message.to, replyTo: user.email };
+}

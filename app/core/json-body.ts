@@ -1,11 +1,11 @@
-import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
 import { createUnzip } from 'node:zlib';
 import getRawBody from 'raw-body';
 import type { Context, Middleware } from 'koa';
 // The `ctx.request.body` / `rawBody` typing of Koa's request (this reader fills both).
 import type {} from 'koa-bodyparser';
 import { HttpError, ValidationError } from './errors.ts';
-import { checkJsonNesting } from './json-nesting.ts';
+import { JsonNesting } from './json-nesting.ts';
 
 /** The media types read as JSON (koa-bodyparser's list, which this reader replaced). */
 const JSON_TYPES = new Set([
@@ -24,10 +24,11 @@ const STARTS_A_CONTAINER = /^[ \t\n\r]*[[{]/;
  * the rate limiter and after credentials (app/core/mount.ts). Bodies of other content types are
  * left unread (`{}`); a route with a body schema answers them 415.
  *
- * In order: the body is read (inflated when gzip or deflate; the gates in content-encoding.ts
- * decide which routes may send those) up to `limitBytes` of text, 413 beyond, also when
- * Content-Length announces more; its nesting is checked in one linear pass (`checkJsonNesting`:
- * deeper than `MAX_JSON_DEPTH` is 400 before `JSON.parse` spends time on it); then it is parsed.
+ * The body is read (inflated when gzip or deflate; the gates in content-encoding.ts decide which
+ * routes may send those) up to `limitBytes` of text, 413 beyond, also when Content-Length
+ * announces more; its nesting is followed in one linear pass as it arrives (`JsonNesting`:
+ * deeper than `MAX_JSON_DEPTH` is 400 at once, before `JSON.parse` could spend time on it); then
+ * it is parsed.
  * Anything unreadable or unparseable is 400 `Malformed JSON`; an object with an own `__proto__`
  * key is refused like malformed JSON (what koa-bodyparser's parser did).
  *
@@ -54,21 +55,49 @@ function isJson(ctx: Context): boolean {
   return JSON_TYPES.has(header.split(';')[0]!.trim().toLowerCase());
 }
 
-/** The body as UTF-8 text (a BOM dropped), at most `limitBytes` after inflation. */
+/**
+ * The body as UTF-8 text (a BOM dropped), at most `limitBytes` after inflation. Its nesting is
+ * followed chunk by chunk as it arrives (`JsonNesting`): a body too deep is refused at that
+ * chunk, neither inflated nor read further (left paused, as a body over the limit is).
+ */
 async function readText(ctx: Context, limitBytes: number): Promise<string> {
   const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
   const declared = ctx.get('content-length');
-  let stream: Readable = ctx.req;
-  if (encoding === 'gzip' || encoding === 'deflate') stream = ctx.req.pipe(createUnzip());
-  else if (encoding !== 'identity') throw malformed();
+  const inflating = encoding === 'gzip' || encoding === 'deflate';
+  if (!inflating && encoding !== 'identity') throw malformed();
+  const nesting = new JsonNesting();
+  const checked = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      try {
+        nesting.feed(chunk);
+        done(null, chunk);
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  });
+  // getRawBody hears the first error; any later one (a chunk still in flight) is already answered.
+  checked.on('error', () => {});
+  let unzip: Transform | undefined;
+  if (inflating) {
+    unzip = createUnzip();
+    // pipe() forwards no errors: a broken inflation fails the read, and nothing is left unhandled.
+    unzip.on('error', (error) => checked.destroy(error));
+    ctx.req.pipe(unzip).pipe(checked);
+  } else ctx.req.pipe(checked);
   try {
-    return await getRawBody(stream, {
+    return await getRawBody(checked, {
       limit: limitBytes,
       encoding: 'utf8',
       // The announced length is that of the encoded bytes: checked only when nothing inflates.
-      ...(encoding === 'identity' && declared !== '' ? { length: Number(declared) } : {}),
+      ...(!inflating && declared !== '' ? { length: Number(declared) } : {}),
     });
   } catch (error) {
+    if (unzip) {
+      ctx.req.unpipe(unzip);
+      unzip.destroy();
+    } else ctx.req.unpipe(checked);
+    if (error instanceof ValidationError) throw error;
     if ((error as { status?: number }).status === 413) throw new HttpError(413, 'Payload too large');
     throw malformed();
   }
@@ -77,7 +106,6 @@ async function readText(ctx: Context, limitBytes: number): Promise<string> {
 function parseStrict(text: string): unknown {
   if (text === '') return {};
   if (!STARTS_A_CONTAINER.test(text)) throw malformed();
-  checkJsonNesting(text);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,9 +1,12 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { deflateSync, gzipSync } from 'node:zlib';
 import anyTest from 'ava';
 import { checkJsonNesting, MAX_JSON_DEPTH } from '../../app/core/json-nesting.ts';
 import { NESTING_BOMB_JSON } from '../../fuzz/bombs.ts';
 import { createTenant } from '../analytics/support.ts';
 import { withTestApp, type TestApp } from '../helpers/app.ts';
+import { answerBeforeBody } from '../helpers/partial-body.ts';
 import { createApiKey, storedUsage, usageEvent } from '../ingest/support.ts';
 
 const test = withTestApp(anyTest, { seed: false });
@@ -37,6 +40,31 @@ test('with a valid key the 1 KB gzip nesting bomb is a 400 in the validation env
   t.deepEqual((await postEvents(t, key, inBody)).body, tooDeep);
   t.deepEqual((await postEvents(t, key, deflateSync(inBody), 'deflate')).body, tooDeep);
   t.deepEqual(await storedUsage(t.context.t.db.pool, tenant.organizationId), []);
+});
+
+test('a body too deep is refused as soon as the nesting arrives, before the rest of it is sent or inflated', async (t) => {
+  const tenant = await createTenant(t.context.t.db.pool, 'nesting-early');
+  const { key } = await createApiKey(t.context.t, tenant.ownerToken);
+  const server: Server = await new Promise((resolve) => {
+    const listening = t.context.t.app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as AddressInfo).port;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const plain = Buffer.from(`{"events":${nested(400_000)}}`);
+  const early = await answerBeforeBody(port, { method: 'POST', path: '/api/ai/org-usage/events', headers, body: plain, sentBytes: 1000 });
+  t.is(early.status, 400);
+  t.deepEqual(JSON.parse(early.body), tooDeep);
+  const gzip = gzipSync(plain, { level: 9 });
+  const inflated = await answerBeforeBody(port, {
+    method: 'POST',
+    path: '/api/ai/org-usage/events',
+    headers: { ...headers, 'content-encoding': 'gzip' },
+    body: gzip,
+    sentBytes: gzip.length - 20,
+  });
+  t.is(inflated.status, 400);
+  t.deepEqual(JSON.parse(inflated.body), tooDeep);
 });
 
 test('the events route still takes gzip and deflate bodies, and an inflated body over its limit is 413', async (t) => {

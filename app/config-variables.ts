@@ -153,6 +153,11 @@ export const CONFIG_VARIABLES = {
       },
     ),
     maxSteps: variable('AI_MAX_STEPS', int(1, 100), { default: '8', meaning: 'model calls per chat request' }),
+    contextMaxTokens: variable('AI_CONTEXT_MAX_TOKENS', int(1000, 10_000_000), {
+      default: '64000',
+      meaning:
+        'estimated tokens of the newest whole messages sent to the model each call (older ones stay stored; [docs/chat.md](chat.md))',
+    }),
     providerTimeoutMs: variable('AI_PROVIDER_TIMEOUT_MS', int(100, 600_000), {
       default: '30000',
       meaning: "longest wait for the provider's next chunk (the first one included)",

@@ -4,6 +4,7 @@ import { analyticsRoutes } from './analytics/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { turnRoutes } from './chat/turn-routes.ts';
 import { providerKeyRoutes } from './chat/provider-key-routes.ts';
+import { modelRoutes } from './chat/models-routes.ts';
 import { budgetRoutes } from './analytics/budget/routes.ts';
 import { usageEventRoutes } from './analytics/ingest/routes.ts';
 import { modelPricingRoutes } from './analytics/pricing-routes.ts';
@@ -45,6 +46,7 @@ export const areaRoutes: Route[] = [
   ...chatRoutes,
   ...turnRoutes,
   ...providerKeyRoutes,
+  ...modelRoutes,
   ...apiKeyRoutes,
   ...usageEventRoutes,
   ...modelPricingRoutes,

@@ -3,9 +3,12 @@
  * and RSS are read apart from the clients (bench/service-process.ts forks it). Reads
  * `BENCH_DATABASE_URL`, `BENCH_NODE_ENV` (default development) and, for the chat bench,
  * `BENCH_GATEWAY_URL`; the route limits are off (the benches measure the paths behind them).
- * Listens on a loopback port and reports it to the parent over IPC; collects garbage on `gc` and
- * ends on `stop`.
+ * Listens on a loopback port and reports it to the parent over IPC; collects garbage on `gc`,
+ * samples its CPU between `profile-start` and `profile-stop` (the profile is written into
+ * `.data-bench/` and its path sent back) and ends on `stop`.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { createApp } from '../app/app.ts';
@@ -25,7 +28,21 @@ const app = createApp({
 const server = app.listen(0, '127.0.0.1');
 await new Promise<void>((resolve) => server.once('listening', resolve));
 process.send!({ port: (server.address() as AddressInfo).port });
-process.on('message', (message) => {
+const inspector = new Session();
+inspector.connect();
+process.on('message', async (message) => {
+  if (message === 'profile-start') {
+    await inspector.post('Profiler.enable');
+    await inspector.post('Profiler.start');
+    process.send!({ profiling: true });
+  }
+  if (message === 'profile-stop') {
+    const { profile } = await inspector.post('Profiler.stop');
+    mkdirSync('.data-bench', { recursive: true });
+    const path = `.data-bench/service-${Date.now()}.cpuprofile`;
+    writeFileSync(path, JSON.stringify(profile));
+    process.send!({ profile: path });
+  }
   if (message === 'gc') {
     // Run with --expose-gc by the bench: RSS is read after a full collection.
     (globalThis as { gc?: () => void }).gc?.();

@@ -34,9 +34,13 @@ export async function stopService(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** The process's CPU time so far (utime + stime from /proc/<pid>/stat), in ms. */
-export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/**
+ * The process's CPU time so far (utime + stime from /proc/<pid>/stat), in ms; with `thread`, that
+ * thread's alone (/proc/<pid>/task/<tid>/stat; the main thread's id is the pid).
+ */
+export function cpuMsOf(pid: number, thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   // After the command name: state is field 3, utime field 14, stime field 15 (clock ticks, 100 per second).
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
@@ -54,4 +58,17 @@ export async function rssAfterGc(child: ChildProcess): Promise<number> {
     child.send('gc');
   });
   return rssMbOf(child.pid!);
+}
+
+/** Samples the service's CPU (V8 profiler, 1 ms) while `during` runs; the profile's path in `.data-bench/`. */
+export async function profileService<T>(child: ChildProcess, during: () => Promise<T>): Promise<{ result: T; profilePath: string }> {
+  const reply = (message: string) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      child.once('message', (answer) => resolve(answer as Record<string, unknown>));
+      child.send(message);
+    });
+  await reply('profile-start');
+  const result = await during();
+  const { profile } = await reply('profile-stop');
+  return { result, profilePath: profile as string };
 }

@@ -1,6 +1,7 @@
 import { ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
 import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
 import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
+import { hugeAnswer } from './chat-attacks.ts';
 import { dripProvider } from './drip-provider.ts';
 import { otlpSpanBomb, preAuthNestingBomb } from './attack-cases-37.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
@@ -171,6 +172,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const fill = Math.max(200, Math.min(2_000, Math.floor(options.requests / 10)));
     const openRun = { context, record, nextIndex: () => limitedIndex++ };
     attacks.push(await analyticsCacheFill(openRun, harness.deps, callers.get('owner@demo.test')!, fill, concurrency));
+    attacks.push(await hugeAnswer(harness, callers.get('owner@demo.test')!));
     attacks.push(await dripProvider(harness.deps));
     // Issue 37: an OTLP span bomb from a real key, and a pre-auth nesting bomb with a made-up one.
     attacks.push(await otlpSpanBomb(limitedRun, callers.get('owner@demo.test')!));

@@ -53,13 +53,48 @@ export const PLANS = {
   legacy: { id: id(0x402), agency: 'demoAgency', name: 'Legacy', isPublic: true, isActive: false, maxUsers: 5 },
 } as const;
 
+/** The demo agents' instructions: what an agency would write before putting them in front of a business. */
+const SUPPORT_INSTRUCTIONS = [
+  "You are the Support Assistant of Demo Agency's help center. You answer customers' questions about the agency's products and services.",
+  '',
+  'Rules:',
+  '- Answer from the knowledge base: search it (search_knowledge_base) before you answer, and base the answer on the passages you find. Name the document an answer comes from.',
+  '- When the knowledge base does not cover the question, say plainly that you do not know and offer to pass the question to a human colleague. Never guess or invent policies, prices or dates.',
+  '- Be friendly and brief: a short answer first, then the steps if the customer needs them.',
+  "- Answer in the customer's language.",
+  '- Never ask for passwords or payment card numbers.',
+].join('\n');
+
+const RESEARCH_INSTRUCTIONS = [
+  'You are the Research Agent of Demo Agency. You research questions on the web and write short, sourced summaries.',
+  '',
+  'Rules:',
+  '- Search the web (web_search) for every question, and read the most relevant pages (fetch_url) before you summarise them.',
+  '- Cite your sources: every claim is followed by the source it comes from as a markdown link, and the answer ends with a list of the sources you used.',
+  '- Prefer primary and recent sources; when sources disagree, say so and show both.',
+  '- When you cannot find an answer, say so rather than guessing.',
+].join('\n');
+
 export const AGENTS = {
   support: {
     id: id(0x501),
     agency: 'demoAgency',
     name: 'Support Assistant',
     description: 'Answers customer questions from the help center',
+    instructions: SUPPORT_INSTRUCTIONS,
   },
-  research: { id: id(0x502), agency: 'demoAgency', name: 'Research Agent', description: 'Searches the web and summarises sources' },
-  otherHelper: { id: id(0x503), agency: 'otherAgency', name: 'Other Helper', description: 'General assistant of Other Agency' },
+  research: {
+    id: id(0x502),
+    agency: 'demoAgency',
+    name: 'Research Agent',
+    description: 'Searches the web and summarises sources',
+    instructions: RESEARCH_INSTRUCTIONS,
+  },
+  otherHelper: {
+    id: id(0x503),
+    agency: 'otherAgency',
+    name: 'Other Helper',
+    description: 'General assistant of Other Agency',
+    instructions: '',
+  },
 } as const;

@@ -89,16 +89,78 @@ export async function deleteMessage(db: CommonQueryMethods, conversationId: stri
   await db.query(sql.unsafe`DELETE FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
 }
 
+/** A message id as stored (UUIDv7): what `findConversationHistory` can look up. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * The caller's conversation with this client id and its messages in the order they were written,
- * in one statement (the chat stream reads it before the first model call); null when absent.
+ * The caller's conversation with this client id, how many messages it holds, whether it holds the
+ * message `messageId`, and its newest messages (in the order they were written) whose stored size
+ * adds up to at most `maxBytes`, the newest always, in one statement (the chat stream reads it
+ * before the first model call); null when absent. The sizes come from the `bytes` column, so older
+ * messages' parts are not read.
  */
-export function findConversationHistory(db: CommonQueryMethods, scope: ConversationScope, clientId: string) {
-  return db.maybeOne(sql.type(z.strictObject({ id: z.string(), messages: z.array(StoredMessage) }))`
-    SELECT c.id, COALESCE(
-      (SELECT json_agg(json_build_object('id', m.id, 'role', m.role, 'parts', m.parts) ORDER BY m.id)
-       FROM chat_messages m WHERE m.conversation_id = c.id), '[]'::json) AS messages
+export function findConversationHistory(
+  db: CommonQueryMethods,
+  scope: ConversationScope,
+  clientId: string,
+  window: { maxBytes: number; messageId?: string | undefined },
+) {
+  const messageId = window.messageId !== undefined && UUID.test(window.messageId) ? window.messageId : null;
+  return db.maybeOne(sql.type(
+    z.strictObject({ id: z.string(), messageCount: z.number(), hasMessage: z.boolean(), messages: z.array(StoredMessage) }),
+  )`
+    SELECT c.id,
+      (SELECT count(*)::int FROM chat_messages m WHERE m.conversation_id = c.id) AS "messageCount",
+      EXISTS (SELECT 1 FROM chat_messages m WHERE m.conversation_id = c.id AND m.id = ${messageId}::uuid) AS "hasMessage",
+      COALESCE(
+        (SELECT json_agg(json_build_object('id', w.id, 'role', w.role, 'parts', w.parts) ORDER BY w.id)
+         FROM (SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
+               FROM chat_messages m WHERE m.conversation_id = c.id) w
+         WHERE w.newer_bytes < ${window.maxBytes}), '[]'::json) AS messages
     FROM chat_conversations c
     WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
       AND c.user_id = ${scope.userId} AND c.client_id = ${clientId}`);
+}
+
+/**
+ * One page of a conversation: its newest `limit` messages written before the message `before`
+ * (all when absent), oldest first, and whether older ones remain. A page also ends once its stored
+ * size passes `maxBytes` (the newest message always comes), so a page of huge answers stays
+ * bounded; `hasMore` then says to ask again. Message ids are UUIDv7 made by the service, so id
+ * order is write order and any id bounds a page.
+ */
+export async function listMessagePage(
+  db: CommonQueryMethods,
+  conversationId: string,
+  page: { limit: number; before: string | undefined; maxBytes: number },
+): Promise<{ messages: StoredMessage[]; hasMore: boolean }> {
+  const rows = await db.any(sql.type(StoredMessage)`
+    SELECT id, role, parts FROM (
+      SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
+      FROM chat_messages m
+      WHERE m.conversation_id = ${conversationId} ${page.before === undefined ? sql.fragment`` : sql.fragment`AND m.id < ${page.before}`}
+      ORDER BY m.id DESC
+      LIMIT ${page.limit + 1}) w
+    WHERE w.newer_bytes < ${page.maxBytes}
+    ORDER BY w.id DESC`);
+  const kept = rows.slice(0, page.limit);
+  return { messages: kept.reverse(), hasMore: rows.length > kept.length || (await hasOlder(db, conversationId, kept[0]?.id)) };
+}
+
+async function hasOlder(db: CommonQueryMethods, conversationId: string, oldestKept: string | undefined): Promise<boolean> {
+  if (oldestKept === undefined) return false;
+  return db.exists(sql.unsafe`SELECT 1 FROM chat_messages WHERE conversation_id = ${conversationId} AND id < ${oldestKept}`);
+}
+
+/**
+ * The conversation's newest messages whose stored size adds up to at most `maxBytes` (the newest
+ * always), in the order they were written: what a turn answering approvals or regenerating reads.
+ */
+export function listNewestMessages(db: CommonQueryMethods, conversationId: string, maxBytes: number) {
+  return db.any(sql.type(StoredMessage)`
+    SELECT id, role, parts FROM (
+      SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
+      FROM chat_messages m WHERE m.conversation_id = ${conversationId}) w
+    WHERE w.newer_bytes < ${maxBytes}
+    ORDER BY w.id`);
 }

@@ -50,9 +50,13 @@ export async function ensureUserRole(db: CommonQueryMethods, userId: string, rol
   await db.query(sql.unsafe`INSERT INTO user_roles (user_id, role_id) VALUES (${userId}, ${roleId}) ON CONFLICT DO NOTHING`);
 }
 
-export async function ensureAgent(db: CommonQueryMethods, agent: { id: string; agencyId: string; name: string; description: string }) {
+export async function ensureAgent(
+  db: CommonQueryMethods,
+  agent: { id: string; agencyId: string; name: string; description: string; instructions: string },
+) {
+  // An agent seeded before it had instructions gets them; instructions someone wrote are kept.
   await db.query(sql.unsafe`
-    INSERT INTO agents (id, agency_id, name, description)
-    VALUES (${agent.id}, ${agent.agencyId}, ${agent.name}, ${agent.description})
-    ON CONFLICT (id) DO NOTHING`);
+    INSERT INTO agents (id, agency_id, name, description, instructions)
+    VALUES (${agent.id}, ${agent.agencyId}, ${agent.name}, ${agent.description}, ${agent.instructions})
+    ON CONFLICT (id) DO UPDATE SET instructions = excluded.instructions WHERE agents.instructions = ''`);
 }

@@ -16,3 +16,8 @@ export function listModelPricing(db: CommonQueryMethods) {
            output_usd_per_mtok::float8 AS "outputUsdPerMTok", cache_read_usd_per_mtok::float8 AS "cacheReadUsdPerMTok"
     FROM model_pricing ORDER BY model_id`);
 }
+
+/** Whether the price list has this model (the platform key runs only priced models). */
+export async function isModelPriced(db: CommonQueryMethods, modelId: string): Promise<boolean> {
+  return db.exists(sql.unsafe`SELECT 1 FROM model_pricing WHERE model_id = ${modelId}`);
+}

@@ -5,20 +5,24 @@ const Budget = z.strictObject({
   organizationId: z.string(),
   monthlyLimitUsd: z.coerce.number(),
   alertThresholdsPct: z.array(z.number().int()),
+  /** New chat turns are refused while the month's spend is at or over the limit. */
+  enforce: z.boolean(),
 });
 export type Budget = z.infer<typeof Budget>;
 
 const budgetColumns = sql.fragment`
-  organization_id AS "organizationId", monthly_limit_usd::float8 AS "monthlyLimitUsd", alert_thresholds_pct AS "alertThresholdsPct"`;
+  organization_id AS "organizationId", monthly_limit_usd::float8 AS "monthlyLimitUsd", alert_thresholds_pct AS "alertThresholdsPct",
+  enforce`;
 
 export function upsertBudget(db: CommonQueryMethods, budget: Budget & { now: Date }) {
   return db.one(sql.type(Budget)`
-    INSERT INTO usage_budgets (organization_id, monthly_limit_usd, alert_thresholds_pct, updated_at)
+    INSERT INTO usage_budgets (organization_id, monthly_limit_usd, alert_thresholds_pct, enforce, updated_at)
     VALUES (${budget.organizationId}, ${String(budget.monthlyLimitUsd)}, ${sql.array([...budget.alertThresholdsPct], 'int4')},
-            ${sql.timestamp(budget.now)})
+            ${budget.enforce}, ${sql.timestamp(budget.now)})
     ON CONFLICT (organization_id) DO UPDATE SET
       monthly_limit_usd = excluded.monthly_limit_usd,
       alert_thresholds_pct = excluded.alert_thresholds_pct,
+      enforce = excluded.enforce,
       updated_at = excluded.updated_at
     RETURNING ${budgetColumns}`);
 }
@@ -77,3 +81,14 @@ export async function tryBudgetSweepLock(db: CommonQueryMethods): Promise<boolea
 
 /** Advisory lock key of the budget sweep (the migration lock and the test template use their own). */
 export const BUDGET_SWEEP_LOCK_KEY = 7_204_193_070;
+
+/**
+ * An organization's spend over whole UTC days `[from, to)` (a month), from the day rollup alone:
+ * one index range on its primary key, which includes the cost (what an enforced budget checks a
+ * chat turn against).
+ */
+export function findSpendOfDays(db: CommonQueryMethods, organizationId: string, from: Date, to: Date) {
+  return db.oneFirst(sql.type(z.strictObject({ spent: z.number() }))`
+    SELECT coalesce(sum(cost_usd), 0)::float8 AS spent FROM usage_rollup_day
+    WHERE organization_id = ${organizationId} AND day >= ${sql.timestamp(from)} AND day < ${sql.timestamp(to)}`);
+}

@@ -30,6 +30,9 @@ export const agentRoutes = [
         name: body.name,
         description: body.description ?? '',
         modelId: body.modelId ?? null,
+        instructions: body.instructions ?? '',
+        temperature: body.temperature ?? null,
+        maxOutputTokens: body.maxOutputTokens ?? null,
       }),
   }),
   defineRoute({
@@ -62,7 +65,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/ai/agents/:agentId',
-    summary: "Change an agent of the caller's agency (name, description, modelId)",
+    summary: "Change an agent of the caller's agency (name, description, model and its settings, instructions)",
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'update' },

@@ -19,10 +19,28 @@ const AgentName = Type.String({
 });
 const AgentDescription = Type.String({ maxLength: 2000, pattern: NUL_FREE_PATTERN, errorMessage: 'must be at most 2000 characters' });
 
+/** The agent's system message, verbatim (docs/agents-and-tools.md, "The agent's definition"). */
+const AgentInstructions = Type.String({
+  maxLength: 32_000,
+  pattern: NUL_FREE_PATTERN,
+  errorMessage: 'must be at most 32000 characters',
+});
+/** Sampling temperature sent on every model call; null: the provider's default. */
+const Temperature = Type.Union([Type.Number({ minimum: 0, maximum: 2 }), Type.Null()], {
+  errorMessage: 'must be a number from 0 to 2, or null',
+});
+/** Most tokens one model call may write; null: the provider's default. */
+const MaxOutputTokens = Type.Union([Type.Integer({ minimum: 1, maximum: 128_000 }), Type.Null()], {
+  errorMessage: 'must be an integer from 1 to 128000, or null',
+});
+
 export const CreateAgentBody = StrictObject({
   name: AgentName,
   description: Type.Optional(AgentDescription),
   modelId: Type.Optional(ModelId),
+  instructions: Type.Optional(AgentInstructions),
+  temperature: Type.Optional(Temperature),
+  maxOutputTokens: Type.Optional(MaxOutputTokens),
 });
 
 /** PATCH: any of the fields; `modelId: null` returns the agent to the default model. */
@@ -31,6 +49,9 @@ export const UpdateAgentBody = StrictObject(
     name: Type.Optional(AgentName),
     description: Type.Optional(AgentDescription),
     modelId: Type.Optional(Type.Union([ModelId, Type.Null()])),
+    instructions: Type.Optional(AgentInstructions),
+    temperature: Type.Optional(Temperature),
+    maxOutputTokens: Type.Optional(MaxOutputTokens),
   },
   { minProperties: 1 },
 );
@@ -41,6 +62,10 @@ export const AgentSchema = Type.Object({
   description: Type.String(),
   /** The model this agent talks to; null: the deployment's default (`AI_DEFAULT_MODEL`). */
   modelId: Type.Union([Type.String(), Type.Null()]),
+  /** The system message, verbatim ("" by default). */
+  instructions: Type.String(),
+  temperature: Type.Union([Type.Number(), Type.Null()]),
+  maxOutputTokens: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: DateTime(),
   updatedAt: DateTime(),
 });

@@ -15,6 +15,26 @@ export const providerNotConfigured = () =>
 export const conversationNotFound = () =>
   new CodedError(AI_CONVERSATION_NOT_FOUND, { en: 'Conversation not found', es: 'Conversación no encontrada' });
 
+export const AI_MODEL_NOT_AVAILABLE = errorCode(400, 'AI.MODEL_NOT_AVAILABLE');
+export const AI_CONVERSATION_FULL = errorCode(409, 'AI.CONVERSATION_FULL');
+
+/** Most messages one conversation holds (user messages and answers together). */
+export const MAX_CONVERSATION_MESSAGES = 1000;
+
+/** On the platform key, a model the price list does not have (the platform never pays for an unpriced model). */
+export const modelNotAvailable = (modelId: string) =>
+  new CodedError(AI_MODEL_NOT_AVAILABLE, {
+    en: `The model "${modelId}" is not available on this platform: choose a model from GET /api/ai/models, or add your organization's own provider key to use any model.`,
+    es: `El modelo "${modelId}" no está disponible en esta plataforma: elige un modelo de GET /api/ai/models, o añade la clave de proveedor de tu organización para usar cualquier modelo.`,
+  });
+
+/** A new user message in a conversation that has no room for it and its answer. */
+export const conversationFull = () =>
+  new CodedError(AI_CONVERSATION_FULL, {
+    en: `This conversation is full (at most ${MAX_CONVERSATION_MESSAGES} messages). Start a new conversation to go on.`,
+    es: `Esta conversación está llena (como máximo ${MAX_CONVERSATION_MESSAGES} mensajes). Empieza una conversación nueva para continuar.`,
+  });
+
 export const AI_TURN_IN_PROGRESS = errorCode(409, 'AI.TURN_IN_PROGRESS');
 export const AI_MESSAGE_ALREADY_SENT = errorCode(409, 'AI.MESSAGE_ALREADY_SENT');
 export const AI_STREAM_UNAVAILABLE = errorCode(503, 'AI.STREAM_UNAVAILABLE');

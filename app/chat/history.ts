@@ -4,7 +4,7 @@ import {
   deleteMessage,
   ensureConversation,
   findConversation,
-  listMessages,
+  listNewestMessages,
   saveMessage,
   type ConversationScope,
   type StoredMessage,
@@ -15,6 +15,7 @@ import { ValidationError } from '../core/errors.ts';
 import { answerToolApproval } from '../tools/approvals.ts';
 import { approvalUnknownId } from '../tools/errors.ts';
 import { conversationNotFound } from './errors.ts';
+import { historyBytesFor } from './admission.ts';
 import type { Incoming } from './incoming.ts';
 
 /** The reason recorded for an approval the user left unanswered and moved on from. */
@@ -88,7 +89,7 @@ export async function prepareTurn(
         );
         answered.set(row.id, { approved: row.approved, reason: row.reason });
       }
-      const history = [...(await listMessages(tx, conversation.id))];
+      const history = [...(await listNewestMessages(tx, conversation.id, historyBytesFor(deps.config)))];
       const last = history.at(-1);
       const approvedCallIds = new Set<string>();
       if (last?.role === 'assistant') {
@@ -110,7 +111,7 @@ export async function prepareTurn(
   }
   if (!conversation) throw conversationNotFound();
   return deps.db.transaction(async (tx) => {
-    const history = [...(await listMessages(tx, conversation.id))];
+    const history = [...(await listNewestMessages(tx, conversation.id, historyBytesFor(deps.config)))];
     const last = history.at(-1);
     if (last?.role === 'assistant') {
       await deleteMessage(tx, conversation.id, last.id);

@@ -7,6 +7,7 @@ import type { AppDeps } from '../core/deps.ts';
 import { openJson } from '../crypto/credentials.ts';
 import { guardedSession } from '../net/guarded-fetch.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
+import { answerCap } from './answer-cap.ts';
 import { DEMO_MODEL_ID, demoModel } from './demo-model.ts';
 import { providerNotConfigured } from './errors.ts';
 import { providerFetch, type ProviderFailure } from './provider-fetch.ts';
@@ -51,7 +52,8 @@ export function chatModelWith(
 ): ChatModel {
   const meter = usageMeter(deps.clock);
   const limits = { idleTimeoutMs: deps.config.ai.providerTimeoutMs, maxResponseBytes: MAX_PROVIDER_RESPONSE_BYTES };
-  const metered = (model: LanguageModelV3) => wrapLanguageModel({ model, middleware: meter.middleware }) as LanguageModelV3;
+  // The meter outside the cap: a call the cap ends is still metered (with the cap's estimate).
+  const metered = (model: LanguageModelV3) => wrapLanguageModel({ model, middleware: [meter.middleware, answerCap()] }) as LanguageModelV3;
   if (stored) {
     const apiKey = openJson<string>(
       deps.config.credentialsKeyring,

@@ -5,7 +5,7 @@ import {
   findConversation,
   findConversationHistory,
   listConversations,
-  listMessages,
+  listMessagePage,
 } from '../../sql/chat-conversations.ts';
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { deleteTurns } from '../../sql/chat-turns.ts';
@@ -28,17 +28,20 @@ import {
   messageAlreadySent,
 } from './errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
+import { ADMISSION_ERRORS, admitTurn, historyBytesFor } from './admission.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
 import { chatModelWith, type ChatModel } from './provider.ts';
 import { chatTurns } from './running-turns.ts';
 import { answerTurnStream, claimConversation } from './turn-claim.ts';
-import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationParams } from './schemas.ts';
+import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationPageQuery, ConversationParams } from './schemas.ts';
 import { buildToolSet, type ToolRunners } from './tool-map.ts';
 import { streamTurn } from './turn.ts';
 
 const tags = ['chat'];
+/** A page of a conversation ends once it holds this many stored bytes (the newest message always comes). */
+const PAGE_MAX_BYTES = 8 * 1024 * 1024;
 const policy = { subject: 'ai.agent', action: 'read' };
 
 /** Who runs tools: the built-in executors of this deployment and the MCP `tools/call`. */
@@ -80,6 +83,7 @@ export const chatRoutes = [
       AI_TURN_IN_PROGRESS,
       AI_MESSAGE_ALREADY_SENT,
       AI_STREAM_UNAVAILABLE,
+      ...ADMISSION_ERRORS,
     ],
     responses: {
       200: { description: 'The UI message stream (server-sent events)' },
@@ -102,7 +106,9 @@ export const chatRoutes = [
         findProviderKey(deps.db, auth.agencyId),
         offeredToolsOf(deps.db, params.agentId, auth.userId),
         listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: params.agentId }),
-        isUserMessage ? findConversationHistory(deps.db, scope, body.id) : null,
+        isUserMessage
+          ? findConversationHistory(deps.db, scope, body.id, { maxBytes: historyBytesFor(deps.config), messageId: last.id })
+          : null,
         claimConversation(deps, scope, body.id, isUserMessage ? last.id : null),
       ]);
       // A turn claimed for a request that fails its checks never ran: its claim goes.
@@ -119,10 +125,16 @@ export const chatRoutes = [
             throw messageAlreadySent();
           });
         const history = settled(historyRead);
-        if (isUserMessage && history?.messages.some((message) => message.id === last.id)) throw messageAlreadySent();
+        // The history holds only the newest messages: whether it has this id is asked of the whole conversation.
+        if (isUserMessage && history?.hasMessage === true) throw messageAlreadySent();
         const signal = turn!.signal;
         model = chatModelWith(deps, auth.agencyId, agent.modelId ?? deps.config.ai.defaultModel, signal, settled(keyRead));
         const offered = settled(toolsRead);
+        await admitTurn(deps, {
+          organizationId: auth.agencyId,
+          model,
+          storedMessages: isUserMessage ? (history?.messageCount ?? 0) : null,
+        });
         const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, history);
         const tools = await buildToolSet(
           deps,
@@ -180,21 +192,29 @@ export const chatRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId/conversations/:conversationId',
-    summary: 'One conversation as UI messages (enough for useChat to resume)',
+    summary: 'One conversation as UI messages, a page at a time (enough for useChat to resume)',
+    description:
+      'The newest `limit` messages (default 100) written before the message `before`, oldest first; `hasMore` when older ones remain.',
     tags,
     auth: 'jwt',
     principal: 'user',
     policy,
-    schemas: { params: ConversationParams },
+    rateLimit: { limit: 120, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    schemas: { params: ConversationParams, query: ConversationPageQuery },
     errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
     responses: {
       200: { description: 'The conversation', schema: ConversationDetail },
     },
-    handler: async ({ deps, auth, params }) => {
+    handler: async ({ deps, auth, params, query }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       const conversation = await findConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId);
       if (!conversation) throw conversationNotFound();
-      return { id: conversation.clientId, messages: await listMessages(deps.db, conversation.id) };
+      const page = await listMessagePage(deps.db, conversation.id, {
+        limit: query.limit ?? 100,
+        before: query.before,
+        maxBytes: PAGE_MAX_BYTES,
+      });
+      return { id: conversation.clientId, ...page };
     },
   }),
   defineRoute({

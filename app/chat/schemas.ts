@@ -33,8 +33,13 @@ export const ConversationParams = StrictObject({ agentId: Uuid(), conversationId
 
 const ConversationSummary = Type.Object({ id: Type.String(), title: Type.String(), createdAt: DateTime(), updatedAt: DateTime() });
 export const ConversationList = Type.Object({ conversations: Type.Array(ConversationSummary) });
+export const ConversationPageQuery = StrictObject({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, errorMessage: 'must be an integer from 1 to 200' })),
+  before: Type.Optional(Uuid()),
+});
 export const ConversationDetail = Type.Object({
   id: Type.String(),
+  hasMore: Type.Boolean({ description: 'Older messages remain: ask again with `before` the first message id' }),
   messages: Type.Array(
     Type.Object({
       id: Type.String(),

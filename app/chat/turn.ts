@@ -15,6 +15,8 @@ import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
+import { fitEveryCall } from './context-window.ts';
+import { callSettingsOf, systemMessageOf } from './model-call.ts';
 import { describeFailure, ToolFailure, TurnNotSaved } from './stream-errors.ts';
 import { endingChunk, settleStopped } from './turn-ending.ts';
 
@@ -64,10 +66,14 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
       let finish: UIMessageChunk | undefined;
       const inputs = new Map<string, { toolName: string; input: unknown }>();
       try {
+        const toolCount = Object.keys(turn.tools).length;
+        const system = systemMessageOf(turn.agent, toolCount > 0);
         const result = streamText({
           model: model.model,
-          system: systemPrompt(turn.agent),
+          system,
           messages,
+          ...callSettingsOf(turn.agent),
+          prepareStep: fitEveryCall({ maxTokens: deps.config.ai.contextMaxTokens, system, toolCount }),
           tools: turn.tools,
           stopWhen: stepCountIs(deps.config.ai.maxSteps),
           maxRetries: 0,
@@ -151,9 +157,4 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
     throw new TurnNotSaved('the turn could not be saved');
   }
-}
-
-function systemPrompt(agent: Agent): string {
-  const about = agent.description.trim() === '' ? '' : ` ${agent.description.trim()}`;
-  return `You are ${agent.name}, an assistant of this organization.${about} Use the tools you are offered when they help; a tool may need the user's approval before it runs.`;
 }

@@ -5,16 +5,18 @@
  */
 import { fork } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { cpuMsOf } from '../service-process.ts';
 import { percentile, runConcurrent, timeStream, type Sample } from './timing.ts';
 
 const ROUNDS = 4;
 
-export type FloorRow = { path: string; firstP50: number; addedP50: number };
+/** `cpuPerTurnMs`: the CPU of the path's own process per turn (none for the provider, which runs in the bench). */
+export type FloorRow = { path: string; firstP50: number; addedP50: number; cpuPerTurnMs?: number };
 
 export async function measureFloors(
   gatewayUrl: string,
   turns: number,
-  reference: { providerAlone: () => Promise<Sample>; service: () => Promise<Sample> },
+  reference: { providerAlone: () => Promise<Sample>; service: () => Promise<Sample>; servicePid: number },
 ): Promise<FloorRow[]> {
   const child = fork(new URL('./floor-child.ts', import.meta.url), [], {
     execArgv: ['--conditions=agents-source'],
@@ -30,27 +32,33 @@ export async function measureFloors(
     });
     return timeStream(response, started, isText);
   };
-  const cells: [string, () => Promise<Sample>][] = [
-    ['the provider alone', reference.providerAlone],
-    ['a bare proxy (node:http, fetch, the body piped back)', through('/bare', (data) => /"content":"[^"]/.test(data))],
+  const cells: [string, () => Promise<Sample>, number | undefined][] = [
+    ['the provider alone', reference.providerAlone, undefined],
+    ['a bare proxy (node:http, fetch, the body piped back)', through('/bare', (data) => /"content":"[^"]/.test(data)), child.pid],
     [
       'the AI SDK alone (streamText, UI message stream; no token, database or tools)',
       through('/sdk', (data) => data.includes('"type":"text-delta"')),
+      child.pid,
     ],
-    ['the service (POST /api/ai/agents/:agentId/chat)', reference.service],
+    ['the service (POST /api/ai/agents/:agentId/chat)', reference.service, reference.servicePid],
   ];
   for (const [, turn] of cells) await runConcurrent(20, 1, turn);
   const firsts = new Map(cells.map(([path]) => [path, [] as number[]]));
+  const cpuMs = new Map(cells.map(([path]) => [path, 0]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [path, turn] of cells)
+    for (const [path, turn, pid] of cells) {
+      const before = pid === undefined ? 0 : cpuMsOf(pid);
       firsts.get(path)!.push(...(await runConcurrent(Math.ceil(turns / ROUNDS), 1, turn)).map((s) => s.firstMs));
+      cpuMs.set(path, cpuMs.get(path)! + (pid === undefined ? 0 : cpuMsOf(pid) - before));
+    }
   }
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.send('stop');
   await exited;
   const alone = percentile(firsts.get(cells[0]![0])!, 50);
-  return cells.map(([path]) => {
+  return cells.map(([path, , pid]) => {
     const firstP50 = percentile(firsts.get(path)!, 50);
-    return { path, firstP50, addedP50: firstP50 - alone };
+    const cpuPerTurnMs = pid === undefined ? undefined : cpuMs.get(path)! / firsts.get(path)!.length;
+    return { path, firstP50, addedP50: firstP50 - alone, ...(cpuPerTurnMs === undefined ? {} : { cpuPerTurnMs }) };
   });
 }

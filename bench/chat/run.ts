@@ -14,8 +14,14 @@
  * first-chunk figure beside what a bare proxy and the AI SDK alone add, with none of our work.
  *
  *   npm run bench:chat                     # BENCH_TURNS (default 200) turns per cell
- *   BENCH_CPU_PROF=1 npm run bench:chat    # also writes a V8 CPU profile of the service to .data-bench/
+ *   BENCH_CPU_PROF=1 npm run bench:chat    # also writes a V8 CPU profile of the service's whole run to .data-bench/
+ *   BENCH_PROFILE_C=64 npm run bench:chat  # the stage table from text turns at c=64 (default c=1)
+ *
+ * After the timed cells, the same text turns are run once more with the service's CPU sampled
+ * (bench/chat/stages.ts attributes the samples to the stages of a turn); that run's profile is
+ * kept in .data-bench/.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { sql } from 'slonik';
 import { z } from 'zod';
@@ -25,9 +31,10 @@ import { accessToken } from '../../test/analytics/support.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { startMcpToolPeer } from '../../test/helpers/mcp-tool-peer.ts';
 import { startOpenAiPeer, type Reply } from '../../test/helpers/openai-peer.ts';
-import { cpuMsOf, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
+import { cpuMsOf, profileService, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
 import { measureFloors } from './floor.ts';
 import { measureResumable } from './resumable.ts';
+import { stageTable, stageTimes, type CpuProfile } from './stages.ts';
 import { percentile, runConcurrent, timeStream, type Sample } from './timing.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
@@ -104,6 +111,9 @@ async function main() {
 
   const rows: string[] = [];
   const firstChunkAdded: number[] = [];
+  const wholeTurnAdded: number[] = [];
+  let textCpuMs = 0;
+  let textTurns = 0;
   let serviceCpuMs = 0;
   let serviceTurns = 0;
   for (const withTool of [false, true]) {
@@ -112,16 +122,20 @@ async function main() {
       const alone = await runConcurrent(turns, concurrency, providerTurn(withTool));
       const cpuBefore = cpuMsOf(pid);
       const through = await runConcurrent(turns, concurrency, serviceTurn(withTool ? 'use the tool please' : 'hello'));
-      serviceCpuMs += cpuMsOf(pid) - cpuBefore;
+      const cellCpuMs = cpuMsOf(pid) - cpuBefore;
+      serviceCpuMs += cellCpuMs;
       serviceTurns += turns;
+      if (!withTool) [textCpuMs, textTurns] = [textCpuMs + cellCpuMs, textTurns + turns];
       const f = (values: number[], p: number) => percentile(values, p).toFixed(1);
       const first = (s: Sample[]) => s.map((x) => x.firstMs);
       const total = (s: Sample[]) => s.map((x) => x.totalMs);
       firstChunkAdded.push(percentile(first(through), 50) - percentile(first(alone), 50));
+      wholeTurnAdded.push(percentile(total(through), 50) - percentile(total(alone), 50));
       rows.push(
         `| ${withTool ? 'one MCP tool call' : 'text only'} | ${concurrency} | ${turns} | ${f(first(alone), 50)} / ${f(first(through), 50)} | ` +
           `${(percentile(first(through), 50) - percentile(first(alone), 50)).toFixed(1)} / ${(percentile(first(through), 99) - percentile(first(alone), 99)).toFixed(1)} | ` +
-          `${f(total(alone), 50)} / ${f(total(through), 50)} | ${(percentile(total(through), 50) - percentile(total(alone), 50)).toFixed(1)} / ${(percentile(total(through), 99) - percentile(total(alone), 99)).toFixed(1)} |`,
+          `${f(total(alone), 50)} / ${f(total(through), 50)} | ${(percentile(total(through), 50) - percentile(total(alone), 50)).toFixed(1)} / ${(percentile(total(through), 99) - percentile(total(alone), 99)).toFixed(1)} | ` +
+          `${(cellCpuMs / turns).toFixed(1)} |`,
       );
       log(rows.at(-1)!);
     }
@@ -130,6 +144,19 @@ async function main() {
   const floors = await measureFloors(provider.url, Math.min(TURNS, 100), {
     providerAlone: providerTurn(false),
     service: serviceTurn('hello'),
+    servicePid: pid,
+  });
+
+  const [sdk, service] = [floors[2]!, floors[3]!];
+
+  // Where a text turn's CPU goes: text turns at c=1 (BENCH_PROFILE_C) again, the service's CPU sampled.
+  const profiledConcurrency = Number(process.env.BENCH_PROFILE_C ?? 1);
+  const profiledTurns = profiledConcurrency === 1 ? Math.min(TURNS, 100) : TURNS;
+  const [processBefore, mainBefore] = [cpuMsOf(pid), cpuMsOf(pid, pid)];
+  const { profilePath } = await profileService(child, () => runConcurrent(profiledTurns, profiledConcurrency, serviceTurn('hello')));
+  const stages = stageTable(stageTimes(JSON.parse(readFileSync(profilePath, 'utf8')) as CpuProfile), profiledTurns, {
+    mainThreadMs: cpuMsOf(pid, pid) - mainBefore,
+    processMs: cpuMsOf(pid) - processBefore,
   });
 
   // 200 streams open at once: the provider sends one chunk and waits until the client goes away.
@@ -174,24 +201,35 @@ async function main() {
     'The machine is a shared 2-vCPU VM with other sessions running; figures move between runs.',
     'The service runs in its own process; CPU and RSS below are that process alone.',
     '',
-    '| turn | c | turns | first text chunk p50 ms: provider / service | added first chunk ms p50 / p99 | whole turn p50 ms: provider / service | added whole turn ms p50 / p99 |',
-    '|---|---:|---:|---|---|---|---|',
+    '| turn | c | turns | first text chunk p50 ms: provider / service | added first chunk ms p50 / p99 | whole turn p50 ms: provider / service | added whole turn ms p50 / p99 | service CPU per turn ms |',
+    '|---|---:|---:|---|---|---|---|---:|',
     ...rows,
     '',
-    `Service CPU per turn (the service process's utime + stime over the service runs / ${serviceTurns} turns): ${cpuPerTurnMs.toFixed(2)} ms`,
+    `Service CPU per turn (the service process's utime + stime over the service runs / ${serviceTurns} turns): ${cpuPerTurnMs.toFixed(2)} ms; ` +
+      `per text turn (c=1 and c=64): ${(textCpuMs / textTurns).toFixed(2)} ms`,
     `${OPEN_STREAMS} streams open at once: service RSS after GC ${rssBefore.toFixed(0)} MB -> ${rssOpen.toFixed(0)} MB ` +
       `(${rssOpenRaw.toFixed(0)} MB before the GC); non-200 answers: ${errors}`,
     `Usage events written by the service runs: ${usageRows}`,
     '',
     "The floors: a text turn at c=1 through proxies that do none of the service's work, in rounds interleaved with the service.",
     '',
-    '| path | first text chunk p50 ms | added to the provider alone, p50 ms |',
-    '|---|---:|---:|',
-    ...floors.map((row) => `| ${row.path} | ${row.firstP50.toFixed(1)} | ${row.addedP50.toFixed(1)} |`),
+    '| path | first text chunk p50 ms | added to the provider alone, p50 ms | CPU per turn ms (its process) |',
+    '|---|---:|---:|---:|',
+    ...floors.map(
+      (row) =>
+        `| ${row.path} | ${row.firstP50.toFixed(1)} | ${row.addedP50.toFixed(1)} | ${row.cpuPerTurnMs?.toFixed(2) ?? '(the bench process)'} |`,
+    ),
+    '',
+    `Where a text turn's service CPU goes (${profiledTurns} text turns at c=${profiledConcurrency}, the service sampled every ms; profile ${profilePath}):`,
+    '',
+    ...stages,
     '',
     '| target | measured | result |',
     '|---|---|---|',
-    `| added time to first text chunk p50 at c=1 <= 5 ms | ${firstChunkAdded[0]!.toFixed(1)} ms | ${verdict(firstChunkAdded[0]! <= 5)} |`,
+    `| service CPU per text turn <= 12 ms | ${(textCpuMs / textTurns).toFixed(2)} ms | ${verdict(textCpuMs / textTurns <= 12)} |`,
+    `| added first chunk p50, text, c=1 <= the AI SDK alone + 2 ms (floor rounds) | ${service.addedP50.toFixed(1)} ms against ${sdk.addedP50.toFixed(1)} + 2 ms ` +
+      `(main cell: ${firstChunkAdded[0]!.toFixed(1)} ms) | ${verdict(service.addedP50 <= sdk.addedP50 + 2)} |`,
+    `| added whole turn p50, text, c=64 <= 400 ms | ${wholeTurnAdded[1]!.toFixed(1)} ms | ${verdict(wholeTurnAdded[1]! <= 400)} |`,
     `| ${OPEN_STREAMS} concurrent open streams: service RSS growth < 100 MB | ${growth.toFixed(1)} MB | ${verdict(growth < 100)} |`,
     `| no error (non-200 answers) | ${errors} | ${verdict(errors === 0)} |`,
     '',

@@ -1,6 +1,19 @@
 /** Answers of the API the console's pages read (the fields they use). */
 
-export type Agent = { id: string; name: string; description: string };
+export type Agent = {
+  id: string;
+  name: string;
+  description: string;
+  modelId: string | null;
+  instructions: string;
+  temperature: number | null;
+  maxOutputTokens: number | null;
+};
+/** `GET /api/ai/models`: the priced models, and whether the organization may name any (its own key). */
+export type ModelCatalog = {
+  models: { modelId: string; inputUsdPerMTok: number; outputUsdPerMTok: number; cacheReadUsdPerMTok: number }[];
+  anyModel: boolean;
+};
 
 export type PermissionStatus = 'always_allow' | 'needs_approval' | 'blocked';
 export type ToolEntry = { toolName: string; permissionStatus: PermissionStatus; providerKey: string };

@@ -10,6 +10,7 @@ const USAGE = /^(?:#\/?(?:usage)?)?$/;
 const routes: [RegExp, () => Promise<PageModule>][] = [
   [USAGE, () => import('./pages/usage.ts')],
   [/^#\/agents$/, () => import('./pages/agents.ts')],
+  [new RegExp(`^#/agents/${ID}$`), () => import('./pages/agent.ts')],
   [new RegExp(`^#/agents/${ID}/tools$`), () => import('./pages/tools.ts')],
   [new RegExp(`^#/agents/${ID}/mcp-servers$`), () => import('./pages/mcp-servers.ts')],
   [new RegExp(`^#/agents/${ID}/chat(?:/([A-Za-z0-9_-]{1,128}))?$`), () => import('./pages/chat.ts')],

@@ -41,7 +41,9 @@ test.serial('a malformed provider stream ends with an error chunk', async (t) =>
 });
 
 test.serial('a provider that streams without end is cut at the byte cap', async (t) => {
-  const { chunks } = await failingTurn(t, { kind: 'endless' });
+  // Endless text ends earlier, at the 1 MiB answer bound (test/chat/bounds.test.ts): chunks
+  // without text are what only the response byte cap stops.
+  const { chunks } = await failingTurn(t, { kind: 'endless-padding' });
   t.regex(errorText(chunks), /more data than allowed/);
 });
 

@@ -27,6 +27,9 @@ const RELEASED: Record<string, string> = {
   '0700_usage_ingestion.sql': '85cc896d9dcdf9618a5c98538b9e96f64f1746befab9149fb86305fafb5253e1',
   '0840_usage_events_statement_organization_check.sql': 'a8c8e7d1687e333e4cbab20153b3fb7f232c80dcf962158217fcb0359dbca75f',
   '0900_usage_partitions.sql': 'edf83657f357e770aa0c9215a2fe11f63f4f744e7912eef0d5208598850a3799',
+  '1010_agent_definition_and_budget_enforcement.sql': '1fe1fddbc21b2d6016148d9725de77c74962e63a10677fd17206ef75e689189d',
+  '1011_chat_message_bytes.sql': 'f939de81da39e7d5dd818292cc20680315d21f9f7c50db10814653ccbaadd1d5',
+  '1020_chat_turns.sql': 'b3e8e7d5126e9263f419cab99a7e4c2de1cf223c09dbad98464c9097a1163ab1',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

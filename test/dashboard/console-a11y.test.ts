@@ -16,10 +16,11 @@ const agent = AGENTS.support.id;
 const PAGES: { name: string; hash: string; ready: string }[] = [
   { name: 'usage', hash: '#/usage', ready: '#dashboard[data-loaded="true"]' },
   { name: 'agents', hash: '#/agents', ready: '#agent-list li' },
+  { name: 'agent', hash: `#/agents/${agent}`, ready: '#agent-form button[type="submit"]' },
   { name: 'tools', hash: `#/agents/${agent}/tools`, ready: '#tool-form button[type="submit"]' },
   { name: 'mcp-servers', hash: `#/agents/${agent}/mcp-servers`, ready: '#add-server .note, #add-server-form' },
   { name: 'chat', hash: `#/agents/${agent}/chat`, ready: '#composer' },
-  { name: 'settings', hash: '#/settings', ready: '#api-key-list, #api-keys[data-state]' },
+  { name: 'settings', hash: '#/settings', ready: '#budget-state:not(:empty)' },
 ];
 
 type AxeResult = { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };

@@ -20,6 +20,7 @@ test('a fixed-seed sample of 2,000 fuzzed requests over every operation finds no
     'analytics route limit',
     'OTLP span bomb',
     'pre-auth nesting bomb',
+    'huge answer',
   ]) {
     const attack = result.attacks.find((candidate) => candidate.name.startsWith(name));
     t.true(attack?.held, `${name}: ${attack?.detail ?? 'not run'}`);

@@ -19,6 +19,10 @@ export type Reply =
   | { kind: 'malformed' }
   | { kind: 'disconnect' }
   | { kind: 'endless' }
+  /** Endless chunks without any text (a 60 KB `id` each): what only the response byte cap stops. */
+  | { kind: 'endless-padding' }
+  /** `bytes` of text in 64 KiB deltas, written as the client reads them, then a normal end (the 135 MB scenario of issue 37). */
+  | { kind: 'huge'; bytes: number }
   /**
    * A slow provider: each character of `text` in its own chunk, one every `everyMs`, then the usual
    * end; with `forever`, after the text one byte every `everyMs` (an SSE comment line, which
@@ -33,6 +37,8 @@ export type ChatRequest = {
   tools?: { type: string; function: { name: string; parameters: unknown } }[];
   stream?: boolean;
   stream_options?: unknown;
+  temperature?: number;
+  max_tokens?: number;
 };
 
 export type OpenAiPeer = {
@@ -170,6 +176,31 @@ function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
       sse();
       const timer = setInterval(() => send(chunk(body.model, { content: 'x'.repeat(60_000) })), 1);
       response.on('close', () => clearInterval(timer));
+      return;
+    }
+    case 'endless-padding': {
+      sse();
+      const padded = { ...chunk(body.model, {}), id: `chatcmpl-${'p'.repeat(60_000)}` };
+      const timer = setInterval(() => send(padded), 1);
+      response.on('close', () => clearInterval(timer));
+      return;
+    }
+    case 'huge': {
+      sse();
+      const delta = 'y'.repeat(64 * 1024);
+      let left = reply.bytes;
+      const more = () => {
+        while (left > 0 && !response.destroyed) {
+          const content = delta.slice(0, Math.min(left, delta.length));
+          left -= content.length;
+          if (!response.write(`data: ${JSON.stringify(chunk(body.model, { content }))}\n\n`)) return void response.once('drain', more);
+        }
+        if (response.destroyed) return;
+        send(chunk(body.model, {}, 'stop'));
+        send(usageChunk(body.model, { prompt: 10, completion: Math.ceil(reply.bytes / 4) }));
+        response.end('data: [DONE]\n\n');
+      };
+      more();
       return;
     }
     case 'drip': {

@@ -4,6 +4,7 @@ import { notFound } from '../../core/errors.ts';
 import { defineRoute } from '../../core/route.ts';
 import { ErrorBody, StrictObject, ValidationErrorBody } from '../../core/schemas.ts';
 import { afterUsageWritten } from './checker.ts';
+import { spendChanged } from './enforcement.ts';
 import { budgetState } from './status.ts';
 
 export const DEFAULT_ALERT_THRESHOLDS_PCT = [50, 80, 100];
@@ -18,11 +19,15 @@ const BudgetBody = StrictObject({
       default: DEFAULT_ALERT_THRESHOLDS_PCT,
     }),
   ),
+  enforce: Type.Optional(
+    Type.Boolean({ default: false, description: 'Refuse new chat turns (402 AI.BUDGET_EXCEEDED) while the spend is at or over the limit' }),
+  ),
 });
 
 const BudgetSchema = Type.Object({
   monthlyLimitUsd: Type.Number(),
   alertThresholdsPct: Type.Array(Type.Integer()),
+  enforce: Type.Boolean(),
   month: Type.String({ pattern: '^\\d{4}-\\d{2}$', description: 'The current UTC month' }),
   spentUsd: Type.Number(),
   projectedUsd: Type.Union([Type.Number(), Type.Null()], {
@@ -53,8 +58,10 @@ export const budgetRoutes = [
         organizationId: auth.agencyId,
         monthlyLimitUsd: body.monthlyLimitUsd,
         alertThresholdsPct: [...(body.alertThresholdsPct ?? DEFAULT_ALERT_THRESHOLDS_PCT)].sort((a, b) => a - b),
+        enforce: body.enforce ?? false,
         now: deps.clock(),
       });
+      spendChanged(deps.db, auth.agencyId);
       // A lower limit may already be crossed: say so now rather than at the next sweep.
       await afterUsageWritten(deps, auth.agencyId);
       return budgetState(deps.db, budget, deps.clock());
@@ -88,6 +95,7 @@ export const budgetRoutes = [
     responses: { 204: { description: 'Removed' }, 404: { description: 'No budget set', schema: ErrorBody } },
     handler: async ({ deps, auth }) => {
       if (!(await deleteBudget(deps.db, auth.agencyId))) throw noBudget();
+      spendChanged(deps.db, auth.agencyId);
     },
   }),
 ];

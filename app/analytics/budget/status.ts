@@ -12,6 +12,7 @@ export type BudgetStatus = 'ok' | 'at_risk' | 'exceeded';
 export type BudgetState = {
   monthlyLimitUsd: number;
   alertThresholdsPct: number[];
+  enforce: boolean;
   /** `YYYY-MM`, the UTC month of `now`. */
   month: string;
   spentUsd: number;
@@ -47,6 +48,7 @@ export async function budgetState(db: CommonQueryMethods, budget: Budget, now: D
   return {
     monthlyLimitUsd: budget.monthlyLimitUsd,
     alertThresholdsPct: [...budget.alertThresholdsPct],
+    enforce: budget.enforce,
     month: utcMonthOf(now),
     spentUsd,
     projectedUsd,

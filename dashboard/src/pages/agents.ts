@@ -27,6 +27,7 @@ export async function render({ root, signal }: PageContext): Promise<void> {
             'p',
             { class: 'links' },
             el('a', { href: `${base}/chat`, 'aria-label': `Chat with ${agent.name}` }, 'Chat'),
+            el('a', { href: base, 'aria-label': `Instructions and model of ${agent.name}` }, 'Instructions and model'),
             el('a', { href: `${base}/tools`, 'aria-label': `Tool permissions of ${agent.name}` }, 'Tool permissions'),
             el('a', { href: `${base}/mcp-servers`, 'aria-label': `MCP servers of ${agent.name}` }, 'MCP servers'),
           ),

@@ -15,7 +15,11 @@ import type { PageContext } from '../page.ts';
 import { session } from '../session.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
+import { chatFailure } from './chat-error.ts';
 import { renderMessage } from './chat-message.ts';
+
+/** Said under an answer that ended with finish reason `length`. */
+const LENGTH_NOTE = "The answer stopped at its length limit (the agent's output limit, or the service's 1 MiB per answer).";
 
 type Conversation = { id: string; title: string | null; createdAt: string; updatedAt: string };
 
@@ -110,6 +114,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   }
 
   let frame = 0;
+  let cutNote = '';
   const draw = () => {
     frame = 0;
     const busy = chat.status === 'submitted' || chat.status === 'streaming';
@@ -117,8 +122,8 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     send.disabled = busy;
     root.querySelector('#chat')?.setAttribute('data-status', chat.status);
     log.replaceChildren(...chat.messages.map((message) => renderMessage(message, actions)));
-    if (chat.error) say(status, `The answer failed: ${chat.error.message}`);
-    else say(status, chat.status === 'submitted' ? 'Waiting for the answer…' : chat.status === 'streaming' ? 'Answering…' : '', 'ok');
+    if (chat.error) say(status, chatFailure(chat.error));
+    else say(status, chat.status === 'submitted' ? 'Waiting for the answer…' : chat.status === 'streaming' ? 'Answering…' : cutNote, 'ok');
   };
   const chat: ConsoleChat = new ConsoleChat({
     id: conversationId,
@@ -128,7 +133,9 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     },
     transport: new DefaultChatTransport({ api: `${base}/chat`, fetch: authedFetch, credentials: 'omit' }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
-    onFinish: () => {
+    onFinish: ({ finishReason }) => {
+      cutNote = finishReason === 'length' ? LENGTH_NOTE : '';
+      frame ||= requestAnimationFrame(draw);
       void showConversations();
     },
   });

@@ -1,0 +1,72 @@
+import { findBudget, findSpendOfDays } from '../../../sql/usage-budgets.ts';
+import type { AppDeps } from '../../core/deps.ts';
+import { budgetExceeded } from './errors.ts';
+
+/**
+ * How old the spend a new chat turn is checked against may be (docs/chat.md, "Budgets that stop
+ * spend"). Within one process a usage write or a budget change forgets it at once; another
+ * process's write is seen within this time.
+ */
+export const SPEND_MAX_AGE_MS = 2_000;
+
+/** What the check reads with. */
+type GateDeps = Pick<AppDeps, 'db' | 'clock'>;
+
+/** What a turn is checked against: the budget's limit when it is enforced, and the month's spend. */
+type Gate = { limitUsd: number; spentUsd: number } | null;
+type Entry = { gate: Promise<Gate>; readAt: number };
+
+/** Per pool (a test app, the service), per organization: the last read and when it started. */
+const gatesByPool = new WeakMap<object, Map<string, Entry>>();
+/** Most organizations remembered per pool; the oldest read is forgotten first. */
+const MAX_ENTRIES = 10_000;
+
+async function readGate(deps: GateDeps, organizationId: string): Promise<Gate> {
+  const budget = await findBudget(deps.db, organizationId);
+  if (budget === null || !budget.enforce) return null;
+  const now = deps.clock();
+  const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  // A whole UTC month is whole days: the day rollup alone answers it (one index range, no raw rows).
+  return { limitUsd: budget.monthlyLimitUsd, spentUsd: await findSpendOfDays(deps.db, organizationId, from, to) };
+}
+
+/**
+ * Refuses a new chat turn with 402 `AI.BUDGET_EXCEEDED` when the organization's budget is
+ * enforced and the month's spend is at or over its limit. The budget and spend are read at most
+ * once per `SPEND_MAX_AGE_MS` per organization and process (concurrent turns share one read), so
+ * a warm turn costs no query. A read that started before the last local change of spend or budget
+ * is never used: `spendChanged` drops it, and a check that was waiting on it reads again.
+ */
+export async function checkBudgetBeforeTurn(deps: GateDeps, organizationId: string): Promise<void> {
+  const entries = gatesByPool.get(deps.db) ?? new Map<string, Entry>();
+  gatesByPool.set(deps.db, entries);
+  // Bounded: under a stream of local writes the third read is used whatever happens meanwhile.
+  for (let attempt = 1; ; attempt += 1) {
+    let entry = entries.get(organizationId);
+    if (!entry || performance.now() - entry.readAt > SPEND_MAX_AGE_MS) {
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      entry = { gate: readGate(deps, organizationId), readAt: performance.now() };
+      entries.delete(organizationId);
+      entries.set(organizationId, entry);
+      // A failed read is not kept: the next turn reads again (this one answers the failure).
+      entry.gate.catch(() => {
+        if (entries.get(organizationId) === entry) entries.delete(organizationId);
+      });
+    }
+    const gate = await entry.gate;
+    // Spend or budget changed in this process while the read ran: its answer may be stale.
+    if (entries.get(organizationId) !== entry && attempt < 3) continue;
+    if (gate !== null && gate.spentUsd >= gate.limitUsd) throw budgetExceeded(gate.spentUsd, gate.limitUsd);
+    return;
+  }
+}
+
+/**
+ * Forgets what `checkBudgetBeforeTurn` read for the organization: call after the organization's
+ * usage was written (chat, events, OTLP) and after its budget changed, so this process's next turn
+ * reads the stored spend.
+ */
+export function spendChanged(pool: object, organizationId: string): void {
+  gatesByPool.get(pool)?.delete(organizationId);
+}

@@ -1,0 +1,47 @@
+import { isModelPriced } from '../../sql/model-pricing.ts';
+import { checkBudgetBeforeTurn } from '../analytics/budget/enforcement.ts';
+import { AI_BUDGET_EXCEEDED } from '../analytics/budget/errors.ts';
+import type { Config } from '../config.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { AI_CONVERSATION_FULL, AI_MODEL_NOT_AVAILABLE, conversationFull, MAX_CONVERSATION_MESSAGES, modelNotAvailable } from './errors.ts';
+import { DEMO_MODEL_ID } from './demo-model.ts';
+import type { ChatModel } from './provider.ts';
+
+/** What `admitTurn` answers, for the chat route's declaration. */
+export const ADMISSION_ERRORS = [AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED, AI_CONVERSATION_FULL];
+
+/**
+ * Stored bytes of history a turn reads at most (the newest messages, the newest always): 8 bytes
+ * per token of `AI_CONTEXT_MAX_TOKENS`, above what any text takes per token but the most repetitive
+ * (English runs about 4-5 bytes per o200k token, JSON 4, code 3.5, numbers 2.5), so the context
+ * window is cut by `fitContext`, never by this read.
+ */
+export const HISTORY_BYTES_PER_TOKEN = 8;
+export const historyBytesFor = (config: Pick<Config, 'ai'>) => config.ai.contextMaxTokens * HISTORY_BYTES_PER_TOKEN;
+
+/**
+ * The checks a turn passes before any stream starts and before the provider is called, after
+ * the agent, body and provider checks (docs/chat.md, "Before the model is called"):
+ * - on the platform key, the model must be in the price list (400 `AI.MODEL_NOT_AVAILABLE`): the
+ *   platform never pays for a model it cannot price. The organization's own key (BYOK) runs any
+ *   model, and the offline demo model costs nothing;
+ * - an enforced budget must not be used up (402 `AI.BUDGET_EXCEEDED`, app/analytics/budget/enforcement.ts);
+ * - a new user message must leave room for itself and its answer in the conversation (409
+ *   `AI.CONVERSATION_FULL`); `storedMessages` is null for approval answers and regenerate, which add none.
+ */
+export async function admitTurn(
+  deps: AppDeps,
+  turn: { organizationId: string; model: Pick<ChatModel, 'modelId' | 'source'>; storedMessages: number | null },
+): Promise<void> {
+  const { model } = turn;
+  const platformPays = model.source === 'system' && model.modelId !== DEMO_MODEL_ID;
+  // Both reads at once; their failures are answered in this order.
+  const [priced, budget] = await Promise.allSettled([
+    platformPays ? isModelPriced(deps.db, model.modelId) : true,
+    checkBudgetBeforeTurn(deps, turn.organizationId),
+  ]);
+  if (priced.status === 'rejected') throw priced.reason;
+  if (!priced.value) throw modelNotAvailable(model.modelId);
+  if (budget.status === 'rejected') throw budget.reason;
+  if (turn.storedMessages !== null && turn.storedMessages + 2 > MAX_CONVERSATION_MESSAGES) throw conversationFull();
+}

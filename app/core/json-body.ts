@@ -1,24 +1,130 @@
-import bodyParser from 'koa-bodyparser';
-import type { Middleware } from 'koa';
+import { Transform } from 'node:stream';
+import { createUnzip } from 'node:zlib';
+import getRawBody from 'raw-body';
+import type { Context, Middleware } from 'koa';
+// The `ctx.request.body` / `rawBody` typing of Koa's request (this reader fills both).
+import type {} from 'koa-bodyparser';
 import { HttpError, ValidationError } from './errors.ts';
+import { JsonNesting } from './json-nesting.ts';
+
+/** The media types read as JSON (koa-bodyparser's list, which this reader replaced). */
+const JSON_TYPES = new Set([
+  'application/json',
+  'application/json-patch+json',
+  'application/vnd.api+json',
+  'application/csp-report',
+  'application/scim+json',
+]);
+
+/** RFC 8259 whitespace then `{` or `[`: only an object or an array is a body (strict mode). */
+const STARTS_A_CONTAINER = /^[ \t\n\r]*[[{]/;
 
 /**
- * Parses a JSON body into `ctx.request.body`. Mounted per route after the rate limiter
- * (app/core/mount.ts), so that a request with malformed JSON or an oversized body counts
- * against the limit like any other (docs/interface.md §8: every request counts, whatever its body).
- * Bodies of other content types are left unread; a route with a body schema answers them 415.
+ * Parses a JSON body into `ctx.request.body` (its text into `rawBody`). Mounted per route after
+ * the rate limiter and after credentials (app/core/mount.ts). Bodies of other content types are
+ * left unread (`{}`); a route with a body schema answers them 415.
  *
- * @param limitBytes largest accepted body in bytes (`BODY_LIMIT_BYTES`); larger ones get 413.
+ * The body is read (inflated when gzip or deflate; the gates in content-encoding.ts decide which
+ * routes may send those) up to `limitBytes` of text, 413 beyond, also when Content-Length
+ * announces more; its nesting is followed in one linear pass as it arrives (`JsonNesting`:
+ * deeper than `MAX_JSON_DEPTH` is 400 at once, before `JSON.parse` could spend time on it); then
+ * it is parsed.
+ * Anything unreadable or unparseable is 400 `Malformed JSON`; an object with an own `__proto__`
+ * key is refused like malformed JSON (what koa-bodyparser's parser did).
+ *
+ * @param limitBytes largest accepted body in bytes (`BODY_LIMIT_BYTES`), after inflation.
  */
 export function jsonBody(limitBytes: number): Middleware {
-  return bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: `${limitBytes}b`,
-    strict: true,
-    // co-body marks too-large bodies 413 and everything else it refuses 400 (unparseable JSON).
-    onerror: (error) => {
-      if ((error as { status?: number }).status === 413) throw new HttpError(413, 'Payload too large');
-      throw new ValidationError([{ path: [], message: 'Malformed JSON' }]);
+  return async (ctx, next) => {
+    // Already read (a read-only route run again after a lost database connection), or a method
+    // whose body means nothing (app/core/client-errors.ts): left as it is.
+    if (ctx.request.body !== undefined || (ctx as Context & { disableBodyParser?: boolean }).disableBodyParser) return next();
+    if (!isJson(ctx)) {
+      ctx.request.body = {};
+      return next();
+    }
+    const text = await readText(ctx, limitBytes);
+    ctx.request.rawBody = text;
+    ctx.request.body = parseStrict(text);
+    await next();
+  };
+}
+
+function isJson(ctx: Context): boolean {
+  const header = ctx.get('content-type');
+  return JSON_TYPES.has(header.split(';')[0]!.trim().toLowerCase());
+}
+
+/**
+ * The body as UTF-8 text (a BOM dropped), at most `limitBytes` after inflation. Its nesting is
+ * followed chunk by chunk as it arrives (`JsonNesting`): a body too deep is refused at that
+ * chunk, neither inflated nor read further (left paused, as a body over the limit is).
+ */
+async function readText(ctx: Context, limitBytes: number): Promise<string> {
+  const encoding = (ctx.get('content-encoding') || 'identity').trim().toLowerCase();
+  const declared = ctx.get('content-length');
+  const inflating = encoding === 'gzip' || encoding === 'deflate';
+  if (!inflating && encoding !== 'identity') throw malformed();
+  const nesting = new JsonNesting();
+  const checked = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      try {
+        nesting.feed(chunk);
+        done(null, chunk);
+      } catch (error) {
+        done(error as Error);
+      }
     },
   });
+  // getRawBody hears the first error; any later one (a chunk still in flight) is already answered.
+  checked.on('error', () => {});
+  let unzip: Transform | undefined;
+  if (inflating) {
+    unzip = createUnzip();
+    // pipe() forwards no errors: a broken inflation fails the read, and nothing is left unhandled.
+    unzip.on('error', (error) => checked.destroy(error));
+    ctx.req.pipe(unzip).pipe(checked);
+  } else ctx.req.pipe(checked);
+  try {
+    return await getRawBody(checked, {
+      limit: limitBytes,
+      encoding: 'utf8',
+      // The announced length is that of the encoded bytes: checked only when nothing inflates.
+      ...(!inflating && declared !== '' ? { length: Number(declared) } : {}),
+    });
+  } catch (error) {
+    if (unzip) {
+      ctx.req.unpipe(unzip);
+      unzip.destroy();
+    } else ctx.req.unpipe(checked);
+    if (error instanceof ValidationError) throw error;
+    if ((error as { status?: number }).status === 413) throw new HttpError(413, 'Payload too large');
+    throw malformed();
+  }
 }
+
+function parseStrict(text: string): unknown {
+  if (text === '') return {};
+  if (!STARTS_A_CONTAINER.test(text)) throw malformed();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw malformed();
+  }
+  if (PROTO_KEY.test(text) && hasProtoKey(value)) throw malformed();
+  return value;
+}
+
+/** A `"__proto__":` key, also with escapes (only then is the parsed value scanned). */
+const PROTO_KEY =
+  /"(?:_|\\u005[Ff])(?:_|\\u005[Ff])(?:p|\\u0070)(?:r|\\u0072)(?:o|\\u006[Ff])(?:t|\\u0074)(?:o|\\u006[Ff])(?:_|\\u005[Ff])(?:_|\\u005[Ff])"\s*:/;
+
+/** Does any object in `value` have an own `__proto__` key? Recursion is bounded by `MAX_JSON_DEPTH`. */
+function hasProtoKey(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some(hasProtoKey);
+}
+
+const malformed = () => new ValidationError([{ path: [], message: 'Malformed JSON' }]);

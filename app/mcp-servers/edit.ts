@@ -25,7 +25,7 @@ import type { EditMcpServerBody } from './schemas.ts';
  */
 export async function editMcpServer(deps: AppDeps, ids: { agencyId: string; agentId: string; serverId: string }, body: EditMcpServerBody) {
   await requireAgent(deps, ids.agencyId, ids.agentId);
-  if (body.url !== undefined) await checkServerUrlToSave(deps, body.url);
+  if (body.url !== undefined) checkServerUrlToSave(deps, body.url);
   return deps.db.transaction(async (tx) => {
     const server = await lockServerConnection(tx, ids);
     if (!server) throw notFound('MCP server');

@@ -7,7 +7,7 @@ import type { AppDeps } from '../core/deps.ts';
 import { notFound, ValidationError } from '../core/errors.ts';
 import { sealJson } from '../crypto/credentials.ts';
 import type { Variant, VariantType } from '../mcp-catalog/schemas.ts';
-import { checkUrlToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
+import { checkUrlTextToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
 import { credentialsForVariant, customCredentials, type StoredCredentials } from './credentials.ts';
 import type { AddMcpServerBody } from './schemas.ts';
 
@@ -86,10 +86,15 @@ function planCustom(body: AddMcpServerBody): Plan {
   };
 }
 
-/** The save-time URL policy (no DNS needed, ADR 0033); a refusal is a 400 at `url`. */
-export async function checkServerUrlToSave(deps: AppDeps, url: string): Promise<void> {
+/**
+ * The save-time URL policy: what the URL text alone shows, with no DNS lookup (docs/mcp.md, URL
+ * policy). A refusal is a 400 at `url`. A host name is judged by the addresses it resolves to at
+ * every connection (the guarded fetch and its connect-time guard), so saving answers alike for a
+ * name that does not resolve and for one that resolves to a private address: no DNS oracle.
+ */
+export function checkServerUrlToSave(deps: AppDeps, url: string): void {
   try {
-    await checkUrlToSave(url, urlPolicyFor(deps.config));
+    checkUrlTextToSave(url, urlPolicyFor(deps.config));
   } catch (error) {
     if (error instanceof UrlRefusedError) throw new ValidationError([{ path: ['url'], message: error.message }]);
     throw error;
@@ -101,7 +106,7 @@ export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: str
   await requireAgent(deps, agencyId, agentId);
   const plan =
     body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
-  await checkServerUrlToSave(deps, plan.url);
+  checkServerUrlToSave(deps, plan.url);
   const id = uuidv7();
   return insertAgentMcpServer(deps.db, {
     id,

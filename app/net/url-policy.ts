@@ -24,9 +24,6 @@ export type HostLookup = (host: string) => Promise<string[]>;
 /** Milliseconds a lookup may take before a call is refused. */
 const DNS_TIMEOUT_MS = 5_000;
 
-/** Milliseconds a lookup may take at save time before the name counts as "cannot be resolved now" (accepted). */
-export const SAVE_DNS_TIMEOUT_MS = 1_500;
-
 const systemLookup: HostLookup = (host) =>
   dnsLookup(host, { all: true, verbatim: true }).then((answers) => answers.map((answer) => answer.address));
 
@@ -188,42 +185,14 @@ export async function checkOutboundUrl(raw: string, policy: UrlPolicy, options: 
 }
 
 /**
- * The check when a URL is saved without looking its name up (a BYOK provider `baseUrl`): only
- * what the URL alone shows (scheme, user info, IP literals outside global unicast, metadata
- * host names). A host name is judged at every call instead (`checkOutboundUrl` and the connect-time
- * guard), so saving answers alike for a name that does not resolve and one that resolves to a
- * private address: the route is no DNS oracle for the private network.
+ * The check when a URL is saved (a BYOK provider `baseUrl`, an agent's MCP server), without
+ * looking its name up: only what the URL alone shows (scheme, user info, IP literals outside
+ * global unicast, metadata host names). A host name is judged at every call instead
+ * (`checkOutboundUrl` and the connect-time guard), so saving answers alike for a name that does
+ * not resolve and one that resolves to a private address: the route is no DNS oracle for the
+ * private network, and saving needs no working DNS. `http:` to a host name passes here where the
+ * policy allows loopback; whether it is loopback is judged at the call.
  */
 export function checkUrlTextToSave(raw: string, policy: UrlPolicy): URL {
   return checkUrlText(raw, policy).url;
-}
-
-/**
- * The check when a URL is saved (an MCP server of an agent), which must not depend on DNS
- * working at that moment (ADR 0033): refuses what the URL alone shows (scheme, user info, IP
- * literals outside global unicast, metadata host names) and a name that does resolve to a
- * refused address; accepts a name that cannot be resolved now (ENOTFOUND, a resolver error or
- * no answer within `SAVE_DNS_TIMEOUT_MS`). Every later call still goes through
- * `checkOutboundUrl` and the connect-time guard (app/net/connect-guard.ts).
- */
-export async function checkUrlToSave(
-  raw: string,
-  policy: UrlPolicy,
-  options: { lookup?: HostLookup; timeoutMs?: number } = {},
-): Promise<URL> {
-  const { url, host } = checkUrlText(raw, policy);
-  if (ipaddr.isValid(host)) return url;
-  let addresses: string[];
-  try {
-    addresses = await lookupWithin(options.lookup ?? systemLookup, host, options.timeoutMs ?? SAVE_DNS_TIMEOUT_MS);
-  } catch {
-    addresses = [];
-  }
-  if (addresses.length > 0) {
-    checkAddresses(url, addresses, policy);
-  } else if (url.protocol === 'http:') {
-    // http: is allowed only to a loopback address, which an unresolved name cannot be shown to be.
-    throw new UrlRefusedError(policy.allowLoopbackHttp ? 'URL must use https (http is allowed only to loopback)' : 'URL must use https');
-  }
-  return url;
 }

@@ -116,6 +116,19 @@ async function main() {
       body: Buffer.from(NESTING_BOMB_JSON),
       peer: 'made-up key, `{}` (peer)',
     },
+    {
+      name: 'valid key, `{}` (400 at the schema, peer)',
+      path: '/api/ai/org-usage/events',
+      headers: { ...json, authorization: `Bearer ${secret.key}` },
+      body: Buffer.from('{}'),
+    },
+    {
+      name: 'valid key, 1 KB gzip nesting bomb (400 past 64 levels)',
+      path: '/api/ai/org-usage/events',
+      headers: { ...gzipJson, authorization: `Bearer ${secret.key}` },
+      body: bomb,
+      peer: 'valid key, `{}` (400 at the schema, peer)',
+    },
   ];
   const spans512 = emptySpansRequest(512);
   const otlp: Case[] = [

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { checkOutboundUrl, checkUrlToSave, isPublicAddress, urlPolicyFor, UrlRefusedError } from '../../app/net/url-policy.ts';
+import { checkOutboundUrl, checkUrlTextToSave, isPublicAddress, urlPolicyFor, UrlRefusedError } from '../../app/net/url-policy.ts';
 
 const production = { allowLoopbackHttp: false };
 const development = { allowLoopbackHttp: true };
@@ -108,7 +108,7 @@ test('IPv4-compatible ::/96 and the local-use NAT64 prefix 64:ff9b:1::/48 are re
     t.false(isPublicAddress(address, production), address);
     t.false(isPublicAddress(address, development), address);
     await t.throwsAsync(checkOutboundUrl(`https://[${address}]/mcp`, production), { instanceOf: UrlRefusedError }, address);
-    await t.throwsAsync(checkUrlToSave(`https://[${address}]/mcp`, production), { instanceOf: UrlRefusedError }, address);
+    t.throws(() => checkUrlTextToSave(`https://[${address}]/mcp`, production), { instanceOf: UrlRefusedError }, address);
     await t.throwsAsync(
       checkOutboundUrl('https://rebound.example.com/mcp', production, { lookup: resolvesTo(address) }),
       { instanceOf: UrlRefusedError },

@@ -164,22 +164,28 @@ function checkAddresses(url: URL, addresses: string[], policy: UrlPolicy): void 
  * `UrlRefusedError` unless: it is absolute `https:` (or `http:` to loopback where the policy
  * allows loopback), carries no user name or password, names no metadata host, and every
  * address its host resolves to is public (see `isPublicAddress`). A host that cannot be
- * resolved is refused: there is nothing to connect to.
+ * resolved is refused, with the same message as one that resolves to a refused address.
  *
  * The check resolves the name once; a caller that then connects should connect to one of the
  * checked addresses (or check again in its socket `lookup`), so a DNS answer that changes in
  * between (DNS rebinding) cannot reach a refused address.
  */
+const NAME_NOT_PUBLIC = 'URL host does not resolve to a public address';
+
 export async function checkOutboundUrl(raw: string, policy: UrlPolicy, options: { lookup?: HostLookup } = {}): Promise<URL> {
   const { url, host } = checkUrlText(raw, policy);
   if (ipaddr.isValid(host)) return url;
-  let addresses: string[];
+  // A name that does not resolve and one that resolves to a refused address answer alike: the
+  // message reaches the caller (a 502's detail), and must not tell them apart for the private network.
+  let addresses: string[] = [];
   try {
     addresses = await lookupWithin(options.lookup ?? systemLookup, host, DNS_TIMEOUT_MS);
   } catch {
-    throw new UrlRefusedError('URL host could not be resolved');
+    // Refused below, as an empty answer.
   }
-  if (addresses.length === 0) throw new UrlRefusedError('URL host could not be resolved');
+  if (addresses.length === 0 || !addresses.every((address) => isPublicAddress(address, policy))) {
+    throw new UrlRefusedError(NAME_NOT_PUBLIC);
+  }
   checkAddresses(url, addresses, policy);
   return url;
 }

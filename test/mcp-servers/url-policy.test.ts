@@ -78,7 +78,7 @@ test('private, link-local, metadata and loopback targets are refused, literal or
     instanceOf: UrlRefusedError,
   });
   await t.throwsAsync(checkOutboundUrl('https://gone.example.com/', production, { lookup: () => Promise.reject(new Error('ENOTFOUND')) }), {
-    message: /could not be resolved/,
+    message: 'URL host does not resolve to a public address',
   });
 });
 

@@ -84,7 +84,9 @@ test('migration 0900 moves every usage row, rollup and ingest key of the old tab
   const keysBefore = await db.pool.anyFirst(sql.type(z.object({ key: z.string() }))`
     SELECT organization_id || ' ' || ingest_key AS key FROM usage_events WHERE ingest_key IS NOT NULL ORDER BY 1`);
 
-  t.deepEqual(await migrate(db.url), ['0900_usage_partitions.sql']);
+  // 0900 alone: the files after it are not what this test is about.
+  await copyFile(join(MIGRATIONS_DIR, '0900_usage_partitions.sql'), join(dir, '0900_usage_partitions.sql'));
+  t.deepEqual(await migrate(db.url, { dir }), ['0900_usage_partitions.sql']);
 
   const after = await snapshot(db.pool, 'code');
   t.is(after.rows.length, 3000);

@@ -33,6 +33,11 @@ export async function errorMiddleware(ctx: Context, next: Next): Promise<void> {
     // Headers set by handlers that failed half-way (for example a half-built download) are dropped,
     // but the request id and rate-limit headers set before the failure are kept.
     ctx.remove('Content-Disposition');
+    // What is left of a refused body (a reader that stopped at a limit, its nesting or a bad
+    // chunk) is discarded as it arrives, neither inflated nor parsed. Left paused, it would be
+    // read as the next request of the kept-alive connection (Node dumps a body by itself only when
+    // nothing began reading it), and the client would see its connection reset.
+    if (!ctx.req.complete && !ctx.req.destroyed) ctx.req.resume();
   }
 }
 

@@ -8,34 +8,30 @@ import {
 } from '../../sql/tool-permissions.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import { ValidationError, type ValidationIssue } from '../core/errors.ts';
-import { findCatalogTool, MCP_PROVIDER_PREFIX } from './catalog.ts';
-import { isUuid } from '../core/schemas.ts';
+import { findCatalogTool } from './catalog.ts';
+import { parseProviderKey, type ToolProvider } from './provider-key.ts';
 
-/** The server id named by an `mcp:<serverId>` provider key, when it is one (lower-cased). */
-const mcpServerIdOf = (providerKey: string): string | undefined => {
-  if (!providerKey.startsWith(MCP_PROVIDER_PREFIX)) return undefined;
-  const id = providerKey.slice(MCP_PROVIDER_PREFIX.length);
-  return isUuid(id) ? id.toLowerCase() : '';
-};
+/** An element of the body with the provider its key names (null: `mcp:` without a UUID). */
+type Named = { tool: ToolPermission; provider: ToolProvider | null };
 
 /**
  * Checks each element against the catalog and the agent's MCP servers (docs/interface.md §7) and
  * returns the rows to store, or the issues at each element's path.
  */
-function checkToolSet(tools: ToolPermission[], serversOfAgent: Set<string>) {
+function checkToolSet(tools: Named[], serversOfAgent: Set<string>) {
   const issues: ValidationIssue[] = [];
   const stored: StoredToolPermission[] = [];
   const seen = new Set<string>();
-  tools.forEach((tool, index) => {
+  tools.forEach(({ tool, provider }, index) => {
     const at = (field: string) => ['tools', String(index), field];
     if (seen.has(tool.toolName)) issues.push({ path: at('toolName'), message: 'is given more than once' });
     seen.add(tool.toolName);
-    const serverId = mcpServerIdOf(tool.providerKey);
-    if (serverId !== undefined) {
+    if (provider?.kind !== 'builtin') {
+      const serverId = provider?.serverId ?? null;
       if (!serverId || !serversOfAgent.has(serverId)) {
         issues.push({ path: at('providerKey'), message: 'is not an MCP server of this agent' });
       }
-      stored.push({ ...tool, mcpServerId: serverId || null });
+      stored.push({ ...tool, mcpServerId: serverId });
       return;
     }
     const builtIn = findCatalogTool(tool.toolName);
@@ -61,9 +57,10 @@ export async function replaceAgentTools(
 ): Promise<{ agentId: string; toolCount: number }> {
   return db.transaction(async (tx) => {
     if (!(await lockAgentInAgency(tx, agencyId, agentId))) throw agentNotFound();
-    const named = [...new Set(tools.map((tool) => mcpServerIdOf(tool.providerKey)).filter((id) => !!id))] as string[];
-    const servers = new Set(named.length ? await findMcpServerIdsOfAgent(tx, agencyId, agentId, named) : []);
-    const { issues, stored } = checkToolSet(tools, servers);
+    const named = tools.map((tool) => ({ tool, provider: parseProviderKey(tool.providerKey) }));
+    const serverIds = [...new Set(named.flatMap(({ provider }) => (provider?.kind === 'mcp' ? [provider.serverId] : [])))];
+    const servers = new Set(serverIds.length ? await findMcpServerIdsOfAgent(tx, agencyId, agentId, serverIds) : []);
+    const { issues, stored } = checkToolSet(named, servers);
     if (issues.length) throw new ValidationError(issues);
     await replaceToolPermissionsOfAgent(tx, agentId, stored);
     return { agentId, toolCount: stored.length };

@@ -5,7 +5,6 @@ import type { ServerConnectionRow } from '../../sql/agent-mcp-server-connections
 import type { DiscoveredTool } from '../mcp-client/list-tools.ts';
 import { listingOf } from '../mcp-client/tool-discovery.ts';
 import { findBuiltinTool } from '../tools/builtins.ts';
-import { MCP_PROVIDER_PREFIX } from '../tools/catalog.ts';
 import type { OfferedTool } from '../tools/resolution.ts';
 import type { McpToolExecutor } from './mcp-executor.ts';
 import { asToolFailure } from './stream-errors.ts';
@@ -46,8 +45,11 @@ export async function buildToolSet(
   for (const entry of offered.values()) {
     const needsApproval = (_input: unknown, { toolCallId }: { toolCallId: string }) =>
       entry.requiresApproval || scope.approvedCallIds.has(toolCallId);
-    if (entry.providerKey.startsWith(MCP_PROVIDER_PREFIX)) {
-      const serverId = entry.providerKey.slice(MCP_PROVIDER_PREFIX.length);
+    const { provider } = entry;
+    // An `mcp:` key without a UUID names no server, so it offers nothing.
+    if (provider === null) continue;
+    if (provider.kind === 'mcp') {
+      const { serverId } = provider;
       const found = listed.get(serverId)?.find((candidate) => candidate.name === entry.toolName);
       if (!found) continue;
       tools[entry.toolName] = tool({
@@ -66,7 +68,8 @@ export async function buildToolSet(
     if (!builtin || !run) continue;
     const { agencyId, agentId, userId } = scope;
     tools[entry.toolName] = tool({
-      description: builtin.description,
+      // The catalog's description, read once with the offered set (absent only for a tool stored under another provider).
+      description: entry.description ?? builtin.description,
       inputSchema: jsonSchema<Record<string, unknown>>(builtin.inputSchema),
       needsApproval,
       execute: (input: Record<string, unknown>, { abortSignal }) =>
@@ -82,11 +85,7 @@ export async function buildToolSet(
  * longer the agent's.
  */
 async function listServers(deps: AppDeps, scope: Scope, offered: ReadonlyMap<string, OfferedTool>): Promise<Map<string, DiscoveredTool[]>> {
-  const serverIds = new Set(
-    [...offered.values()].flatMap((entry) =>
-      entry.providerKey.startsWith(MCP_PROVIDER_PREFIX) ? [entry.providerKey.slice(MCP_PROVIDER_PREFIX.length)] : [],
-    ),
-  );
+  const serverIds = new Set([...offered.values()].flatMap(({ provider }) => (provider?.kind === 'mcp' ? [provider.serverId] : [])));
   const listed = await Promise.all(
     [...serverIds].map(async (serverId) => {
       const server = scope.servers.find((candidate) => candidate.id === serverId);

@@ -2,11 +2,14 @@ import type { CommonQueryMethods } from 'slonik';
 import { findAgentInAgency } from '../../sql/agents.ts';
 import { listOfferableToolsForUser, type OfferedStatus } from '../../sql/tool-permissions.ts';
 import { findCatalogTool } from './catalog.ts';
+import { parseProviderKey, type ToolProvider } from './provider-key.ts';
 
 /** A tool offered to the model for one user's conversation with one agent. */
 export type OfferedTool = {
   toolName: string;
   providerKey: string;
+  /** What `providerKey` names (null: an `mcp:` key without a UUID, which PUT never stores). */
+  provider: ToolProvider | null;
   permissionStatus: OfferedStatus;
   /** True: a call pauses in `approval-requested` until the user answers. */
   requiresApproval: boolean;
@@ -14,9 +17,9 @@ export type OfferedTool = {
   description: string | null;
 };
 
-const describe = (toolName: string, providerKey: string): string | null => {
+const describe = (toolName: string, provider: ToolProvider | null): string | null => {
   const tool = findCatalogTool(toolName);
-  return tool && tool.providerKey === providerKey ? tool.description : null;
+  return tool && provider?.kind === 'builtin' && tool.providerKey === provider.provider ? tool.description : null;
 };
 
 /**
@@ -42,15 +45,17 @@ export async function resolveAgentTools(
 export async function offeredToolsOf(db: CommonQueryMethods, agentId: string, userId: string): Promise<Map<string, OfferedTool>> {
   const rows = await listOfferableToolsForUser(db, agentId, userId);
   return new Map(
-    rows.map((row) => [
-      row.toolName,
-      {
+    rows.map((row) => {
+      const provider = parseProviderKey(row.providerKey);
+      const tool: OfferedTool = {
         toolName: row.toolName,
         providerKey: row.providerKey,
+        provider,
         permissionStatus: row.permissionStatus,
         requiresApproval: row.permissionStatus === 'needs_approval' && !row.hasOverride,
-        description: describe(row.toolName, row.providerKey),
-      },
-    ]),
+        description: describe(row.toolName, provider),
+      };
+      return [row.toolName, tool];
+    }),
   );
 }

@@ -91,7 +91,10 @@ export const toolRoutes = [
       };
       return {
         agentId: params.agentId,
-        tools: [...tools.values()].map((tool) => ({ ...tool, available: available(tool.toolName, tool.providerKey) })),
+        tools: [...tools.values()].map(({ provider: _provider, ...tool }) => ({
+          ...tool,
+          available: available(tool.toolName, tool.providerKey),
+        })),
       };
     },
   }),

@@ -99,6 +99,17 @@ test.serial('an always_allow MCP tool runs at once on the server and the turn co
   t.regex(JSON.stringify(toolMessage), /search_docs ran with/);
 });
 
+test.serial('an MCP tool saved under its server id in upper case is offered and runs on that server', async (t) => {
+  const { auth, mcp, base, serverId } = await setup(t, callThenText('search_docs', { query: 'case' }));
+  await setTools(t, auth, [{ toolName: 'search_docs', permissionStatus: 'always_allow', providerKey: `mcp:${serverId.toUpperCase()}` }]);
+  const { message } = await sendChat(base, auth, 'upper', [userMessage('search the docs')]);
+  t.deepEqual(
+    mcp.calls.map((call) => call.name),
+    ['search_docs'],
+  );
+  t.like(toolParts(message)[0], { type: 'tool-search_docs', state: 'output-available' });
+});
+
 test.serial('a needs_approval tool pauses in approval-requested; approved, the stored call runs once and the turn goes on', async (t) => {
   const { auth, mcp, peer, base } = await setup(t, callThenText('create_issue', { title: 'Bug' }));
   const user = userMessage('open an issue');

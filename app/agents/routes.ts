@@ -1,8 +1,9 @@
 import { uuidv7 } from 'uuidv7';
-import { findAgentInAgency, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
+import { insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
-import { AI_AGENT_NOT_FOUND, agentNotFound } from './errors.ts';
+import { agentNotFound } from './errors.ts';
+import { AGENT_SCOPE } from './scope.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
@@ -52,14 +53,13 @@ export const agentRoutes = [
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The agent', schema: AgentSchema },
       400: { description: 'agentId is not a UUID', schema: ValidationErrorBody },
     },
-    handler: async ({ deps, auth, params }) =>
-      (await findAgentInAgency(deps.db, auth.agencyId, params.agentId)) ?? Promise.reject(agentNotFound()),
+    handler: ({ agent }) => agent,
   }),
 
   defineRoute({
@@ -69,13 +69,14 @@ export const agentRoutes = [
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'update' },
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams, body: UpdateAgentBody },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The agent as changed', schema: AgentSchema },
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
     },
-    handler: async ({ deps, auth, params, body }) =>
-      (await updateAgent(deps.db, auth.agencyId, params.agentId, body)) ?? Promise.reject(agentNotFound()),
+    // The UPDATE is the agent's own write: its WHERE keeps the agency (agents are never deleted).
+    handler: async ({ deps, auth, agent, body }) =>
+      (await updateAgent(deps.db, auth.agencyId, agent.id, body)) ?? Promise.reject(agentNotFound()),
   }),
 ];

@@ -7,14 +7,12 @@ import {
   listConversations,
   listMessagePage,
 } from '../../sql/chat-conversations.ts';
-import { findAgentInAgency } from '../../sql/agents.ts';
 import { deleteTurns } from '../../sql/chat-turns.ts';
 import { listAgentServerConnections } from '../../sql/agent-mcp-server-connections.ts';
 import { findProviderKey } from '../../sql/provider-keys.ts';
-import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
+import { AGENT_SCOPE } from '../agents/scope.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { defineRoute } from '../core/route.ts';
-import type { AppDeps } from '../core/deps.ts';
 import { serviceUnavailable } from '../core/errors.ts';
 import { offeredToolsOf } from '../tools/resolution.ts';
 import {
@@ -54,10 +52,6 @@ function settled<T>(read: PromiseSettledResult<T>): T {
 
 const scopeOf = (auth: AccessClaims, agentId: string) => ({ organizationId: auth.agencyId, agentId, userId: auth.userId });
 
-async function requireAgent(deps: AppDeps, agencyId: string, agentId: string) {
-  return (await findAgentInAgency(deps.db, agencyId, agentId)) ?? Promise.reject(agentNotFound());
-}
-
 /** The chat stream and the caller's conversations (docs/chat.md). */
 export const chatRoutes = [
   defineRoute({
@@ -72,9 +66,9 @@ export const chatRoutes = [
     principal: 'user',
     policy,
     rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    scope: AGENT_SCOPE,
     schemas: { params: ChatParams, body: ChatBody },
     errors: [
-      AI_AGENT_NOT_FOUND,
       AI_CONVERSATION_NOT_FOUND,
       TOOL_APPROVAL_UNKNOWN_ID,
       TOOL_APPROVAL_REASON_TOO_LONG,
@@ -87,24 +81,24 @@ export const chatRoutes = [
     responses: {
       200: { description: 'The UI message stream (server-sent events)' },
     },
-    handler: async ({ deps, auth, params, body, ctx }) => {
+    handler: async ({ deps, auth, agent, body, ctx }) => {
       const turns = chatTurns(deps);
       // Shutting down: the client retries on another instance (docs/chat.md, "Shutdown").
       if (turns.draining) {
         ctx.set('Retry-After', '1');
         throw serviceUnavailable('shutting down');
       }
-      // The reads that do not depend on each other run at once (docs/chat.md, "Decisions"); their
-      // failures are still answered in the order of the checks: agent, body, turn claim, provider, history.
-      // A new user message (the common turn) also reads the conversation's history now.
+      // The agent was found by the route's scope. The reads that do not depend on each other run at
+      // once (docs/chat.md, "Decisions"); their failures are still answered in the order of the
+      // checks: body, turn claim, provider, history. A new user message (the common turn) also
+      // reads the conversation's history now.
       const last = body.messages.at(-1);
       const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
-      const scope = scopeOf(auth, params.agentId);
-      const [agentRead, keyRead, toolsRead, serversRead, historyRead, claimRead] = await Promise.allSettled([
-        findAgentInAgency(deps.db, auth.agencyId, params.agentId),
+      const scope = scopeOf(auth, agent.id);
+      const [keyRead, toolsRead, serversRead, historyRead, claimRead] = await Promise.allSettled([
         findProviderKey(deps.db, auth.agencyId),
-        offeredToolsOf(deps.db, params.agentId, auth.userId),
-        listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: params.agentId }),
+        offeredToolsOf(deps.db, agent.id, auth.userId),
+        listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: agent.id }),
         isUserMessage
           ? findConversationHistory(deps.db, scope, body.id, { maxBytes: historyBytesFor(deps.config), messageId: last.id })
           : null,
@@ -114,8 +108,6 @@ export const chatRoutes = [
       const turn = claimRead.status === 'fulfilled' && claimRead.value.kind === 'new' ? turns.begin(claimRead.value.turnId) : undefined;
       let model: ChatModel | undefined;
       try {
-        const agent = settled(agentRead);
-        if (!agent) throw agentNotFound();
         const incoming = readIncoming(body);
         const claim = settled(claimRead);
         // A retried POST of a message whose turn runs is answered like the resume GET.
@@ -134,7 +126,7 @@ export const chatRoutes = [
           model,
           storedMessages: isUserMessage ? (history?.messageCount ?? 0) : null,
         });
-        const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, history);
+        const prepared = await prepareTurn(deps, scope, body.id, incoming, history);
         const tools = await buildToolSet(
           deps,
           {
@@ -178,12 +170,11 @@ export const chatRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: AGENT_SCOPE,
     schemas: { params: ChatParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: { 200: { description: 'Conversations', schema: ConversationList } },
-    handler: async ({ deps, auth, params }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
-      const rows = await listConversations(deps.db, scopeOf(auth, params.agentId));
+    handler: async ({ deps, auth, agent }) => {
+      const rows = await listConversations(deps.db, scopeOf(auth, agent.id));
       return {
         conversations: rows.map((row) => ({ id: row.clientId, title: row.title, createdAt: row.createdAt, updatedAt: row.updatedAt })),
       };
@@ -200,14 +191,14 @@ export const chatRoutes = [
     principal: 'user',
     policy,
     rateLimit: { limit: 120, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    scope: AGENT_SCOPE,
     schemas: { params: ConversationParams, query: ConversationPageQuery },
-    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
+    errors: [AI_CONVERSATION_NOT_FOUND],
     responses: {
       200: { description: 'The conversation', schema: ConversationDetail },
     },
-    handler: async ({ deps, auth, params, query }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
-      const conversation = await findConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId);
+    handler: async ({ deps, auth, agent, params, query }) => {
+      const conversation = await findConversation(deps.db, scopeOf(auth, agent.id), params.conversationId);
       if (!conversation) throw conversationNotFound();
       const page = await listMessagePage(deps.db, conversation.id, {
         limit: query.limit ?? 100,
@@ -225,16 +216,16 @@ export const chatRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: AGENT_SCOPE,
     schemas: { params: ConversationParams },
     status: 204,
-    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
+    errors: [AI_CONVERSATION_NOT_FOUND],
     responses: {
       204: { description: 'Deleted' },
     },
-    handler: async ({ deps, auth, params }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
-      if (!(await deleteConversation(deps.db, scopeOf(auth, params.agentId), params.conversationId))) throw conversationNotFound();
-      await deleteTurns(deps.db, scopeOf(auth, params.agentId), params.conversationId);
+    handler: async ({ deps, auth, agent, params }) => {
+      if (!(await deleteConversation(deps.db, scopeOf(auth, agent.id), params.conversationId))) throw conversationNotFound();
+      await deleteTurns(deps.db, scopeOf(auth, agent.id), params.conversationId);
     },
   }),
 ];

@@ -26,7 +26,7 @@ type Scope = {
 
 /**
  * The tool map of one turn: exactly the offered tools (the agent's non-blocked ones, see
- * resolveAgentTools), keyed by tool name. MCP tools carry the input schema their server lists
+ * offeredToolsOf), keyed by tool name. MCP tools carry the input schema their server lists
  * now (through the discovery cache); a tool the server no longer lists, or a server that cannot
  * be listed within the MCP client's timeout, is left out. A built-in tool this deployment does
  * not run (its `availability`, app/tools/builtins.ts) is left out too: it stays in the agent's

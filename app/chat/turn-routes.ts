@@ -1,7 +1,7 @@
 import { findConversation } from '../../sql/chat-conversations.ts';
 import { findRunningTurn } from '../../sql/chat-turns.ts';
-import { findAgentInAgency } from '../../sql/agents.ts';
-import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
+import type { Agent } from '../../sql/agents.ts';
+import { AGENT_SCOPE } from '../agents/scope.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { defineRoute } from '../core/route.ts';
 import type { AppDeps } from '../core/deps.ts';
@@ -16,17 +16,15 @@ const policy = { subject: 'ai.agent', action: 'read' };
 const scopeOf = (auth: AccessClaims, agentId: string) => ({ organizationId: auth.agencyId, agentId, userId: auth.userId });
 
 /**
- * The caller's running turn of a conversation, or null; 404 for an agent outside the agency and
- * for a conversation the caller does not have (another user's looks the same).
+ * The caller's running turn of a conversation with the scope's agent, or null; 404 for a
+ * conversation the caller does not have (another user's looks the same).
  */
-async function runningTurnOf(deps: AppDeps, auth: AccessClaims, params: { agentId: string; conversationId: string }) {
-  const scope = scopeOf(auth, params.agentId);
-  const [agent, turn, conversation] = await Promise.all([
-    findAgentInAgency(deps.db, auth.agencyId, params.agentId),
-    findRunningTurn(deps.db, scope, params.conversationId),
-    findConversation(deps.db, scope, params.conversationId),
+async function runningTurnOf(deps: AppDeps, auth: AccessClaims, agent: Agent, conversationId: string) {
+  const scope = scopeOf(auth, agent.id);
+  const [turn, conversation] = await Promise.all([
+    findRunningTurn(deps.db, scope, conversationId),
+    findConversation(deps.db, scope, conversationId),
   ]);
-  if (!agent) throw agentNotFound();
   // A new conversation's first turn may run before its row is committed: the turn is the caller's.
   if (!turn && !conversation) throw conversationNotFound();
   return turn;
@@ -44,14 +42,15 @@ export const turnRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: AGENT_SCOPE,
     schemas: { params: ConversationParams },
-    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE],
+    errors: [AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE],
     responses: {
       200: { description: 'The running turn’s UI message stream (server-sent events)' },
       204: { description: 'No turn of this conversation runs' },
     },
-    handler: async ({ deps, auth, params, ctx }) => {
-      const turn = await runningTurnOf(deps, auth, params);
+    handler: async ({ deps, auth, agent, params, ctx }) => {
+      const turn = await runningTurnOf(deps, auth, agent, params.conversationId);
       if (!turn) return null;
       return answerTurnStream(ctx, chatTurns(deps), turn.id, () => null);
     },
@@ -66,12 +65,13 @@ export const turnRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: AGENT_SCOPE,
     schemas: { params: ConversationParams },
     status: 204,
-    errors: [AI_AGENT_NOT_FOUND, AI_CONVERSATION_NOT_FOUND],
+    errors: [AI_CONVERSATION_NOT_FOUND],
     responses: { 204: { description: 'Stopped, or nothing ran' } },
-    handler: async ({ deps, auth, params }) => {
-      const turn = await runningTurnOf(deps, auth, params);
+    handler: async ({ deps, auth, agent, params }) => {
+      const turn = await runningTurnOf(deps, auth, agent, params.conversationId);
       if (turn) await chatTurns(deps).stop(turn.id);
     },
   }),

@@ -21,10 +21,11 @@ export class UndeclaredCodedError extends Error {
 
 const keyOf = (declared: ErrorCode) => `${declared.status} ${declared.code}`;
 
-/** The coded errors a route may answer: its own `errors` and the ones its chain adds. */
+/** The coded errors a route may answer: its own `errors` and the ones its chain adds (its scope's 404 among them). */
 export function answerableErrors(route: Route): ErrorCode[] {
   return [
     ...(route.errors ?? []),
+    ...(route.scope ? [route.scope.error] : []),
     CORE_SERVICE_UNAVAILABLE,
     ...(route.idempotent ? [CORE_IDEMPOTENCY_KEY_IN_FLIGHT, CORE_IDEMPOTENCY_KEY_REUSED] : []),
   ];

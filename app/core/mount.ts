@@ -18,6 +18,7 @@ import { jsonBody } from './json-body.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
 import { API_PREFIX, type AccessClaims, type Route } from './route.ts';
+import { resolveScope } from './route-scope.ts';
 import { routeLimiter } from './route-rate-limit.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -38,7 +39,7 @@ export function parseQuery(querystring: string): Record<string, unknown> {
 /**
  * Mounts every route under `/api` with its chain, always in this order:
  * (outside production) declared-errors check -> rate limit -> [authentication -> principal type -> policy
- * -> Content-Encoding gate -> body -> validation -> handler].
+ * -> Content-Encoding gate -> body -> validation -> scope -> handler].
  * A route declaring `idempotent: true` runs its handler under an `Idempotency-Key` when the
  * request sends one (app/core/idempotency.ts): handler and answer record share one transaction.
  * The limiter comes first, before the body is even read, so that every request to a limited route
@@ -46,6 +47,8 @@ export function parseQuery(querystring: string): Record<string, unknown> {
  * the body last: a request refused for its credentials costs a header check whatever its body
  * (nothing is inflated or parsed), and only an ingestion route (`apiKey`) accepts an encoded body,
  * once its key or token is checked; any other answers 415 to one (app/core/content-encoding.ts).
+ * A route's `scope` (app/core/route-scope.ts) is looked up after validation, so a malformed id is
+ * a 400 before any lookup, and an id of another agency is the scope's 404 before the handler runs.
  * The bracketed part runs under `databaseFaults`: a lost database connection is retried once for a
  * read-only route and is otherwise a 503 with Retry-After (ADR 0065); the body readers skip a body
  * already read, so a retry reads nothing twice.
@@ -100,6 +103,12 @@ function pathParams(layer: RouteLayer, path: string): Record<string, string> {
 }
 
 function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middleware {
+  const { scope } = route;
+  if (scope && (route.auth !== 'jwt' || !route.path.includes(`:${scope.param}`) || !route.schemas?.params)) {
+    throw new Error(
+      `${route.method} ${route.path}: scope \`${scope.key}\` needs auth 'jwt' and the validated path parameter :${scope.param}`,
+    );
+  }
   const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {};
   if (route.schemas?.params) validators.params = compileValidator('params', route.schemas.params);
   if (route.schemas?.query) validators.query = compileValidator('query', route.schemas.query);
@@ -115,8 +124,11 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
     const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};
     const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
     const body = validators.body ? validators.body(ctx.request.body ?? {}) : {};
+    const scoped = scope
+      ? await resolveScope(scope, deps, (ctx.state.auth as AccessClaims).agencyId, params as Record<string, unknown>)
+      : {};
     const invoke = (handlerDeps: AppDeps) =>
-      route.handler({ params, query, body, auth: ctx.state.auth, deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);
+      route.handler({ ...scoped, params, query, body, auth: ctx.state.auth, deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);
     const key = route.idempotent ? idempotencyKeyOf(ctx) : undefined;
     if (key !== undefined) {
       const answer = await runIdempotently({

@@ -210,7 +210,8 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
         : { description: response.description };
       responses[status] = responses[status] ? merged(responses[status], declared) : declared;
     }
-    documentErrors(route.errors ?? [], responses);
+    // The scope's 404 is the chain's, listed with the handler's own codes of that status.
+    documentErrors([...(route.scope ? [route.scope.error] : []), ...(route.errors ?? [])], responses);
     const operation: Json = {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: route.summary,
@@ -219,6 +220,8 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
       responses,
     };
     if (route.description) operation.description = route.description;
+    // Read by the fuzzer's tenancy case (fuzz/tenancy.ts): which parameter names a resource of the caller's agency.
+    if (route.scope) operation['x-scope'] = { name: route.scope.key, parameter: route.scope.param, errorCode: route.scope.error.code };
     if (route.idempotent) documentIdempotency(operation, responses, route.status ?? 200);
     if (route.schemas?.body) {
       operation.requestBody = { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
@@ -232,6 +235,10 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
     const extras: string[] = [];
     if (route.principal) extras.push(`Principal type: ${route.principal}.`);
     if (route.policy) extras.push(`Policy: \`${route.policy.action}\` on \`${route.policy.subject}\`.`);
+    if (route.scope)
+      extras.push(
+        `Scope: \`${route.scope.param}\` names a ${route.scope.key} of the caller's agency (404 \`${route.scope.error.code}\` otherwise).`,
+      );
     if (extras.length) operation.description = [route.description, ...extras].filter(Boolean).join('\n\n');
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;
   }

@@ -8,6 +8,7 @@ import type { AppDeps } from './deps.ts';
 import type { ErrorCode } from './errors.ts';
 import type { BinaryAnswer } from './binary-answer.ts';
 import type { Redirect } from './redirect.ts';
+import type { RouteScope, ScopedInput } from './route-scope.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type PrincipalType = 'user' | 'client';
@@ -34,14 +35,14 @@ export type ApiKeyAccess = { scope: ApiKeyScope; keyOnly?: boolean };
 type Schemas = { params?: TSchema; query?: TSchema; body?: TSchema };
 type Infer<S> = S extends TSchema ? Static<S> : Record<string, never>;
 
-export type RouteInput<S extends Schemas, A extends 'jwt' | 'public'> = {
+export type RouteInput<S extends Schemas, A extends 'jwt' | 'public', Sc extends RouteScope | undefined = undefined> = {
   params: Infer<S['params']>;
   query: Infer<S['query']>;
   body: Infer<S['body']>;
   auth: A extends 'jwt' ? AccessClaims : AccessClaims | undefined;
   deps: AppDeps;
   ctx: Context;
-};
+} & ScopedInput<Sc>;
 
 export type Response = { description: string; schema?: TSchema };
 type Responses = Record<number, Response>;
@@ -59,7 +60,13 @@ export type SuccessBody<R, St> = St extends keyof R
     : unknown
   : unknown;
 
-export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends Responses = Responses, St extends number = number> = {
+export type RouteSpec<
+  S extends Schemas,
+  A extends 'jwt' | 'public',
+  R extends Responses = Responses,
+  St extends number = number,
+  Sc extends RouteScope | undefined = undefined,
+> = {
   method: Method;
   /** Path below the global `/api` prefix, in koa-router syntax (`/ai/agents/:agentId`). */
   path: string;
@@ -72,6 +79,13 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
   principal?: PrincipalType;
   /** A `{ subject, action }` grant read from the database at request time (403 otherwise). */
   policy?: Policy;
+  /**
+   * The resource of the caller's agency the route acts under (`scope: AGENT_SCOPE`, app/core/route-scope.ts):
+   * the chain looks it up from its path parameter after validation, answers its 404 when the
+   * agency has none with that id, and gives the handler the row (`input.agent`). Its 404 is
+   * documented and declared from here, never in `errors`. Needs `auth: 'jwt'`.
+   */
+  scope?: Sc;
   /** Also authenticated by an API key (app/core/api-key-auth.ts); `policy` then applies to user tokens only. */
   apiKey?: ApiKeyAccess;
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
@@ -94,10 +108,10 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
    */
   responses: R;
   /**
-   * The coded errors the handler can answer (`errors: [AI_AGENT_NOT_FOUND]`, each area's errors.ts):
+   * The coded errors the handler can answer (`errors: [AI_CONVERSATION_NOT_FOUND]`, each area's errors.ts):
    * the OpenAPI document lists them per status, and in tests answering one not listed here is a
    * 500 (app/core/declared-errors.ts). The chain's own (`CORE.SERVICE_UNAVAILABLE`, the
-   * idempotency codes, the 429) are not listed.
+   * idempotency codes, the 429, the scope's 404) are not listed.
    */
   errors?: readonly ErrorCode[];
   /**
@@ -113,7 +127,7 @@ export type RouteSpec<S extends Schemas, A extends 'jwt' | 'public', R extends R
   idempotent?: boolean;
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
-  handler: (input: RouteInput<S, A>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;
+  handler: (input: RouteInput<S, A, Sc>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;
 };
 
 /**
@@ -140,14 +154,15 @@ export type RouteRateLimit = {
 };
 
 /** A declared route: the single source for mounting, validation and the OpenAPI document. */
-export type Route = RouteSpec<Schemas, 'jwt' | 'public'>;
+export type Route = RouteSpec<Schemas, 'jwt' | 'public', Responses, number, RouteScope | undefined>;
 
 export function defineRoute<
   const S extends Schemas = Record<never, never>,
   const A extends 'jwt' | 'public' = 'jwt',
   const R extends Responses = Responses,
   const St extends number = 200,
->(spec: RouteSpec<S, A, R, St>): Route {
+  Sc extends RouteScope | undefined = undefined,
+>(spec: RouteSpec<S, A, R, St, Sc>): Route {
   return spec as unknown as Route;
 }
 

@@ -1,8 +1,6 @@
 import { deleteDocument, listDocuments } from '../../sql/knowledge.ts';
-import { findAgentInAgency } from '../../sql/agents.ts';
-import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
-import type { AppDeps } from '../core/deps.ts';
+import { AGENT_SCOPE } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
 import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
 import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
@@ -13,10 +11,6 @@ import { readUpload } from './upload.ts';
 
 const tags = ['knowledge'];
 const policy = { subject: 'ai.agent', action: 'update' };
-
-async function requireAgent(deps: AppDeps, agencyId: string, agentId: string) {
-  if (!(await findAgentInAgency(deps.db, agencyId, agentId))) throw agentNotFound();
-}
 
 /** An agent's knowledge base (docs/agents-and-tools.md, "Knowledge base"): the documents its search tools read. */
 export const knowledgeRoutes = [
@@ -34,22 +28,22 @@ export const knowledgeRoutes = [
     principal: 'user',
     policy,
     rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams },
     // Read by the handler, after authentication (multipart or JSON).
     body: { limitBytes: MAX_DOCUMENT_BYTES, raw: true },
     status: 201,
-    errors: [AI_AGENT_NOT_FOUND, AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED],
+    errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED],
     responses: {
       201: { description: 'The document was added', schema: DocumentSchema },
       400: { description: 'Invalid body, or a file the knowledge base cannot take', schema: ValidationErrorBody },
       413: { description: 'The document is larger than 10 MiB', schema: ErrorBody },
       415: { description: 'Neither multipart/form-data nor JSON', schema: ErrorBody },
     },
-    handler: async ({ deps, auth, params, ctx }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
+    handler: async ({ deps, auth, agent, ctx }) => {
       try {
         const upload = await readUpload(ctx, MAX_DOCUMENT_BYTES);
-        return await addDocument(deps, { organizationId: auth.agencyId, agentId: params.agentId, userId: auth.userId }, upload);
+        return await addDocument(deps, { organizationId: auth.agencyId, agentId: agent.id, userId: auth.userId }, upload);
       } catch (error) {
         if (error instanceof DocumentProblem) throw documentInvalid(error.message);
         throw error;
@@ -64,13 +58,10 @@ export const knowledgeRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: { 200: { description: 'The documents', schema: DocumentListSchema } },
-    handler: async ({ deps, auth, params }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
-      return { documents: await listDocuments(deps.db, params.agentId) };
-    },
+    handler: async ({ deps, agent }) => ({ documents: await listDocuments(deps.db, agent.id) }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -80,13 +71,13 @@ export const knowledgeRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: AGENT_SCOPE,
     schemas: { params: DocumentParams },
     status: 204,
-    errors: [AI_AGENT_NOT_FOUND, AI_DOCUMENT_NOT_FOUND],
+    errors: [AI_DOCUMENT_NOT_FOUND],
     responses: { 204: { description: 'Deleted' } },
-    handler: async ({ deps, auth, params }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
-      if (!(await deleteDocument(deps.db, params.agentId, params.documentId))) throw documentNotFound();
+    handler: async ({ deps, agent, params }) => {
+      if (!(await deleteDocument(deps.db, agent.id, params.documentId))) throw documentNotFound();
     },
   }),
 ];

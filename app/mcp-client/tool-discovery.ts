@@ -3,7 +3,6 @@ import { listPermissionsOfServerTools } from '../../sql/agent-mcp-server-tools.t
 import { setAgentMcpServerStatus, type ServerStatus } from '../../sql/agent-mcp-servers.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound, type CodedError } from '../core/errors.ts';
-import { requireAgent } from '../mcp-servers/provision.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
 import {
   serverProtocolError,
@@ -28,13 +27,13 @@ export type ServerTools = {
 /**
  * GET /ai/agents/:agentId/mcp-servers/:serverId/tools: the server's tools (cached briefly unless
  * `refresh`), each with the agent's permission for it under `mcp:<serverId>` (null when none).
+ * The route's scope has found the agent in the agency.
  */
 export async function toolsOfServer(
   deps: AppDeps,
   ids: { agencyId: string; agentId: string; serverId: string },
   refresh: boolean,
 ): Promise<ServerTools> {
-  await requireAgent(deps, ids.agencyId, ids.agentId);
   const server = await findServerConnection(deps.db, ids);
   if (!server) throw notFound('MCP server');
   const listing = await listingOf(deps, server, refresh);

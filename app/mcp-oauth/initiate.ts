@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { auth, selectClientAuthMethod } from '@modelcontextprotocol/sdk/client/auth.js';
-import { findAgentMcpServerInAgency } from '../../sql/mcp-oauth-targets.ts';
+import { findServerConnection } from '../../sql/agent-mcp-server-connections.ts';
 import { deleteExpiredAuthorizations, insertPendingAuthorization } from '../../sql/mcp-oauth-states.ts';
-import { agentNotFound } from '../agents/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound } from '../core/errors.ts';
 import type { AccessClaims } from '../core/route.ts';
@@ -29,15 +28,15 @@ export const stateContext = (stateHash: Buffer) => `mcp-oauth-state:${stateHash.
 /**
  * Steps 1-8 of docs/mcp-oauth.md: our checked discovery, then the SDK's `auth()` with our provider
  * (client, PKCE S256, authorization URL), which records the pending authorization bound to the caller.
+ * The route's scope has found the agent in the caller's agency.
  */
 export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims, ids: { agentId: string; serverId: string }) {
-  const target = await findAgentMcpServerInAgency(deps.db, { agencyId: caller.agencyId, ...ids });
-  if (!target) throw agentNotFound();
-  if (!target.server) throw notFound('MCP server');
-  if (target.server.authType !== 'oauth') throw notAnOAuthServer(target.server.authType);
+  const server = await findServerConnection(deps.db, { agencyId: caller.agencyId, ...ids });
+  if (!server) throw notFound('MCP server');
+  if (server.authType !== 'oauth') throw notAnOAuthServer(server.authType);
 
   const fetchFn = oauthFetch(deps.config);
-  const found = await discover(target.server.url, fetchFn);
+  const found = await discover(server.url, fetchFn);
   const { authorizationServerUrl: issuer, authorizationServerMetadata: metadata } = found;
   // The browser is sent there: https, or http to loopback in development.
   const endpoint = new URL(metadata.authorization_endpoint);

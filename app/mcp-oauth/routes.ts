@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
-import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
+import { AGENT_SCOPE } from '../agents/scope.ts';
 import { DateTime, ErrorBody, StrictObject, Uuid } from '../core/schemas.ts';
 import { answerCallback, completeHandoff } from './callback.ts';
 import { initiateAuthorization } from './initiate.ts';
@@ -47,6 +47,7 @@ export const mcpOAuthRoutes = [
       'browserKey is for the front-end that called: keep it to complete the browser landing (POST /ai/mcp-oauth/complete).',
     tags: ['mcp-oauth'],
     ...AGENT_UPDATER,
+    scope: AGENT_SCOPE,
     schemas: { params: StrictObject({ agentId: Uuid(), serverId: Uuid() }) },
     responses: {
       200: {
@@ -56,7 +57,7 @@ export const mcpOAuthRoutes = [
       404: { description: 'No MCP server with this id on the agent', schema: ErrorBody },
     },
     // The 502s and the 504: the MCP or authorization server failed a requirement (errorCode says which).
-    errors: [AI_AGENT_NOT_FOUND, MCP_OAUTH_NOT_OAUTH_SERVER, ...DISCOVERY_ERRORS],
+    errors: [MCP_OAUTH_NOT_OAUTH_SERVER, ...DISCOVERY_ERRORS],
     handler: ({ deps, auth, params }) => initiateAuthorization(deps, auth, params),
   }),
   defineRoute({

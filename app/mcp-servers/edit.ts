@@ -8,11 +8,12 @@ import { notFound, ValidationError } from '../core/errors.ts';
 import { sealJson } from '../crypto/credentials.ts';
 import type { Variant } from '../mcp-catalog/schemas.ts';
 import { credentialsForVariant, customCredentials } from './credentials.ts';
-import { checkServerUrlToSave, credentialsContext, requireAgent } from './provision.ts';
+import { checkServerUrlToSave, credentialsContext } from './provision.ts';
 import type { EditMcpServerBody } from './schemas.ts';
 
 /**
- * PATCH /ai/agents/:agentId/mcp-servers/:serverId. The server keeps its id, so the tool
+ * PATCH /ai/agents/:agentId/mcp-servers/:serverId, for an agent the route's scope found in the
+ * agency; the server row is locked for the edit (not the agent: an edit touches one server). The server keeps its id, so the tool
  * permissions (`mcp:<serverId>`) and overrides of its tools stay. Rules as on creation:
  * - `url` passes the URL policy (400 at `url`); a catalog server's URL must stay its variant's;
  *   a new URL of an OAuth server drops its tokens (they were issued for the old resource);
@@ -24,7 +25,6 @@ import type { EditMcpServerBody } from './schemas.ts';
  * - a changed URL or credentials resets the status to `unknown` (never checked).
  */
 export async function editMcpServer(deps: AppDeps, ids: { agencyId: string; agentId: string; serverId: string }, body: EditMcpServerBody) {
-  await requireAgent(deps, ids.agencyId, ids.agentId);
   if (body.url !== undefined) checkServerUrlToSave(deps, body.url);
   return deps.db.transaction(async (tx) => {
     const server = await lockServerConnection(tx, ids);

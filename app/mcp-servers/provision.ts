@@ -1,8 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import { findActiveAvailableMcp } from '../../sql/available-mcps.ts';
 import { insertAgentMcpServer } from '../../sql/agent-mcp-servers.ts';
-import { findAgentInAgency } from '../../sql/agents.ts';
-import { agentNotFound } from '../agents/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound, ValidationError } from '../core/errors.ts';
 import { sealJson } from '../crypto/credentials.ts';
@@ -10,11 +8,6 @@ import type { Variant, VariantType } from '../mcp-catalog/schemas.ts';
 import { checkUrlTextToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
 import { credentialsForVariant, customCredentials, type StoredCredentials } from './credentials.ts';
 import type { AddMcpServerBody } from './schemas.ts';
-
-/** 404 `AI.AGENT_NOT_FOUND` unless the agent exists in the caller's agency (another agency's looks missing). */
-export async function requireAgent(deps: AppDeps, agencyId: string, agentId: string): Promise<void> {
-  if (!(await findAgentInAgency(deps.db, agencyId, agentId))) throw agentNotFound();
-}
 
 /** Binds a ciphertext to its agency and server: a sealed value copied to another row does not open. */
 export const credentialsContext = (agencyId: string, serverId: string) => `agency:${agencyId}/server:${serverId}`;
@@ -101,9 +94,8 @@ export function checkServerUrlToSave(deps: AppDeps, url: string): void {
   }
 }
 
-/** POST /ai/agents/:agentId/mcp-servers: checks, encrypts the credentials, saves. */
+/** POST /ai/agents/:agentId/mcp-servers (the route's scope found the agent in the agency): checks, encrypts the credentials, saves. */
 export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: string, body: AddMcpServerBody) {
-  await requireAgent(deps, agencyId, agentId);
   const plan =
     body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
   checkServerUrlToSave(deps, plan.url);

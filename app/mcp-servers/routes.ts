@@ -4,11 +4,11 @@ import { notFound } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
 import { editMcpServer } from './edit.ts';
-import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
+import { AGENT_SCOPE } from '../agents/scope.ts';
 import { ErrorBody } from '../core/schemas.ts';
 import { MCP_AUTHORIZATION_REQUIRED, MCP_SERVER_ERRORS } from '../mcp-client/errors.ts';
 import { TOKEN_REQUEST_ERRORS } from '../mcp-oauth/errors.ts';
-import { addMcpServer, requireAgent } from './provision.ts';
+import { addMcpServer } from './provision.ts';
 import {
   AddMcpServerBody,
   AgentMcpServerDto,
@@ -20,7 +20,7 @@ import {
 } from './schemas.ts';
 
 const tags = ['mcp-servers'];
-/** Routes of one server: its agent may be missing (`AI.AGENT_NOT_FOUND`, declared in `errors`) or the server itself. */
+/** Routes of one server: its agent may be missing (`AI.AGENT_NOT_FOUND`, from the scope) or the server itself. */
 const ofServer = {
   404: { description: 'No MCP server with this id on the agent', schema: ErrorBody },
 };
@@ -39,16 +39,16 @@ export const agentMcpServerRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'update' },
+    scope: AGENT_SCOPE,
     schemas: { params: AgentParams, body: AddMcpServerBody },
     status: 201,
     idempotent: true,
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       201: { description: 'The saved server', schema: AgentMcpServerDto },
       404: { description: 'No catalog entry with this id', schema: ErrorBody },
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
-    handler: ({ deps, auth, params, body }) => addMcpServer(deps, auth.agencyId, params.agentId, body),
+    handler: ({ deps, auth, agent, body }) => addMcpServer(deps, auth.agencyId, agent.id, body),
   }),
   defineRoute({
     method: 'GET',
@@ -58,13 +58,10 @@ export const agentMcpServerRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: AGENT_SCOPE,
     schemas: { params: AgentParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: { 200: { description: 'Oldest first', schema: Type.Array(AgentMcpServerDto) } },
-    handler: async ({ deps, auth, params }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
-      return listAgentMcpServers(deps.db, auth.agencyId, params.agentId);
-    },
+    handler: ({ deps, auth, agent }) => listAgentMcpServers(deps.db, auth.agencyId, agent.id),
   }),
   defineRoute({
     method: 'GET',
@@ -74,11 +71,10 @@ export const agentMcpServerRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: AGENT_SCOPE,
     schemas: { params: ServerParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: { 200: { description: 'The server', schema: AgentMcpServerDto }, ...ofServer },
     handler: async ({ deps, auth, params }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
       const server = await findAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId);
       if (!server) throw notFound('MCP server');
       return server;
@@ -98,8 +94,8 @@ export const agentMcpServerRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'update' },
+    scope: AGENT_SCOPE,
     schemas: { params: ServerParams, body: EditMcpServerBody },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The changed server', schema: AgentMcpServerDto },
       ...ofServer,
@@ -122,6 +118,7 @@ export const agentMcpServerRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: AGENT_SCOPE,
     schemas: { params: ServerParams, query: ToolsQuery },
     responses: {
       200: { description: 'The tools', schema: ServerToolsDto },
@@ -130,7 +127,7 @@ export const agentMcpServerRoutes = [
     // MCP.AUTHORIZATION_REQUIRED: an OAuth server not authorized yet; MCP.SERVER_UNAUTHORIZED: metadata.status says what
     // to do; MCP.SERVER_RESPONSE_TOO_LARGE: one response over its cap; MCP.SERVER_TOOLS_TOO_LARGE: the listing over
     // 4 MiB, or a tool field over its cap (metadata.limit, maxBytes, tool); MCP_OAUTH.*: the token refresh failed.
-    errors: [AI_AGENT_NOT_FOUND, MCP_AUTHORIZATION_REQUIRED, ...MCP_SERVER_ERRORS, ...TOKEN_REQUEST_ERRORS],
+    errors: [MCP_AUTHORIZATION_REQUIRED, ...MCP_SERVER_ERRORS, ...TOKEN_REQUEST_ERRORS],
     handler: ({ deps, auth, params, query }) => toolsOfServer(deps, { agencyId: auth.agencyId, ...params }, query.refresh === 'true'),
   }),
   defineRoute({
@@ -141,15 +138,14 @@ export const agentMcpServerRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'update' },
+    scope: AGENT_SCOPE,
     schemas: { params: ServerParams },
     status: 204,
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       204: { description: 'Removed' },
       ...ofServer,
     },
     handler: async ({ deps, auth, params }) => {
-      await requireAgent(deps, auth.agencyId, params.agentId);
       if (!(await deleteAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId))) {
         throw notFound('MCP server');
       }

@@ -1,8 +1,6 @@
-import { findAgentInAgency } from '../../sql/agents.ts';
 import { deleteToolOverride, listToolOverridesOfUser, upsertToolOverride } from '../../sql/tool-overrides.ts';
-import { agentNotFound } from '../agents/errors.ts';
-import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
+import { AGENT_SCOPE } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { OverrideBody, OverrideListSchema, OverrideParams, OverrideSchema } from './schemas.ts';
@@ -21,18 +19,16 @@ export const toolOverrideRoutes = [
     description: '200 with the stored row both for a new override and for a repeat (no 201, no 409, never a second row).',
     tags: ['tools'],
     auth: 'jwt',
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams, body: OverrideBody },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: { 200: { description: 'The override', schema: OverrideSchema }, 400: invalid },
-    handler: async ({ deps, auth, params, body }) => {
-      if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
-      return upsertToolOverride(deps.db, auth.userId, params.agentId, body.toolName);
-    },
+    handler: ({ deps, auth, agent, body }) => upsertToolOverride(deps.db, auth.userId, agent.id, body.toolName),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/ai/agents/:agentId/tool-overrides/:toolName',
     summary: "Remove the caller's override; approval prompts come back",
+    // No scope: the answer is the same 204 for any agent id (the DELETE is confined to the caller's agency).
     description: "204 whether or not the override existed, and for an agent that is not one of the caller's agency (nothing is changed).",
     tags: ['tools'],
     auth: 'jwt',
@@ -50,12 +46,9 @@ export const toolOverrideRoutes = [
     summary: "The caller's own overrides for this agent",
     tags: ['tools'],
     auth: 'jwt',
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: { 200: { description: 'Overrides, oldest first', schema: OverrideListSchema }, 400: invalid },
-    handler: async ({ deps, auth, params }) => {
-      if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
-      return { overrides: await listToolOverridesOfUser(deps.db, auth.userId, params.agentId) };
-    },
+    handler: async ({ deps, auth, agent }) => ({ overrides: await listToolOverridesOfUser(deps.db, auth.userId, agent.id) }),
   }),
 ];

@@ -1,5 +1,4 @@
 import type { CommonQueryMethods } from 'slonik';
-import { findAgentInAgency } from '../../sql/agents.ts';
 import { listOfferableToolsForUser, type OfferedStatus } from '../../sql/tool-permissions.ts';
 import { findCatalogTool } from './catalog.ts';
 import { parseProviderKey, type ToolProvider } from './provider-key.ts';
@@ -28,19 +27,8 @@ const describe = (toolName: string, provider: ToolProvider | null): string | nul
  * - `blocked` tools and tools absent from the agent's set are left out (the model never sees them);
  * - `always_allow` tools run without a prompt;
  * - `needs_approval` tools require approval, unless this user has an override for this agent+tool.
- * Returns null when the agent is not one of this agency's.
- */
-export async function resolveAgentTools(
-  db: CommonQueryMethods,
-  scope: { agencyId: string; agentId: string; userId: string },
-): Promise<Map<string, OfferedTool> | null> {
-  if (!(await findAgentInAgency(db, scope.agencyId, scope.agentId))) return null;
-  return offeredToolsOf(db, scope.agentId, scope.userId);
-}
-
-/**
- * The offered tools of an agent the caller has already found in its agency (`resolveAgentTools`
- * without that lookup: the chat stream reads the agent itself, at the same time).
+ * `agentId` is an agent the caller's agency has: both callers are routes whose scope found it
+ * (app/agents/scope.ts), the chat stream and `GET .../tools/effective`.
  */
 export async function offeredToolsOf(db: CommonQueryMethods, agentId: string, userId: string): Promise<Map<string, OfferedTool>> {
   const rows = await listOfferableToolsForUser(db, agentId, userId);

@@ -1,13 +1,11 @@
-import { findAgentInAgency } from '../../sql/agents.ts';
 import { listToolPermissionsOfAgent } from '../../sql/tool-permissions.ts';
-import { agentNotFound } from '../agents/errors.ts';
-import { AI_AGENT_NOT_FOUND } from '../agents/errors.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
+import { AGENT_SCOPE } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { catalogFor, findBuiltinTool } from './builtins.ts';
 import { replaceAgentTools } from './permissions.ts';
-import { resolveAgentTools } from './resolution.ts';
+import { offeredToolsOf } from './resolution.ts';
 import { CatalogSchema, EffectiveToolsSchema, ReplaceToolsBody, ReplaceToolsResult, ToolSetSchema } from './schemas.ts';
 
 const invalid = { description: 'Invalid body or agentId', schema: ValidationErrorBody };
@@ -41,13 +39,13 @@ export const toolRoutes = [
     auth: 'jwt',
     // The policy is checked before the agent is looked up, so a caller without it learns nothing about ids.
     policy: { subject: 'ai.agent', action: 'update' },
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams, body: ReplaceToolsBody },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The set was replaced', schema: ReplaceToolsResult },
       400: invalid,
     },
-    handler: ({ deps, auth, params, body }) => replaceAgentTools(deps.db, auth.agencyId, params.agentId, body.tools),
+    handler: ({ deps, auth, agent, body }) => replaceAgentTools(deps.db, auth.agencyId, agent.id, body.tools),
   }),
   defineRoute({
     method: 'GET',
@@ -55,16 +53,13 @@ export const toolRoutes = [
     summary: "An agent's tool set",
     tags: ['tools'],
     auth: 'jwt',
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'The set, in the order it was given', schema: ToolSetSchema },
       400: invalid,
     },
-    handler: async ({ deps, auth, params }) => {
-      if (!(await findAgentInAgency(deps.db, auth.agencyId, params.agentId))) throw agentNotFound();
-      return { agentId: params.agentId, tools: await listToolPermissionsOfAgent(deps.db, params.agentId) };
-    },
+    handler: async ({ deps, agent }) => ({ agentId: agent.id, tools: await listToolPermissionsOfAgent(deps.db, agent.id) }),
   }),
   defineRoute({
     method: 'GET',
@@ -75,22 +70,21 @@ export const toolRoutes = [
       '`available: false`: a built-in tool this deployment does not run (see the catalog), which the chat does not offer.',
     tags: ['tools'],
     auth: 'jwt',
+    scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams },
-    errors: [AI_AGENT_NOT_FOUND],
     responses: {
       200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema },
       400: invalid,
     },
-    handler: async ({ deps, auth, params }) => {
-      const tools = await resolveAgentTools(deps.db, { agencyId: auth.agencyId, agentId: params.agentId, userId: auth.userId });
-      if (!tools) throw agentNotFound();
+    handler: async ({ deps, auth, agent }) => {
+      const tools = await offeredToolsOf(deps.db, agent.id, auth.userId);
       // An MCP tool's availability is its server's listing at turn time; a built-in's is the deployment's.
       const available = (toolName: string, providerKey: string) => {
         const builtin = findBuiltinTool(toolName);
         return builtin?.providerKey === providerKey ? builtin.availability(deps.config).available : true;
       };
       return {
-        agentId: params.agentId,
+        agentId: agent.id,
         tools: [...tools.values()].map(({ provider: _provider, ...tool }) => ({
           ...tool,
           available: available(tool.toolName, tool.providerKey),

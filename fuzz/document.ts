@@ -12,9 +12,16 @@ export type Operation = {
   parameters: Parameter[];
   body?: JsonSchema;
   secured: boolean;
+  /**
+   * The route's scope (`x-scope`, app/core/openapi.ts): `parameter` names a resource (`name`,
+   * an `agent`) of the caller's agency, and `errorCode` is the 404 for any other id.
+   */
+  scope?: OperationScope;
   /** Documented statuses and their body schemas (undefined: no body documented). */
   responses: Map<number, JsonSchema | undefined>;
 };
+
+export type OperationScope = { name: string; parameter: string; errorCode: string };
 
 type Document = {
   paths: Record<
@@ -25,6 +32,7 @@ type Document = {
         parameters?: Parameter[];
         requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
         security?: unknown[];
+        'x-scope'?: OperationScope;
         responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
       }
     >
@@ -46,6 +54,7 @@ export function operationsOf(document: unknown): Operation[] {
         parameters: operation.parameters ?? [],
         body: operation.requestBody?.content?.['application/json']?.schema,
         secured: Boolean(operation.security?.length),
+        ...(operation['x-scope'] ? { scope: operation['x-scope'] } : {}),
         responses,
       });
     }

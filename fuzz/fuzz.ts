@@ -11,7 +11,7 @@ import { IdPools } from './id-pools.ts';
 import { printReport, Tally } from './report.ts';
 import { SecretRegistry } from './secrets.ts';
 import { makeSender } from './send.ts';
-import { changedTables, snapshotAgency } from './tenancy.ts';
+import { changedTables, scopedIdsOf, scopeTrespass, snapshotAgency } from './tenancy.ts';
 import type { Caller } from './valid.ts';
 
 export type FuzzOptions = {
@@ -150,7 +150,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const limitedContext = { ...context, send: limitedSender.send, hostileShare: 0 };
     let limitedIndex = options.requests;
     const limitedRun = { context: limitedContext, record, nextIndex: () => limitedIndex++ };
-    const attacks: AttackCase[] = [await analyticsRouteLimit(limitedRun, callers.get('owner@demo.test')!, concurrency)];
+    const openRun = { context, record, nextIndex: () => limitedIndex++ };
+    // Every scoped route, as each caller of another agency, with Other Agency's ids in its scope
+    // parameter (limits off): the owner first, who holds every grant and so reaches the scope.
+    const trespassers = ['owner@demo.test', 'member@demo.test', 'admin@platform.test'].map((name) => callers.get(name)!);
+    const trespass = await scopeTrespass(
+      openRun,
+      trespassers,
+      await scopedIdsOf(harness.db.pool, ORGANIZATIONS.otherAgency.id),
+      options.seed,
+    );
+    const attacks: AttackCase[] = [trespass, await analyticsRouteLimit(limitedRun, callers.get('owner@demo.test')!, concurrency)];
     for (const operation of operations.filter((op) => op.responses.has(429))) {
       const caller = operation.secured ? callers.get('owner@demo.test')! : callers.get('anonymous')!;
       // Until the limit the route announces (`RateLimit-Policy: "name";q=<limit>;w=<s>`) is spent, and one more.
@@ -170,7 +180,6 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     // header against the login limit, and distinct analytics queries against the cache's budget.
     attacks.push(...(await ipv6Rotation(limitedRun, options.seed)));
     const fill = Math.max(200, Math.min(2_000, Math.floor(options.requests / 10)));
-    const openRun = { context, record, nextIndex: () => limitedIndex++ };
     attacks.push(await analyticsCacheFill(openRun, harness.deps, callers.get('owner@demo.test')!, fill, concurrency));
     attacks.push(await hugeAnswer(harness, callers.get('owner@demo.test')!));
     attacks.push(await dripProvider(harness.deps));

@@ -1,5 +1,9 @@
+import fc from 'fast-check';
 import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
+import type { AttackCase } from './attack-cases.ts';
+import { exchange, type EngineContext, type Outcome } from './engine.ts';
+import { assemble, validParts, type Caller } from './valid.ts';
 
 const Column = z.object({ table: z.string(), column: z.string() });
 const RowText = z.object({ row_text: z.string() });
@@ -51,4 +55,82 @@ export function changedTables(before: Map<string, string[]>, after: Map<string, 
     }
   }
   return changes;
+}
+
+const Id = z.object({ id: z.string() });
+
+/**
+ * The ids the protected agency holds for each scope name a route can declare (`x-scope`): what
+ * another agency's caller puts in the scope's parameter. A scope the fuzzer does not know here
+ * fails the trespass case, so a new scope cannot go untried.
+ */
+export async function scopedIdsOf(db: DatabasePool, agencyId: string): Promise<Map<string, string[]>> {
+  const agents = await db.any(sql.type(Id)`SELECT id FROM agents WHERE agency_id = ${agencyId} ORDER BY id`);
+  return new Map([['agent', agents.map((row) => row.id)]]);
+}
+
+/** Statuses the chain answers before the scope is looked up: validation, credentials, policy, body. */
+const BEFORE_SCOPE = new Set([400, 401, 403, 413, 415]);
+/** Draws per operation for a caller with every grant, until one reaches the scope. */
+const DRAWS_TO_REACH_SCOPE = 10;
+
+type TrespassRun = { context: EngineContext; record: (outcome: Outcome) => void; nextIndex: () => number };
+
+/**
+ * Scope trespass: every operation whose route declares a scope (read from the document, not from
+ * its path), called by each caller of another agency with a valid request whose scope parameter
+ * is one of the protected agency's ids. Held when every answer is the scope's 404 or a refusal the
+ * chain gives before the scope, and each operation answered that 404 at least once (the scope was
+ * reached, not only refused in front of it).
+ */
+export async function scopeTrespass(run: TrespassRun, callers: Caller[], ids: Map<string, string[]>, seed: number): Promise<AttackCase> {
+  const leaks: string[] = [];
+  const unreached: string[] = [];
+  let sent = 0;
+  let refusedByScope = 0;
+  for (const operation of run.context.operations.filter((candidate) => candidate.scope)) {
+    const scope = operation.scope!;
+    const foreign = ids.get(scope.name) ?? [];
+    if (!foreign.length) {
+      leaks.push(`${operation.key}: no ids of the protected agency for scope ${scope.name}`);
+      continue;
+    }
+    let reached = false;
+    for (const caller of callers) {
+      const draws = caller === callers[0] ? DRAWS_TO_REACH_SCOPE : 1;
+      for (let draw = 0; draw < draws && !(reached && caller === callers[0]); draw++) {
+        const index = run.nextIndex();
+        const [parts] = fc.sample(validParts(operation, caller, run.context.pools), { seed: seed ^ index, numRuns: 1 });
+        const id = foreign[index % foreign.length]!;
+        const request = assemble(operation, caller, { ...parts!, params: { ...parts!.params, [scope.parameter]: id } }, 'scope trespass');
+        const outcome = await exchange(run.context, request, index);
+        run.record(outcome);
+        sent++;
+        const { status, text } = outcome.response;
+        if (status === 404 && errorCodeOf(text) === scope.errorCode) {
+          refusedByScope++;
+          reached = true;
+        } else if (!BEFORE_SCOPE.has(status)) {
+          leaks.push(`${operation.key} as ${caller.name} with ${scope.parameter}=${id}: ${status} ${text.slice(0, 120)}`);
+        }
+      }
+    }
+    if (!reached) unreached.push(operation.key);
+  }
+  return {
+    name: 'scope trespass',
+    held: leaks.length === 0 && unreached.length === 0,
+    detail:
+      `${sent} requests naming Other Agency's resources in the scope parameter, ${refusedByScope} answered the scope's 404` +
+      (leaks.length ? `; LEAKED: ${leaks.join('; ')}` : '') +
+      (unreached.length ? `; the scope was never reached on: ${unreached.join(', ')}` : ''),
+  };
+}
+
+function errorCodeOf(text: string): unknown {
+  try {
+    return (JSON.parse(text) as { errorCode?: unknown }).errorCode;
+  } catch {
+    return undefined;
+  }
 }

@@ -21,6 +21,7 @@ test('a fixed-seed sample of 2,000 fuzzed requests over every operation finds no
     'OTLP span bomb',
     'pre-auth nesting bomb',
     'huge answer',
+    'scope trespass',
   ]) {
     const attack = result.attacks.find((candidate) => candidate.name.startsWith(name));
     t.true(attack?.held, `${name}: ${attack?.detail ?? 'not run'}`);

@@ -1,0 +1,87 @@
+import anyTest from 'ava';
+import { pino } from 'pino';
+import { AI_AGENT_NOT_FOUND } from '../../app/agents/errors.ts';
+import { AGENT_SCOPE } from '../../app/agents/scope.ts';
+import type { AppDeps } from '../../app/core/deps.ts';
+import { buildRouter } from '../../app/core/mount.ts';
+import { buildOpenApiDocument, openApiPath } from '../../app/core/openapi.ts';
+import { defineRoute, fullPath, type Route } from '../../app/core/route.ts';
+import { StrictObject, Uuid } from '../../app/core/schemas.ts';
+import { areaRoutes } from '../../app/routes.ts';
+import { AGENTS } from '../../seeds/demo-fixtures.ts';
+import { testConfig, withTestApp } from '../helpers/app.ts';
+
+const test = withTestApp(anyTest);
+
+const scoped = areaRoutes.filter((route) => route.scope);
+const AGENT_NOT_FOUND = {
+  statusCode: 404,
+  errorCode: 'AI.AGENT_NOT_FOUND',
+  message: { en: 'Agent not found', es: 'Agente no encontrado' },
+};
+/** A concrete path of a route, the agent given and every other parameter a fresh UUID v7. */
+const pathOf = (route: Route, agentId: string) =>
+  fullPath(route).replace(/:([A-Za-z]+)/g, (_match, name: string) =>
+    name === 'agentId' ? agentId : '01900000-0000-7000-8000-00000000fffe',
+  );
+
+test('every route under an agent declares the agent scope and none lists AI.AGENT_NOT_FOUND itself', (t) => {
+  const underAgent = areaRoutes.filter((route) => route.path.includes('/:agentId'));
+  // Removing an override answers 204 for any agent id: nothing of another agency is touched (docs/agents-and-tools.md).
+  const unscoped = underAgent.filter((route) => route.scope !== AGENT_SCOPE).map((route) => `${route.method} ${route.path}`);
+  t.deepEqual(unscoped, ['DELETE /ai/agents/:agentId/tool-overrides/:toolName']);
+  t.true(scoped.length >= 19, `${scoped.length} scoped routes`);
+  const listing = areaRoutes.filter((route) => route.errors?.some((code) => code === AI_AGENT_NOT_FOUND));
+  t.deepEqual(
+    listing.map((route) => `${route.method} ${route.path}`),
+    [],
+  );
+});
+
+test("the OpenAPI document answers the scope's 404 beside the route's own 404 codes, and names the scope", (t) => {
+  const document = buildOpenApiDocument(areaRoutes, { title: 't', version: '0' }) as {
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }>; 'x-scope'?: unknown }>
+    >;
+  };
+  for (const route of scoped) {
+    const operation = document.paths[openApiPath(fullPath(route))]![route.method.toLowerCase()]!;
+    t.deepEqual(operation['x-scope'], { name: 'agent', parameter: 'agentId', errorCode: 'AI.AGENT_NOT_FOUND' }, route.path);
+    t.true(JSON.stringify(operation.responses['404']).includes('"AI.AGENT_NOT_FOUND"'), `${route.method} ${route.path}`);
+  }
+  const conversation = document.paths['/api/ai/agents/{agentId}/conversations/{conversationId}']!.get!;
+  const codes = JSON.stringify(conversation.responses['404']);
+  t.true(codes.includes('"AI.AGENT_NOT_FOUND"') && codes.includes('"AI.CONVERSATION_NOT_FOUND"'));
+  t.is(document.paths['/api/ai/agents']!.get!['x-scope'], undefined);
+});
+
+test('a scope on a public route, or on a path without its parameter, is refused when the router is built', (t) => {
+  const deps = { config: testConfig(), logger: pino({ level: 'silent' }), clock: () => new Date() } as unknown as AppDeps;
+  const spec = { method: 'GET' as const, summary: 's', tags: ['test'], responses: { 204: { description: 'd' } }, handler: () => undefined };
+  const params = StrictObject({ agentId: Uuid() });
+  const publicRoute = defineRoute({ ...spec, path: '/x/:agentId', auth: 'public', scope: AGENT_SCOPE, schemas: { params } });
+  const noParameter = defineRoute({
+    ...spec,
+    path: '/y/:id',
+    auth: 'jwt',
+    scope: AGENT_SCOPE,
+    schemas: { params: StrictObject({ id: Uuid() }) },
+  });
+  t.throws(() => buildRouter([publicRoute], deps, undefined), { message: /scope `agent` needs auth 'jwt'/ });
+  t.throws(() => buildRouter([noParameter], deps, undefined), { message: /:agentId/ });
+});
+
+test("on every scoped route a malformed agent id is a 400 before any lookup, and another agency's agent the scope's 404", async (t) => {
+  const token = await t.context.t.login('owner@demo.test');
+  for (const route of scoped) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    const malformed = await t.context.t.http()[method](pathOf(route, 'not-a-uuid')).set('authorization', `Bearer ${token}`);
+    t.is(malformed.status, 400, `${route.method} ${route.path}`);
+    t.deepEqual(malformed.body.errors?.[0]?.path, ['params', 'agentId'], `${route.method} ${route.path}`);
+    // A body is validated before the scope: the bodiless routes show the scope's answer directly.
+    if (route.schemas?.body) continue;
+    const foreign = await t.context.t.http()[method](pathOf(route, AGENTS.otherHelper.id)).set('authorization', `Bearer ${token}`);
+    t.deepEqual([foreign.status, foreign.body], [404, AGENT_NOT_FOUND], `${route.method} ${route.path}`);
+  }
+});

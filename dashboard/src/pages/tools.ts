@@ -13,11 +13,9 @@ import { card, describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { renderOverrides } from './overrides.ts';
 
-const CHOICES: [PermissionStatus, string][] = [
-  ['always_allow', 'Always allow'],
-  ['needs_approval', 'Needs approval'],
-  ['blocked', 'Blocked'],
-];
+/** A label per level: a `Record`, so a level added on the server (the generated types) fails the dashboard's typecheck here. */
+const LABELS: Record<PermissionStatus, string> = { always_allow: 'Always allow', needs_approval: 'Needs approval', blocked: 'Blocked' };
+const CHOICES = Object.entries(LABELS) as [PermissionStatus, string][];
 
 type Row = { toolName: string; providerKey: string; description: string; element: HTMLElement; error: HTMLElement; absent: HTMLElement };
 

@@ -1,7 +1,8 @@
 /**
  * The endpoint tables of the docs pages, generated from the route declarations (app/routes.ts):
  * path and request keys, summary, who may call, the success answer's shape and the error
- * statuses (with their codes) as the OpenAPI document lists them. `npm run docs:tables` rewrites
+ * statuses (with their codes) as the OpenAPI document lists them; and docs/api.md's index of every
+ * route by area (bin/docs/api-index.ts). `npm run docs:tables` rewrites
  * each table between its page's markers; test/core/endpoint-tables.test.ts fails when a page and
  * the routes differ. What a table cannot say (ordering, guards) stays in the page's prose.
  */
@@ -11,6 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { buildOpenApiDocument, openApiPath } from '../../app/core/openapi.ts';
 import { fullPath, type Route } from '../../app/core/route.ts';
 import { areaRoutes } from '../../app/routes.ts';
+import { renderApiIndex } from './api-index.ts';
 import { tableBetween, type Markers } from './marked-table.ts';
 import { spelledWindow } from './rate-limit-table.ts';
 
@@ -23,6 +25,8 @@ export type EndpointTable = {
   name: string;
   /** The routes the table lists, in mounting order. */
   select: (route: Route) => boolean;
+  /** `index`: one row per area listing its routes (docs/api.md, bin/docs/api-index.ts); default one row per route. */
+  kind?: 'index';
 };
 
 const tagged =
@@ -40,6 +44,7 @@ export const ENDPOINT_TABLES: readonly EndpointTable[] = [
   { page: 'docs/mcp.md', name: 'mcp-catalog', select: tagged('available-mcps') },
   { page: 'docs/mcp.md', name: 'mcp-servers', select: tagged('mcp-servers') },
   { page: 'docs/identity.md', name: 'identity', select: tagged('identity', 'notifications', 'organization', 'plans') },
+  { page: 'docs/api.md', name: 'api-index', select: () => true, kind: 'index' },
 ];
 
 export const pathOf = (table: EndpointTable) => fileURLToPath(new URL(`../../${table.page}`, import.meta.url));
@@ -147,6 +152,7 @@ function errors(operation: Json): string {
 
 export function renderEndpointTable(table: EndpointTable, routes: readonly Route[] = areaRoutes): string {
   const selected = routes.filter(table.select);
+  if (table.kind === 'index') return renderApiIndex(selected);
   const paths = buildOpenApiDocument(selected, { title: '', version: '' }).paths as Record<string, Record<string, Json>>;
   const rows = selected.map((route) => {
     const operation = paths[openApiPath(fullPath(route))]![route.method.toLowerCase()]!;

@@ -38,3 +38,12 @@ test('a shape names keys two levels deep, marks optional ones, and reads a union
   );
   t.is(shapeOf(JSON.parse(JSON.stringify(Type.Union([Type.Object({ a: Type.String() }), Type.Null()])))), '{ a } or null');
 });
+
+test("docs/api.md's index lists every route in one area, and a route of no area fails the generator", (t) => {
+  const index = ENDPOINT_TABLES.find((table) => table.kind === 'index')!;
+  const text = renderEndpointTable(index, areaRoutes);
+  for (const route of areaRoutes) t.true(text.includes(`${route.path}\``), route.path);
+  t.regex(text, /\| organization and plans \| `GET`\/`PATCH \/organization\/my`/);
+  const stray = { ...areaRoutes[0]!, tags: ['nowhere'], path: '/stray' };
+  t.throws(() => renderEndpointTable(index, [...areaRoutes, stray]), { message: /no area for GET \/stray/ });
+});

@@ -1,6 +1,13 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
+/**
+ * The permission levels of a tool, the one list every other statement of them derives from: the
+ * zod row schemas here and in sql/agent-mcp-server-tools.ts, the route schema `PermissionStatus`
+ * (app/tools/schemas.ts) and through it the dashboard's generated types. The CHECK of migration
+ * 0200 cannot follow it (released migrations are fixed), so test/tools/permission-levels.test.ts
+ * asserts that the database allows exactly these.
+ */
 export const PERMISSION_STATUSES = ['always_allow', 'needs_approval', 'blocked'] as const;
 export type PermissionStatus = (typeof PERMISSION_STATUSES)[number];
 /** The statuses of the tools offered to the model (every one but `blocked`). */

@@ -1,8 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, LINE_CHAR, NON_BLANK_PATTERN, StrictObject, StringEnum, Uuid } from '../core/schemas.ts';
-import { PERMISSION_STATUSES } from '../../sql/tool-permissions.ts';
 import { SERVER_STATUSES } from '../../sql/agent-mcp-servers.ts';
 import { TransportType, VARIANT_TYPES } from '../mcp-catalog/schemas.ts';
+import { PermissionStatus } from '../tools/schemas.ts';
 
 /** Keys of the credentials map: credential field keys of the catalog variant, or header names. */
 const CREDENTIAL_KEY = '^[A-Za-z][A-Za-z0-9_.-]{0,99}$';
@@ -44,7 +44,7 @@ export const ServerToolsDto = Type.Object({
       description: Type.Union([Type.String(), Type.Null()]),
       inputSchema: Type.Record(Type.String(), Type.Unknown()),
       annotations: Annotations,
-      permissionStatus: Type.Union([StringEnum(PERMISSION_STATUSES), Type.Null()]),
+      permissionStatus: Type.Union([PermissionStatus, Type.Null()]),
     }),
   ),
 });

@@ -13,9 +13,12 @@ export const ToolName = Type.String({
   errorMessage: 'must be 1 to 200 characters without NUL',
 });
 
+/** A tool's permission level in a route schema: the levels of `PERMISSION_STATUSES`, the single list. */
+export const PermissionStatus = StringEnum(PERMISSION_STATUSES);
+
 export const ToolPermissionInput = StrictObject({
   toolName: ToolName,
-  permissionStatus: StringEnum(PERMISSION_STATUSES),
+  permissionStatus: PermissionStatus,
   providerKey: Type.String({
     minLength: 1,
     maxLength: 200,
@@ -40,7 +43,7 @@ export const CatalogSchema = Type.Array(
     toolName: Type.String(),
     providerKey: Type.String(),
     description: Type.String(),
-    suggestedPermission: StringEnum(PERMISSION_STATUSES),
+    suggestedPermission: PermissionStatus,
     available: Type.Boolean(),
     unavailableReason: Type.Union([Type.String(), Type.Null()]),
   }),

@@ -16,7 +16,7 @@ const MARKERS = {
 };
 
 /** `'15m'` -> `15 min`, `'30s'` -> `30 s`, `'1h'` -> `1 h`, `60000` -> `60000 ms`. */
-function spelledWindow(windowMs: RateLimitDeclaration['windowMs']): string {
+export function spelledWindow(windowMs: RateLimitDeclaration['windowMs']): string {
   if (typeof windowMs === 'number') return `${windowMs} ms`;
   return windowMs.replace(/^(\d+)\s*m$/, '$1 min').replace(/^(\d+)\s*(s|h|d)$/, '$1 $2');
 }

@@ -1,61 +1,19 @@
-/** Answers of the API the console's pages read (the fields they use). */
+/**
+ * Answers of the API the console's pages read, taken from the generated API types
+ * (dashboard/src/api-types.generated.ts; docs/architecture.md, "Decisions").
+ */
+import type { ApiResponse } from './api-types.generated.ts';
 
-export type Agent = {
-  id: string;
-  name: string;
-  description: string;
-  modelId: string | null;
-  instructions: string;
-  temperature: number | null;
-  maxOutputTokens: number | null;
-};
+export type Agent = ApiResponse<'GET /ai/agents/:agentId'>;
 /** `GET /api/ai/models`: the priced models, and whether the organization may name any (its own key). */
-export type ModelCatalog = {
-  models: { modelId: string; inputUsdPerMTok: number; outputUsdPerMTok: number; cacheReadUsdPerMTok: number }[];
-  anyModel: boolean;
-};
+export type ModelCatalog = ApiResponse<'GET /ai/models'>;
 
-export type PermissionStatus = 'always_allow' | 'needs_approval' | 'blocked';
-export type ToolEntry = { toolName: string; permissionStatus: PermissionStatus; providerKey: string };
+export type ToolEntry = ApiResponse<'GET /ai/agents/:agentId/tools'>['tools'][number];
+export type PermissionStatus = ToolEntry['permissionStatus'];
 /** A built-in tool; `available` false: this deployment does not run it (`unavailableReason` says why), so no model is offered it. */
-export type CatalogTool = {
-  toolName: string;
-  providerKey: string;
-  description: string;
-  suggestedPermission: PermissionStatus;
-  available: boolean;
-  unavailableReason: string | null;
-};
-export type Override = { toolName: string; createdAt: string };
+export type CatalogTool = ApiResponse<'GET /ai/tools/catalog'>[number];
 
-export type ServerStatus = 'connected' | 'needs_authorization' | 'reauthorization_required' | 'unreachable' | 'unknown';
-export type McpServer = {
-  id: string;
-  name: string;
-  url: string;
-  authType: 'none' | 'static_headers' | 'oauth';
-  availableMcpId: string | null;
-  variantType: 'free' | 'apikey' | 'oauth' | null;
-  hasCredentials: boolean;
-  status: ServerStatus;
-  lastCheckedAt: string | null;
-  createdAt: string;
-};
-export type ServerTool = { name: string; title: string | null; description: string | null; permissionStatus: PermissionStatus | null };
+export type McpServer = ApiResponse<'GET /ai/agents/:agentId/mcp-servers/:serverId'>;
 
-export type CredentialField = {
-  key: string;
-  label: string;
-  type: 'text' | 'password' | 'header';
-  required: boolean;
-  placeholder?: string;
-  helpText?: string;
-  default?: string;
-};
-export type CatalogVariant = {
-  type: 'free' | 'apikey' | 'oauth';
-  url: string;
-  transportType: 'http' | 'sse';
-  credentialSchema: { type: string; fields: CredentialField[] };
-};
-export type CatalogEntry = { id: string; name: string; description?: string; variants: CatalogVariant[] };
+export type CatalogEntry = ApiResponse<'GET /available-mcps'>[number];
+export type CatalogVariant = CatalogEntry['variants'][number];

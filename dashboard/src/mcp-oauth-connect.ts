@@ -4,6 +4,7 @@
  * authorization server then returns the browser to the API's landing, which sends it back here
  * with a one-time hand-off that `oauth-landing.ts` completes with the kept key.
  */
+import type { ApiResponse } from './api-types.generated.ts';
 import { api } from './authed.ts';
 
 /** Where this tab keeps the key of a connection it started (sessionStorage: this tab and origin only). */
@@ -12,7 +13,7 @@ export const keptFlowKey = (serverId: string) => `mcpOAuth:${serverId}`;
 export type KeptFlow = { browserKey: string; agentId: string; serverId: string };
 
 export async function connectOAuth(agentId: string, serverId: string): Promise<void> {
-  const { authorizationUrl, browserKey } = await api<{ authorizationUrl: string; browserKey: string }>(
+  const { authorizationUrl, browserKey } = await api<ApiResponse<'POST /ai/agents/:agentId/mcp-servers/:serverId/oauth/initiate'>>(
     `/api/ai/agents/${agentId}/mcp-servers/${serverId}/oauth/initiate`,
     { method: 'POST' },
   );

@@ -5,11 +5,12 @@
  * silently before it expires and once on a 401; a refresh the API refuses ends the session.
  */
 import { ApiError, requestJson } from './api.ts';
+import type { ApiResponse } from './api-types.generated.ts';
 
 const KEY = 'console.session';
 
 /** What login and refresh answer. */
-export type TokenPair = { accessToken: string; refreshToken: string; expiresIn: number };
+export type TokenPair = ApiResponse<'POST /identity/auth/refresh'>;
 type Stored = { refreshToken: string; email: string };
 
 /** Refresh this long before expiry (or at 80% of a shorter lifetime). */

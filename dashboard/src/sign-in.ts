@@ -1,5 +1,6 @@
 /** The sign-in form: login, then `/identity/me` for the address shown in the header. */
 import { ApiError, requestJson } from './api.ts';
+import type { ApiResponse } from './api-types.generated.ts';
 import { retryText } from './retry.ts';
 import { session, type TokenPair } from './session.ts';
 import { byId, show } from './views.ts';
@@ -32,7 +33,7 @@ export function setUpSignIn(onSignedIn: () => void, onSignedOut: () => void): Si
     if (button) button.disabled = true;
     try {
       const tokens = await requestJson<TokenPair>('/api/identity/auth/user/login', { body: { email, password } });
-      const me = await requestJson<{ email: string }>('/api/identity/me', { token: tokens.accessToken });
+      const me = await requestJson<ApiResponse<'GET /identity/me'>>('/api/identity/me', { token: tokens.accessToken });
       session.start(tokens, me.email);
       byId<HTMLInputElement>('password').value = '';
       onSignedIn();

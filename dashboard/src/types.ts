@@ -1,46 +1,17 @@
-/** Shapes of the analytics answers the page reads (the API's documented responses). */
+/** Shapes of the analytics answers the page reads, taken from the generated API types (docs/architecture.md, "Decisions"). */
+import type { ApiQuery, ApiResponse } from './api-types.generated.ts';
 
-export type Totals = { totalTokens: number; totalCostUsd: number };
-
-export type TimeSeries = {
-  granularity: 'hour' | 'day' | 'week' | 'month';
-  timezone: string;
-  buckets: (Totals & { bucket: string; series?: Record<string, Totals> })[];
-};
-
-export type Projection =
-  | { status: 'ok'; actual: number; projected: number; lowerBound: number; upperBound: number; confidencePct: 80 }
-  | { status: 'insufficient_data'; minDaysRequired: number; daysAvailable: number };
-
+export type TimeSeries = ApiResponse<'GET /ai/org-usage/time-series'>;
+export type Totals = Pick<TimeSeries['buckets'][number], 'totalTokens' | 'totalCostUsd'>;
+export type Projection = ApiResponse<'GET /ai/org-usage/projection'>;
 /** `GET /api/ai/org-usage/budget` (404 when the organization has none). */
-export type Budget = {
-  monthlyLimitUsd: number;
-  alertThresholdsPct: number[];
-  month: string;
-  spentUsd: number;
-  projectedUsd: number | null;
-  status: 'ok' | 'at_risk' | 'exceeded';
-};
+export type Budget = ApiResponse<'GET /ai/org-usage/budget'>;
+export type ModelEfficiency = ApiResponse<'GET /ai/org-usage/model-efficiency'>;
+export type Heatmap = ApiResponse<'GET /ai/org-usage/heatmap'>;
+export type CacheSavings = ApiResponse<'GET /ai/org-usage/cache-savings'>;
 
-export type ModelEfficiency = {
-  modelId: string;
-  avgLatencyMs: number | null;
-  p95LatencyMs: number | null;
-  totalCostUsd: number;
-  totalTokens: number;
-  executionsCount: number;
-}[];
-
-export type Heatmap = { timezone: string; cells: (Totals & { dayOfWeek: number; hour: number })[] };
-
-export type CacheSavings = {
-  estimatedSavingsUsd: number;
-  hitRate: number;
-  totalCacheReadTokens: number;
-  totalInputTokens: number;
-  skippedModelsCount: number;
-};
-
-export type Source = 'all' | 'system' | 'byok';
-export type GroupBy = 'none' | 'model' | 'action';
-export type Granularity = 'auto' | 'hour' | 'day' | 'week' | 'month';
+type UsageQuery = ApiQuery<'GET /ai/org-usage/time-series'>;
+export type Source = NonNullable<UsageQuery['source']>;
+export type GroupBy = NonNullable<UsageQuery['groupBy']>;
+/** `auto`: the page leaves `granularity` out and the server derives it from the window. */
+export type Granularity = 'auto' | NonNullable<UsageQuery['granularity']>;

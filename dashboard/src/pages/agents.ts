@@ -1,8 +1,8 @@
 /** The organization's agents, each with links to its chat, tool permissions and MCP servers. */
+import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import type { PageContext } from '../page.ts';
-import type { Agent } from '../console-types.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 
@@ -13,7 +13,7 @@ export async function render({ root, signal }: PageContext): Promise<void> {
   root.append(pageHeading('Agents'), status, list);
   status.textContent = 'Loading…';
   try {
-    const { agents } = await api<{ agents: Agent[] }>('/api/ai/agents', { signal });
+    const { agents } = await api<ApiResponse<'GET /ai/agents'>>('/api/ai/agents', { signal });
     say(status, agents.length === 0 ? 'No agents yet.' : '', 'ok');
     for (const agent of agents) {
       const base = `#/agents/${agent.id}`;

@@ -3,11 +3,12 @@
  * shown once, with a copy button), list, delete. All three need `update` on `organization`.
  */
 import { ApiError } from '../api.ts';
+import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import { card, describeError, field, say, statusLine } from '../ui.ts';
 
-type ApiKey = { id: string; name: string; scopes: string[]; prefix: string; createdAt: string; lastUsedAt: string | null };
+type ApiKey = ApiResponse<'GET /api-keys'>['apiKeys'][number];
 
 const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 export const NO_ORGANIZATION_UPDATE =
@@ -26,7 +27,7 @@ export async function renderApiKeys(root: HTMLElement, signal: AbortSignal): Pro
 
   const reload = async () => {
     try {
-      const { apiKeys } = await api<{ apiKeys: ApiKey[] }>('/api/api-keys', { signal });
+      const { apiKeys } = await api<ApiResponse<'GET /api-keys'>>('/api/api-keys', { signal });
       list.replaceChildren(...apiKeys.map((key) => keyItem(key, status, reload)));
       say(status, apiKeys.length === 0 ? 'No API keys yet.' : '', 'ok');
     } catch (error) {
@@ -46,7 +47,7 @@ export async function renderApiKeys(root: HTMLElement, signal: AbortSignal): Pro
     const chosen = name.input.value.trim();
     if (!chosen) return say(status, 'Give the key a name.');
     submit.disabled = true;
-    api<ApiKey & { key: string }>('/api/api-keys', { method: 'POST', body: { name: chosen, scopes: ['usage:write'] } })
+    api<ApiResponse<'POST /api-keys'>>('/api/api-keys', { method: 'POST', body: { name: chosen, scopes: ['usage:write'] } })
       .then(async (answer) => {
         name.input.value = '';
         showOnce(created, answer.name, answer.key);

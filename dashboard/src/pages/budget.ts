@@ -4,12 +4,11 @@
  * at the default thresholds.
  */
 import { ApiError } from '../api.ts';
+import type { Budget } from '../types.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import { card, describeError, field, say, statusLine } from '../ui.ts';
 import { NO_ORGANIZATION_UPDATE } from './api-keys.ts';
-
-type Budget = { monthlyLimitUsd: number; enforce: boolean; month: string; spentUsd: number; status: 'ok' | 'at_risk' | 'exceeded' };
 
 export async function renderBudget(root: HTMLElement, signal: AbortSignal): Promise<void> {
   const status = statusLine('budget-status');

@@ -8,6 +8,7 @@
  * `resume: true`).
  */
 import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
+import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { ConsoleChat } from '../chat-state.ts';
 import { el } from '../format.ts';
@@ -21,7 +22,7 @@ import { renderMessage } from './chat-message.ts';
 /** Said under an answer that ended with finish reason `length`. */
 const LENGTH_NOTE = "The answer stopped at its length limit (the agent's output limit, or the service's 1 MiB per answer).";
 
-type Conversation = { id: string; title: string | null; createdAt: string; updatedAt: string };
+type Conversations = ApiResponse<'GET /ai/agents/:agentId/conversations'>;
 
 /** `fetch` for the transport: the session's token, and one refresh and retry on a 401. */
 async function authedFetch(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
@@ -80,7 +81,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
 
   const showConversations = async () => {
     try {
-      const { conversations } = await api<{ conversations: Conversation[] }>(`${base}/conversations`, { signal });
+      const { conversations } = await api<Conversations>(`${base}/conversations`, { signal });
       list.replaceChildren(
         ...conversations.map((conversation) =>
           el(

@@ -24,9 +24,7 @@ export async function renderAddForm(
   const status = statusLine('add-status');
   let entries: CatalogEntry[];
   try {
-    entries = (await api<(CatalogEntry & { isActive: boolean })[]>('/api/available-mcps', { query: { limit: '100' }, signal })).filter(
-      (entry) => entry.isActive,
-    );
+    entries = (await api<CatalogEntry[]>('/api/available-mcps', { query: { limit: '100' }, signal })).filter((entry) => entry.isActive);
   } catch (error) {
     say(status, describeError(error));
     container.append(status);

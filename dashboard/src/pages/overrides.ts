@@ -1,6 +1,6 @@
 /** The caller's approve-always overrides of one agent, each with a Remove button. */
+import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
-import type { Override } from '../console-types.ts';
 import { el } from '../format.ts';
 import { describeError, say, statusLine } from '../ui.ts';
 
@@ -9,7 +9,7 @@ export async function renderOverrides(container: HTMLElement, base: string, sign
   const list = el('ul', { class: 'overrides' });
   container.replaceChildren(status, list);
   try {
-    const { overrides } = await api<{ overrides: Override[] }>(`${base}/tool-overrides`, { signal });
+    const { overrides } = await api<ApiResponse<'GET /ai/agents/:agentId/tool-overrides'>>(`${base}/tool-overrides`, { signal });
     if (overrides.length === 0) say(status, 'None: every tool that needs approval asks you each time.', 'ok');
     for (const override of overrides) {
       const remove = el('button', { type: 'button', 'aria-label': `Remove the override of ${override.toolName}` }, 'Remove');

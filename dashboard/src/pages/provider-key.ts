@@ -3,12 +3,13 @@
  * and base URL (the key itself is never answered), set or replace it, remove it.
  */
 import { ApiError } from '../api.ts';
+import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import { card, describeError, field, say, statusLine } from '../ui.ts';
 import { NO_ORGANIZATION_UPDATE } from './api-keys.ts';
 
-type ProviderKey = { configured: boolean; baseUrl: string | null; keyLastFour: string | null };
+type ProviderKey = ApiResponse<'GET /ai/provider-key'>;
 
 export async function renderProviderKey(root: HTMLElement, signal: AbortSignal): Promise<void> {
   const status = statusLine('provider-key-status');

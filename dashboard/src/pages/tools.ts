@@ -4,19 +4,18 @@
  * the row it names. Below, the caller's own approve-always overrides, each removable.
  */
 import { ApiError } from '../api.ts';
+import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
-import type { CatalogTool, McpServer, PermissionStatus, ServerTool, ToolEntry } from '../console-types.ts';
+import type { CatalogTool, McpServer, PermissionStatus, ToolEntry } from '../console-types.ts';
 import { el } from '../format.ts';
 import type { PageContext } from '../page.ts';
 import { card, describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { renderOverrides } from './overrides.ts';
 
-const CHOICES: [PermissionStatus, string][] = [
-  ['always_allow', 'Always allow'],
-  ['needs_approval', 'Needs approval'],
-  ['blocked', 'Blocked'],
-];
+/** A label per level: a `Record`, so a level added on the server (the generated types) fails the dashboard's typecheck here. */
+const LABELS: Record<PermissionStatus, string> = { always_allow: 'Always allow', needs_approval: 'Needs approval', blocked: 'Blocked' };
+const CHOICES = Object.entries(LABELS) as [PermissionStatus, string][];
 
 type Row = { toolName: string; providerKey: string; description: string; element: HTMLElement; error: HTMLElement; absent: HTMLElement };
 
@@ -108,7 +107,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   try {
     const [catalog, set, servers] = await Promise.all([
       api<CatalogTool[]>('/api/ai/tools/catalog', { signal }),
-      api<{ tools: ToolEntry[] }>(`${base}/tools`, { signal }),
+      api<ApiResponse<'GET /ai/agents/:agentId/tools'>>(`${base}/tools`, { signal }),
       api<McpServer[]>(`${base}/mcp-servers`, { signal }),
     ]);
     const current = new Map(set.tools.map((tool) => [`${tool.providerKey} ${tool.toolName}`, tool.permissionStatus]));
@@ -134,7 +133,10 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       section.append(state);
       form.append(section);
       try {
-        const listed = await api<{ tools: ServerTool[] }>(`${base}/mcp-servers/${server.id}/tools`, { signal });
+        const listed = await api<ApiResponse<'GET /ai/agents/:agentId/mcp-servers/:serverId/tools'>>(
+          `${base}/mcp-servers/${server.id}/tools`,
+          { signal },
+        );
         for (const tool of listed.tools)
           add(section, { toolName: tool.name, providerKey: `mcp:${server.id}`, description: tool.description ?? '' });
       } catch (error) {

@@ -1,9 +1,11 @@
 import type { TSchema } from '@sinclair/typebox';
 import { HEADER_LIMIT_BYTES, mayExceedHeaderLimit, withStringRules } from './openapi-request.ts';
-import { fullPath, type Route } from './route.ts';
+import { acceptedEncodings } from './body-readers.ts';
+import { apiKeyAccessOf, fullPath, type Route } from './route.ts';
 import type { ErrorCode } from './errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
+import { JsonUploadBody } from './upload-body.ts';
 import { REQUIRED_BY_HANDLER } from './validation.ts';
 
 type Json = Record<string, unknown>;
@@ -116,25 +118,38 @@ const BODILESS_METHODS = new Set(['GET', 'DELETE']);
 function chainResponses(route: Route): Record<string, Json> {
   const responses: Record<string, Json> = {};
   if (route.schemas) responses['400'] = envelope('Validation failed', ValidationErrorBody);
+  const apiKey = apiKeyAccessOf(route.auth);
   if (route.auth === 'jwt') responses['401'] = envelope('Invalid or missing access token', ErrorBody);
+  if (apiKey) {
+    const credential = apiKey.keyOnly ? `an API key with \`${apiKey.scope}\`` : `an API key with \`${apiKey.scope}\` or an access token`;
+    responses['401'] = envelope(`Invalid or missing credential: send ${credential}`, ErrorBody);
+  }
   const refusals = [
     route.principal && `the token is not a ${route.principal}'s`,
     route.policy && `the caller lacks \`${route.policy.action}\` on \`${route.policy.subject}\``,
   ].filter(Boolean);
   if (refusals.length) responses['403'] = envelope(`Forbidden: ${refusals.join(', or ')}`, ErrorBody);
-  if (route.schemas?.body) {
-    responses['413'] = envelope('Payload too large', ErrorBody);
-    responses['415'] = envelope(
-      route.apiKey
-        ? 'Content-Type must be application/json; Content-Encoding gzip or deflate or none'
-        : 'Content-Type must be application/json, and the body not encoded (no Content-Encoding)',
-      ErrorBody,
-    );
-  } else if (route.body) {
-    responses['413'] = envelope(`Payload too large (over ${route.body.limitBytes} bytes)`, ErrorBody);
+  const encodings = acceptedEncodings(route);
+  const encoded = encodings.length ? `Content-Encoding ${encodings.join(' or ')} or none` : 'the body not encoded (no Content-Encoding)';
+  const limit = route.body?.limitBytes;
+  const tooLarge =
+    limit === undefined
+      ? 'Payload too large'
+      : `Payload too large (over ${limit} bytes${encodings.length ? ', also after inflation' : ''})`;
+  if (route.body?.kind === 'otlp') {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+    responses['415'] = envelope(`Content-Type must be application/x-protobuf or application/json; ${encoded}`, ErrorBody);
+  } else if (route.body?.kind === 'multipart') {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+    responses['415'] = envelope('Content-Type must be multipart/form-data or application/json, and the body not encoded', ErrorBody);
+  } else if (route.body?.kind === 'binary') {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+  } else if (route.schemas?.body) {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+    responses['415'] = envelope(`Content-Type must be application/json, and ${encoded}`, ErrorBody);
   }
   // Any other route that reads a body refuses an encoded one (app/core/content-encoding.ts).
-  if (!responses['415'] && !route.apiKey && !BODILESS_METHODS.has(route.method)) {
+  if (!responses['415'] && !encodings.length && !BODILESS_METHODS.has(route.method)) {
     responses['415'] = envelope('The body is encoded (Content-Encoding): only the ingestion routes accept that', ErrorBody);
   }
   if (mayExceedHeaderLimit(route.schemas?.query)) {
@@ -195,6 +210,46 @@ function documentIdempotency(operation: Json, responses: Record<string, Json>, s
   }
 }
 
+/** The request body as its declared kind is read (`RouteBody`): its media types and schema. */
+function requestBodyOf(route: Route): Json | undefined {
+  const body = route.body;
+  if (body?.kind === 'binary') {
+    const binary = { schema: { type: 'string', format: 'binary', maxLength: body.limitBytes } };
+    return { required: true, description: body.description, content: Object.fromEntries(body.mediaTypes.map((type) => [type, binary])) };
+  }
+  if (body?.kind === 'otlp') {
+    const description = 'An OTLP/HTTP ExportTraceServiceRequest (opentelemetry-proto), in protobuf or in its JSON mapping';
+    const bytes = { schema: { type: 'string', format: 'binary', maxLength: body.limitBytes } };
+    return {
+      required: true,
+      description,
+      content: { 'application/x-protobuf': bytes, 'application/json': { schema: { type: 'object' } } },
+    };
+  }
+  if (body?.kind === 'multipart') {
+    const form = {
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string', format: 'binary', maxLength: body.limitBytes } },
+    };
+    const description = 'One file, in the field `file` of a form, or as JSON `{ name, text }`';
+    return {
+      required: true,
+      description,
+      content: { 'multipart/form-data': { schema: form }, 'application/json': { schema: requestSchema(JsonUploadBody) } },
+    };
+  }
+  if (route.schemas?.body) return { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
+  return undefined;
+}
+
+/** The credentials a route takes (`RouteAuth`): an access token, an API key, or either. */
+function securityOf(route: Route): Json[] | undefined {
+  const apiKey = apiKeyAccessOf(route.auth);
+  if (apiKey) return apiKey.keyOnly ? [{ apiKeyAuth: [] }] : [{ apiKeyAuth: [] }, { bearerAuth: [] }];
+  return route.auth === 'jwt' ? [{ bearerAuth: [] }] : undefined;
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the same route declarations (and so the same
  * AJV schemas) that the router mounts. JSON Schema 2020-12 is OpenAPI 3.1's schema dialect.
@@ -220,15 +275,10 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
     };
     if (route.description) operation.description = route.description;
     if (route.idempotent) documentIdempotency(operation, responses, route.status ?? 200);
-    if (route.schemas?.body) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
-    }
-    if (route.binaryBody) {
-      const { mediaTypes, maxBytes, description } = route.binaryBody;
-      const binary = { schema: { type: 'string', format: 'binary', maxLength: maxBytes } };
-      operation.requestBody = { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, binary])) };
-    }
-    if (route.auth === 'jwt') operation.security = [{ bearerAuth: [] }];
+    const requestBody = requestBodyOf(route);
+    if (requestBody) operation.requestBody = requestBody;
+    const security = securityOf(route);
+    if (security) operation.security = security;
     const extras: string[] = [];
     if (route.principal) extras.push(`Principal type: ${route.principal}.`);
     if (route.policy) extras.push(`Policy: \`${route.policy.action}\` on \`${route.policy.subject}\`.`);
@@ -239,7 +289,17 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
     openapi: '3.1.0',
     info,
     servers: [{ url: '/' }],
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        apiKeyAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'agk_ API key',
+          description: 'An API key of the organization (`Authorization: Bearer agk_...`), carrying the scope the route names',
+        },
+      },
+    },
     paths,
   };
 }

@@ -6,10 +6,9 @@ import type { AppDeps } from '../core/deps.ts';
 import { defineRoute } from '../core/route.ts';
 import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
 import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
-import { DocumentProblem } from './parse.ts';
+import { documentTypeOf, DocumentProblem } from './parse.ts';
 import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';
 import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
-import { readUpload } from './upload.ts';
 
 const tags = ['knowledge'];
 const policy = { subject: 'ai.agent', action: 'update' };
@@ -35,8 +34,7 @@ export const knowledgeRoutes = [
     policy,
     rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { params: AgentIdParams },
-    // Read by the handler, after authentication (multipart or JSON).
-    body: { limitBytes: MAX_DOCUMENT_BYTES, raw: true },
+    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES },
     status: 201,
     errors: [AI_AGENT_NOT_FOUND, AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED],
     responses: {
@@ -45,10 +43,10 @@ export const knowledgeRoutes = [
       413: { description: 'The document is larger than 10 MiB', schema: ErrorBody },
       415: { description: 'Neither multipart/form-data nor JSON', schema: ErrorBody },
     },
-    handler: async ({ deps, auth, params, ctx }) => {
+    handler: async ({ deps, auth, params, body }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);
       try {
-        const upload = await readUpload(ctx, MAX_DOCUMENT_BYTES);
+        const upload = { name: body.name, contentType: documentTypeOf(body.mediaType, body.name), bytes: body.bytes };
         return await addDocument(deps, { organizationId: auth.agencyId, agentId: params.agentId, userId: auth.userId }, upload);
       } catch (error) {
         if (error instanceof DocumentProblem) throw documentInvalid(error.message);

@@ -40,8 +40,6 @@ export const knowledgeRoutes = [
     responses: {
       201: { description: 'The document was added', schema: DocumentSchema },
       400: { description: 'Invalid body, or a file the knowledge base cannot take', schema: ValidationErrorBody },
-      413: { description: 'The document is larger than 10 MiB', schema: ErrorBody },
-      415: { description: 'Neither multipart/form-data nor JSON', schema: ErrorBody },
     },
     handler: async ({ deps, auth, params, body }) => {
       await requireAgent(deps, auth.agencyId, params.agentId);

@@ -4,7 +4,7 @@ import { AI_AGENT_NOT_FOUND, agentNotFound } from '../agents/errors.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { defineRoute } from '../core/route.ts';
-import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { ValidationErrorBody } from '../core/schemas.ts';
 import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
 import { documentTypeOf, DocumentProblem } from './parse.ts';
 import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';

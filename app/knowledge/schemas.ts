@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, NON_BLANK_LINE_PATTERN, StrictObject, Uuid } from '../core/schemas.ts';
+import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
 import { DOCUMENT_TYPES } from './parse.ts';
 
 export const DocumentSchema = Type.Object({

@@ -4,7 +4,7 @@ import { userHasPermission } from '../../sql/policies.ts';
 import { apiKeyHash, API_KEY_PREFIX, isApiKeyShaped } from './api-key-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { forbidden, HttpError } from './errors.ts';
-import type { AccessClaims, ApiKeyCaller, ApiKeyScope, IngestionCaller, Policy } from './route.ts';
+import type { AccessClaims, ApiKeyAccess, ApiKeyCaller, IngestionCaller, Policy } from './route.ts';
 
 /** `lastUsedAt` moves at most this often per key, so a busy key writes its row once a minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -30,9 +30,6 @@ export function presentedApiKey(ctx: Context, deps: AppDeps): Promise<KeyHolder 
 }
 
 const invalidKey = () => new HttpError(401, 'Invalid or missing API key');
-
-/** What a route declaring `auth: { apiKey }` or `{ jwtOrApiKey }` accepts (app/core/route.ts). */
-export type ApiKeyAccess = { scope: ApiKeyScope; keyOnly: boolean };
 
 /**
  * Authentication of an ingestion route (ADR 0140): a bearer `agk_` key with the route's scope,

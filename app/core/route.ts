@@ -43,8 +43,11 @@ export type TokenCaller = { via: 'token'; organizationId: string; userId: string
 /** The caller of a `jwtOrApiKey` route: tell them apart by `via`. */
 export type IngestionCaller = ApiKeyCaller | TokenCaller;
 
-/** The API key a route takes (`scope`; `keyOnly`: nothing else), or undefined for a route that takes none. */
-export function apiKeyAccessOf(auth: RouteAuth): { scope: ApiKeyScope; keyOnly: boolean } | undefined {
+/** The API key a route takes (`scope`; `keyOnly`: nothing else), read from its `auth`. */
+export type ApiKeyAccess = { scope: ApiKeyScope; keyOnly: boolean };
+
+/** The API key `auth` takes, or undefined for a route that takes none. */
+export function apiKeyAccessOf(auth: RouteAuth): ApiKeyAccess | undefined {
   if (typeof auth === 'string') return undefined;
   return 'apiKey' in auth ? { scope: auth.apiKey, keyOnly: true } : { scope: auth.jwtOrApiKey, keyOnly: false };
 }

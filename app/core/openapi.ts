@@ -1,23 +1,23 @@
 import type { TSchema } from '@sinclair/typebox';
-import { HEADER_LIMIT_BYTES, mayExceedHeaderLimit, withStringRules } from './openapi-request.ts';
+import {
+  HEADER_LIMIT_BYTES,
+  mayExceedHeaderLimit,
+  plain,
+  requestBodyOf,
+  requestSchema,
+  SECURITY_SCHEMES,
+  securityOf,
+} from './openapi-request.ts';
 import { acceptedEncodings } from './body-readers.ts';
 import { apiKeyAccessOf, fullPath, type Route } from './route.ts';
 import type { ErrorCode } from './errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
-import { JsonUploadBody } from './upload-body.ts';
-import { REQUIRED_BY_HANDLER } from './validation.ts';
 
 type Json = Record<string, unknown>;
 
 /** `/api/ai/agents/:agentId` -> `/api/ai/agents/{agentId}`. */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-
-/** Plain JSON of a TypeBox schema (drops TypeBox's symbol keys). */
-const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
-
-/** A request part's schema as documented: plain, with the NUL rule on every string (app/core/openapi-request.ts). */
-const requestSchema = (schema: TSchema): Json => withStringRules(plain(schema));
 
 function parametersOf(location: 'path' | 'query', schema: TSchema | undefined): Json[] {
   if (!schema) return [];
@@ -66,17 +66,6 @@ function bracketParameters(name: string, schema: TSchema): Json[] {
     }
   }
   return parameters;
-}
-
-/**
- * A body schema as documented: properties the handler requires (annotated
- * `x-required-by-handler`, answered with the route's own status when missing) are `required`.
- */
-function documentedBody(schema: TSchema): Json {
-  const json = requestSchema(schema);
-  const byHandler = json[REQUIRED_BY_HANDLER] as string[] | undefined;
-  if (byHandler) json.required = [...new Set([...((json.required as string[] | undefined) ?? []), ...byHandler])];
-  return json;
 }
 
 const envelope = (description: string, schema: TSchema): Json => ({
@@ -210,46 +199,6 @@ function documentIdempotency(operation: Json, responses: Record<string, Json>, s
   }
 }
 
-/** The request body as its declared kind is read (`RouteBody`): its media types and schema. */
-function requestBodyOf(route: Route): Json | undefined {
-  const body = route.body;
-  if (body?.kind === 'binary') {
-    const binary = { schema: { type: 'string', format: 'binary', maxLength: body.limitBytes } };
-    return { required: true, description: body.description, content: Object.fromEntries(body.mediaTypes.map((type) => [type, binary])) };
-  }
-  if (body?.kind === 'otlp') {
-    const description = 'An OTLP/HTTP ExportTraceServiceRequest (opentelemetry-proto), in protobuf or in its JSON mapping';
-    const bytes = { schema: { type: 'string', format: 'binary', maxLength: body.limitBytes } };
-    return {
-      required: true,
-      description,
-      content: { 'application/x-protobuf': bytes, 'application/json': { schema: { type: 'object' } } },
-    };
-  }
-  if (body?.kind === 'multipart') {
-    const form = {
-      type: 'object',
-      required: ['file'],
-      properties: { file: { type: 'string', format: 'binary', maxLength: body.limitBytes } },
-    };
-    const description = 'One file, in the field `file` of a form, or as JSON `{ name, text }`';
-    return {
-      required: true,
-      description,
-      content: { 'multipart/form-data': { schema: form }, 'application/json': { schema: requestSchema(JsonUploadBody) } },
-    };
-  }
-  if (route.schemas?.body) return { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
-  return undefined;
-}
-
-/** The credentials a route takes (`RouteAuth`): an access token, an API key, or either. */
-function securityOf(route: Route): Json[] | undefined {
-  const apiKey = apiKeyAccessOf(route.auth);
-  if (apiKey) return apiKey.keyOnly ? [{ apiKeyAuth: [] }] : [{ apiKeyAuth: [] }, { bearerAuth: [] }];
-  return route.auth === 'jwt' ? [{ bearerAuth: [] }] : undefined;
-}
-
 /**
  * The OpenAPI 3.1 document, generated from the same route declarations (and so the same
  * AJV schemas) that the router mounts. JSON Schema 2020-12 is OpenAPI 3.1's schema dialect.
@@ -290,15 +239,7 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
     info,
     servers: [{ url: '/' }],
     components: {
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-        apiKeyAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'agk_ API key',
-          description: 'An API key of the organization (`Authorization: Bearer agk_...`), carrying the scope the route names',
-        },
-      },
+      securitySchemes: SECURITY_SCHEMES,
     },
     paths,
   };

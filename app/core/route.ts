@@ -30,8 +30,9 @@ export type Policy = { subject: string; action: string };
  * - `'jwt'`: a user's or client's access token (401 otherwise), `AccessClaims`;
  * - `'public'`: none (a token, if verified by another link, may still be there);
  * - `{ apiKey: scope }`: only an API key (`Authorization: Bearer agk_...`) carrying `scope`, an `ApiKeyCaller`;
- * - `{ jwtOrApiKey: scope }`: such a key, or a user's access token (`policy` and `principal`
- *   then apply to the token only), an `IngestionCaller`.
+ * - `{ jwtOrApiKey: scope }`: such a key, or a user's (not a client's) access token, to which
+ *   the route's `policy` applies; an `IngestionCaller`.
+ * A route that takes a key declares no `principal`, and a key-only one no `policy` (the types refuse them).
  * Every route that takes no key answers 401 to one (app/core/api-key-auth.ts).
  */
 export type RouteAuth = 'jwt' | 'public' | { apiKey: ApiKeyScope } | { jwtOrApiKey: ApiKeyScope };
@@ -132,9 +133,9 @@ export type RouteSpec<
   /** The credential the route takes (`RouteAuth`); 401 without it. */
   auth: A;
   /** Only principals of this type may call the route (403 otherwise). */
-  principal?: PrincipalType;
+  principal?: A extends string ? PrincipalType : never;
   /** A `{ subject, action }` grant read from the database at request time (403 otherwise). */
-  policy?: Policy;
+  policy?: A extends { apiKey: ApiKeyScope } ? never : Policy;
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
   rateLimit?: RouteRateLimit;
   schemas?: S;

@@ -4,15 +4,10 @@ import { userHasPermission } from '../../sql/policies.ts';
 import { apiKeyHash, API_KEY_PREFIX, isApiKeyShaped } from './api-key-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { forbidden, HttpError } from './errors.ts';
-import type { AccessClaims, ApiKeyAccess } from './route.ts';
+import type { AccessClaims, ApiKeyAccess, ApiKeyCaller, IngestionCaller, Policy } from './route.ts';
 
 /** `lastUsedAt` moves at most this often per key, so a busy key writes its row once a minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
-
-/** Who called an ingestion route: a key of the organization, or a user of it. */
-export type UsageCaller = { organizationId: string; userId: string | null; apiKeyId: string | null };
-
-export const usageCallerOf = (ctx: Context) => ctx.state.caller as UsageCaller;
 
 const bearerOf = (ctx: Context) => {
   const header = ctx.get('authorization');
@@ -39,14 +34,10 @@ const invalidKey = () => new HttpError(401, 'Invalid or missing API key');
 /**
  * Authentication of an ingestion route (ADR 0140): a bearer `agk_` key with the route's scope,
  * or (unless `keyOnly`) a user access token whose roles grant the route's policy. Sets
- * `ctx.state.caller`. `requireToken` is the access-token check every other route uses.
+ * `ctx.state.caller` (an `ApiKeyCaller`, or a `TokenCaller`), which the mount hands to the
+ * handler as its `auth`. `requireToken` is the access-token check every other route uses.
  */
-export function authenticateIngestion(
-  deps: AppDeps,
-  access: ApiKeyAccess,
-  requireToken: Middleware,
-  policy?: { subject: string; action: string },
-): Middleware {
+export function authenticateIngestion(deps: AppDeps, access: ApiKeyAccess, requireToken: Middleware, policy?: Policy): Middleware {
   return async function requireKeyOrToken(ctx: Context, next: Next) {
     const token = bearerOf(ctx);
     if (token?.startsWith(API_KEY_PREFIX) || access.keyOnly) {
@@ -57,14 +48,14 @@ export function authenticateIngestion(
       if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
         await touchApiKey(deps.db, key.id, now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS));
       }
-      ctx.state.caller = { organizationId: key.organizationId, userId: null, apiKeyId: key.id } satisfies UsageCaller;
+      ctx.state.caller = { via: 'apiKey', organizationId: key.organizationId, apiKeyId: key.id } satisfies ApiKeyCaller;
       return next();
     }
     return requireToken(ctx, async () => {
       const claims = ctx.state.auth as AccessClaims;
       if (claims.type !== 'user') throw forbidden();
       if (policy && !(await userHasPermission(deps.db, claims.sub, policy.subject, policy.action))) throw forbidden();
-      ctx.state.caller = { organizationId: claims.agencyId, userId: claims.sub, apiKeyId: null } satisfies UsageCaller;
+      ctx.state.caller = { via: 'token', organizationId: claims.agencyId, userId: claims.sub, claims } satisfies IngestionCaller;
       await next();
     });
   };

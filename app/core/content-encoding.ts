@@ -1,4 +1,4 @@
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { HttpError } from './errors.ts';
 
 /**
@@ -15,26 +15,28 @@ export function contentEncodingOf(ctx: Context): string {
 }
 
 /**
- * 415 for an encoded body on a route that is not an ingestion route (contract: only the
- * ingestion routes inflate, after their key is checked). Mounted after authentication and before
- * the body is read (app/core/mount.ts), so nothing of such a body is ever inflated.
+ * The Content-Encoding gate of a route, chosen by the mount (app/core/mount.ts) from the body's
+ * declared kind: only a route that takes an API key (an ingestion route, whose clients compress
+ * by default) may send an encoded body, and only in what its kind's reader inflates, bounded by
+ * the route's limit on the inflated bytes: `json`, gzip or deflate (app/core/json-body.ts);
+ * `otlp`, gzip (app/otlp/request-body.ts). Every other route answers 415 to an encoded body.
+ * Mounted after the key or token is checked and before the body is read, so nothing of a refused
+ * body is ever inflated.
  */
-export async function refuseEncodedBody(ctx: Context, next: Next): Promise<void> {
-  if (contentEncodingOf(ctx) !== '') {
-    throw new HttpError(415, 'Content-Encoding is accepted only by the ingestion routes; send the body unencoded');
-  }
-  await next();
+export function encodingGate(inflates: readonly string[]): Middleware {
+  if (inflates.length === 0) return refuseEncodedBody;
+  const message = `Content-Encoding must be ${inflates.join(', ')} or absent`;
+  return async function allowEncodings(ctx: Context, next: Next) {
+    const encoding = contentEncodingOf(ctx);
+    if (encoding !== '' && !inflates.includes(encoding)) throw new HttpError(415, message);
+    await next();
+  };
 }
 
-/**
- * The gate of an ingestion route whose JSON body the parser reads: `gzip` and `deflate` (what the
- * parser inflates, bounded by the route's limit on the inflated bytes), 415 for any other encoding.
- * Mounted after the route's key or token is checked.
- */
-export async function allowCompressedJson(ctx: Context, next: Next): Promise<void> {
-  const encoding = contentEncodingOf(ctx);
-  if (encoding !== '' && encoding !== 'gzip' && encoding !== 'deflate') {
-    throw new HttpError(415, 'Content-Encoding must be gzip, deflate or absent');
+/** 415 for an encoded body on a route that is not an ingestion route. */
+async function refuseEncodedBody(ctx: Context, next: Next): Promise<void> {
+  if (contentEncodingOf(ctx) !== '') {
+    throw new HttpError(415, 'Content-Encoding is accepted only by the ingestion routes; send the body unencoded');
   }
   await next();
 }

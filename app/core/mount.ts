@@ -4,9 +4,8 @@ import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticateIngestion } from './api-key-auth.ts';
 import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
-import { binaryBody } from './binary-body.ts';
-import { allowCompressedJson, refuseEncodedBody } from './content-encoding.ts';
 import { BinaryAnswer } from './binary-answer.ts';
+import { bodyLinks } from './body-readers.ts';
 import { databaseFaults } from './database-faults.ts';
 import { declaredErrors } from './declared-errors.ts';
 import type { AppDeps } from './deps.ts';
@@ -14,10 +13,9 @@ import { HttpError } from './errors.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotently } from './idempotency.ts';
 import { NotModified } from './not-modified.ts';
 import { Redirect } from './redirect.ts';
-import { jsonBody } from './json-body.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
-import { API_PREFIX, type AccessClaims, type Route } from './route.ts';
+import { API_PREFIX, apiKeyAccessOf, type AccessClaims, type Route } from './route.ts';
 import { resolveScope } from './route-scope.ts';
 import { routeLimiter } from './route-rate-limit.ts';
 import { compileValidator, type Validator } from './validation.ts';
@@ -45,8 +43,11 @@ export function parseQuery(querystring: string): Record<string, unknown> {
  * The limiter comes first, before the body is even read, so that every request to a limited route
  * counts, malformed or oversized bodies included (docs/interface.md §8). Credentials come next and
  * the body last: a request refused for its credentials costs a header check whatever its body
- * (nothing is inflated or parsed), and only an ingestion route (`apiKey`) accepts an encoded body,
- * once its key or token is checked; any other answers 415 to one (app/core/content-encoding.ts).
+ * (nothing is inflated or parsed). The body's gate and reader follow its declared kind
+ * (app/core/body-readers.ts): only a route that takes an API key accepts an encoded body, once
+ * its key or token is checked; any other answers 415 to one (app/core/content-encoding.ts).
+ * A route that takes an API key (`auth: { apiKey }` or `{ jwtOrApiKey }`) hands its handler the
+ * caller that app/core/api-key-auth.ts established; any other, the verified token's claims.
  * A route's `scope` (app/core/route-scope.ts) is looked up after validation, so a malformed id is
  * a 400 before any lookup, and an id of another agency is the scope's 404 before the handler runs.
  * The bracketed part runs under `databaseFaults`: a lost database connection is retried once for a
@@ -60,7 +61,6 @@ export function parseQuery(querystring: string): Record<string, unknown> {
 export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Store | undefined): Router {
   const router = new Router({ prefix: API_PREFIX });
   const requireToken = authenticate(deps.config.jwtSecret);
-  const parseBody = jsonBody(deps.config.bodyLimitBytes);
   for (const route of routes) {
     const chain: Middleware[] = [];
     const checkErrors = declaredErrors(route, deps);
@@ -68,19 +68,15 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Stor
     const limiter = rateLimitStore && routeLimiter(route, deps, rateLimitStore);
     if (limiter) chain.push(limiter);
     const guarded: Middleware[] = [];
-    if (route.apiKey) {
-      guarded.push(authenticateIngestion(deps, route.apiKey, requireToken, route.policy));
+    const apiKey = apiKeyAccessOf(route.auth);
+    if (apiKey) {
+      guarded.push(authenticateIngestion(deps, apiKey, requireToken, route.policy));
     } else {
       if (route.auth === 'jwt') guarded.push(requireToken);
       if (route.principal) guarded.push(requirePrincipal(route.principal));
       if (route.policy) guarded.push(requirePolicy(deps, route.policy));
     }
-    // A raw-body ingestion route (OTLP) reads and inflates its body itself, in its handler.
-    if (!route.apiKey) guarded.push(refuseEncodedBody);
-    else if (!route.body?.raw) guarded.push(allowCompressedJson);
-    if (route.binaryBody) guarded.push(binaryBody(route.binaryBody));
-    else if (route.body === undefined) guarded.push(parseBody);
-    else if (!route.body.raw) guarded.push(jsonBody(route.body.limitBytes));
+    guarded.push(...bodyLinks(route, deps.config.bodyLimitBytes));
     // The handler needs its own layer (for raw path captures), which exists once registered.
     const registered: { layer?: RouteLayer } = {};
     guarded.push(handle(route, deps, () => registered.layer!));
@@ -116,6 +112,10 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
   const successStatus = route.status ?? 200;
   // In tests every success answer is checked against the route's declared schema (ADR 0103).
   const checkResponse = deps.config.nodeEnv === 'test' ? compileResponseCheck(route, successStatus) : undefined;
+  // A JSON body is validated; any other kind arrives as its reader left it (a Buffer, decoded spans).
+  const readAs = route.body && route.body.kind !== 'json' ? 'read' : 'validated';
+  // A route that takes an API key gets the caller of api-key-auth.ts; any other, the token's claims.
+  const authOf = apiKeyAccessOf(route.auth) ? (ctx: Context) => ctx.state.caller : (ctx: Context) => ctx.state.auth;
 
   return async function routeHandler(ctx: Context, _next: Next) {
     if (route.schemas?.body && ctx.request.length && !ctx.request.is('application/json')) {
@@ -123,12 +123,12 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
     }
     const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};
     const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
-    const body = validators.body ? validators.body(ctx.request.body ?? {}) : {};
+    const body = readAs === 'read' ? ctx.request.body : validators.body ? validators.body(ctx.request.body ?? {}) : {};
     const scoped = scope
       ? await resolveScope(scope, deps, (ctx.state.auth as AccessClaims).agencyId, params as Record<string, unknown>)
       : {};
     const invoke = (handlerDeps: AppDeps) =>
-      route.handler({ ...scoped, params, query, body, auth: ctx.state.auth, deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);
+      route.handler({ ...scoped, params, query, body, auth: authOf(ctx), deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);
     const key = route.idempotent ? idempotencyKeyOf(ctx) : undefined;
     if (key !== undefined) {
       const answer = await runIdempotently({

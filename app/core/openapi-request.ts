@@ -1,6 +1,9 @@
 import { maxHeaderSize } from 'node:http';
 import type { TSchema } from '@sinclair/typebox';
+import { apiKeyAccessOf, type Route } from './route.ts';
 import { NUL_FREE_PATTERN } from './schemas.ts';
+import { JsonUploadBody } from './upload-body.ts';
+import { REQUIRED_BY_HANDLER } from './validation.ts';
 
 type Json = Record<string, unknown>;
 
@@ -111,3 +114,71 @@ function valueBytes(schema: TSchema): number {
 
 /** Whether a route's documented query can reach the parser's limit, so that 431 is documented. */
 export const mayExceedHeaderLimit = (query: TSchema | undefined) => longestQueryBytes(query) > HEADER_LIMIT_BYTES - HEADER_RESERVE_BYTES;
+
+/** Plain JSON of a TypeBox schema (drops TypeBox's symbol keys). */
+export const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
+
+/** A request part's schema as documented: plain, with the NUL rule on every string (app/core/openapi-request.ts). */
+export const requestSchema = (schema: TSchema): Json => withStringRules(plain(schema));
+
+/**
+ * A body schema as documented: properties the handler requires (annotated
+ * `x-required-by-handler`, answered with the route's own status when missing) are `required`.
+ */
+function documentedBody(schema: TSchema): Json {
+  const json = requestSchema(schema);
+  const byHandler = json[REQUIRED_BY_HANDLER] as string[] | undefined;
+  if (byHandler) json.required = [...new Set([...((json.required as string[] | undefined) ?? []), ...byHandler])];
+  return json;
+}
+
+/** The request body as its declared kind is read (`RouteBody`): its media types and schema. */
+export function requestBodyOf(route: Route): Json | undefined {
+  const body = route.body;
+  if (body?.kind === 'binary') {
+    const binary = { schema: { type: 'string', format: 'binary', maxLength: body.limitBytes } };
+    return { required: true, description: body.description, content: Object.fromEntries(body.mediaTypes.map((type) => [type, binary])) };
+  }
+  if (body?.kind === 'otlp') {
+    const description = 'An OTLP/HTTP ExportTraceServiceRequest (opentelemetry-proto), in protobuf or in its JSON mapping';
+    const bytes = { schema: { type: 'string', format: 'binary', maxLength: body.limitBytes } };
+    return {
+      required: true,
+      description,
+      content: { 'application/x-protobuf': bytes, 'application/json': { schema: { type: 'object' } } },
+    };
+  }
+  if (body?.kind === 'multipart') {
+    const form = {
+      type: 'object',
+      required: ['file'],
+      properties: { file: { type: 'string', format: 'binary', maxLength: body.limitBytes } },
+    };
+    const description = 'One file, in the field `file` of a form, or as JSON `{ name, text }`';
+    return {
+      required: true,
+      description,
+      content: { 'multipart/form-data': { schema: form }, 'application/json': { schema: requestSchema(JsonUploadBody) } },
+    };
+  }
+  if (route.schemas?.body) return { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
+  return undefined;
+}
+
+/** The credentials a route takes (`RouteAuth`): an access token, an API key, or either. */
+export function securityOf(route: Route): Json[] | undefined {
+  const apiKey = apiKeyAccessOf(route.auth);
+  if (apiKey) return apiKey.keyOnly ? [{ apiKeyAuth: [] }] : [{ apiKeyAuth: [] }, { bearerAuth: [] }];
+  return route.auth === 'jwt' ? [{ bearerAuth: [] }] : undefined;
+}
+
+/** The two credentials of `RouteAuth`: an access token and an API key, both bearer tokens. */
+export const SECURITY_SCHEMES = {
+  bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+  apiKeyAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'agk_ API key',
+    description: 'An API key of the organization (`Authorization: Bearer agk_...`), carrying the scope the route names',
+  },
+};

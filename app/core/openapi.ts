@@ -1,21 +1,23 @@
 import type { TSchema } from '@sinclair/typebox';
-import { HEADER_LIMIT_BYTES, mayExceedHeaderLimit, withStringRules } from './openapi-request.ts';
-import { fullPath, type Route } from './route.ts';
+import {
+  HEADER_LIMIT_BYTES,
+  mayExceedHeaderLimit,
+  plain,
+  requestBodyOf,
+  requestSchema,
+  SECURITY_SCHEMES,
+  securityOf,
+} from './openapi-request.ts';
+import { acceptedEncodings } from './body-readers.ts';
+import { apiKeyAccessOf, fullPath, type Route } from './route.ts';
 import type { ErrorCode } from './errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
-import { REQUIRED_BY_HANDLER } from './validation.ts';
 
 type Json = Record<string, unknown>;
 
 /** `/api/ai/agents/:agentId` -> `/api/ai/agents/{agentId}`. */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
-
-/** Plain JSON of a TypeBox schema (drops TypeBox's symbol keys). */
-const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
-
-/** A request part's schema as documented: plain, with the NUL rule on every string (app/core/openapi-request.ts). */
-const requestSchema = (schema: TSchema): Json => withStringRules(plain(schema));
 
 function parametersOf(location: 'path' | 'query', schema: TSchema | undefined): Json[] {
   if (!schema) return [];
@@ -66,17 +68,6 @@ function bracketParameters(name: string, schema: TSchema): Json[] {
   return parameters;
 }
 
-/**
- * A body schema as documented: properties the handler requires (annotated
- * `x-required-by-handler`, answered with the route's own status when missing) are `required`.
- */
-function documentedBody(schema: TSchema): Json {
-  const json = requestSchema(schema);
-  const byHandler = json[REQUIRED_BY_HANDLER] as string[] | undefined;
-  if (byHandler) json.required = [...new Set([...((json.required as string[] | undefined) ?? []), ...byHandler])];
-  return json;
-}
-
 const envelope = (description: string, schema: TSchema): Json => ({
   description,
   content: { 'application/json': { schema: plain(schema) } },
@@ -116,25 +107,38 @@ const BODILESS_METHODS = new Set(['GET', 'DELETE']);
 function chainResponses(route: Route): Record<string, Json> {
   const responses: Record<string, Json> = {};
   if (route.schemas) responses['400'] = envelope('Validation failed', ValidationErrorBody);
+  const apiKey = apiKeyAccessOf(route.auth);
   if (route.auth === 'jwt') responses['401'] = envelope('Invalid or missing access token', ErrorBody);
+  if (apiKey) {
+    const credential = apiKey.keyOnly ? `an API key with \`${apiKey.scope}\`` : `an API key with \`${apiKey.scope}\` or an access token`;
+    responses['401'] = envelope(`Invalid or missing credential: send ${credential}`, ErrorBody);
+  }
   const refusals = [
     route.principal && `the token is not a ${route.principal}'s`,
     route.policy && `the caller lacks \`${route.policy.action}\` on \`${route.policy.subject}\``,
   ].filter(Boolean);
   if (refusals.length) responses['403'] = envelope(`Forbidden: ${refusals.join(', or ')}`, ErrorBody);
-  if (route.schemas?.body) {
-    responses['413'] = envelope('Payload too large', ErrorBody);
-    responses['415'] = envelope(
-      route.apiKey
-        ? 'Content-Type must be application/json; Content-Encoding gzip or deflate or none'
-        : 'Content-Type must be application/json, and the body not encoded (no Content-Encoding)',
-      ErrorBody,
-    );
-  } else if (route.body) {
-    responses['413'] = envelope(`Payload too large (over ${route.body.limitBytes} bytes)`, ErrorBody);
+  const encodings = acceptedEncodings(route);
+  const encoded = encodings.length ? `Content-Encoding ${encodings.join(' or ')} or none` : 'the body not encoded (no Content-Encoding)';
+  const limit = route.body?.limitBytes;
+  const tooLarge =
+    limit === undefined
+      ? 'Payload too large'
+      : `Payload too large (over ${limit} bytes${encodings.length ? ', also after inflation' : ''})`;
+  if (route.body?.kind === 'otlp') {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+    responses['415'] = envelope(`Content-Type must be application/x-protobuf or application/json; ${encoded}`, ErrorBody);
+  } else if (route.body?.kind === 'multipart') {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+    responses['415'] = envelope('Content-Type must be multipart/form-data or application/json, and the body not encoded', ErrorBody);
+  } else if (route.body?.kind === 'binary') {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+  } else if (route.schemas?.body) {
+    responses['413'] = envelope(tooLarge, ErrorBody);
+    responses['415'] = envelope(`Content-Type must be application/json, and ${encoded}`, ErrorBody);
   }
   // Any other route that reads a body refuses an encoded one (app/core/content-encoding.ts).
-  if (!responses['415'] && !route.apiKey && !BODILESS_METHODS.has(route.method)) {
+  if (!responses['415'] && !encodings.length && !BODILESS_METHODS.has(route.method)) {
     responses['415'] = envelope('The body is encoded (Content-Encoding): only the ingestion routes accept that', ErrorBody);
   }
   if (mayExceedHeaderLimit(route.schemas?.query)) {
@@ -223,15 +227,10 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
     // Read by the fuzzer's tenancy case (fuzz/tenancy.ts): which parameter names a resource of the caller's agency.
     if (route.scope) operation['x-scope'] = { name: route.scope.key, parameter: route.scope.param, errorCode: route.scope.error.code };
     if (route.idempotent) documentIdempotency(operation, responses, route.status ?? 200);
-    if (route.schemas?.body) {
-      operation.requestBody = { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };
-    }
-    if (route.binaryBody) {
-      const { mediaTypes, maxBytes, description } = route.binaryBody;
-      const binary = { schema: { type: 'string', format: 'binary', maxLength: maxBytes } };
-      operation.requestBody = { required: true, description, content: Object.fromEntries(mediaTypes.map((type) => [type, binary])) };
-    }
-    if (route.auth === 'jwt') operation.security = [{ bearerAuth: [] }];
+    const requestBody = requestBodyOf(route);
+    if (requestBody) operation.requestBody = requestBody;
+    const security = securityOf(route);
+    if (security) operation.security = security;
     const extras: string[] = [];
     if (route.principal) extras.push(`Principal type: ${route.principal}.`);
     if (route.policy) extras.push(`Policy: \`${route.policy.action}\` on \`${route.policy.subject}\`.`);
@@ -246,7 +245,9 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
     openapi: '3.1.0',
     info,
     servers: [{ url: '/' }],
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    components: {
+      securitySchemes: SECURITY_SCHEMES,
+    },
     paths,
   };
 }

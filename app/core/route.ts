@@ -2,7 +2,7 @@ import type { Duration } from '@agents/rate-limit';
 import type { IdentifierType } from '@agents/rate-limit/koa';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Context } from 'koa';
-import type { BinaryBody } from './binary-body.ts';
+import type { Upload } from './upload-body.ts';
 import type { ApiKeyScope } from '../../sql/api-keys.ts';
 import type { AppDeps } from './deps.ts';
 import type { ErrorCode } from './errors.ts';
@@ -27,19 +27,82 @@ export type AccessClaims = {
 export type Policy = { subject: string; action: string };
 
 /**
- * An ingestion route also accepts an API key (`Authorization: Bearer agk_...`) that carries
- * `scope`; `keyOnly`: only a key. Every other route answers 401 to a key.
+ * The credential a route takes, which types its handler's `auth` (`AuthOf`):
+ * - `'jwt'`: a user's or client's access token (401 otherwise), `AccessClaims`;
+ * - `'public'`: none (a token, if verified by another link, may still be there);
+ * - `{ apiKey: scope }`: only an API key (`Authorization: Bearer agk_...`) carrying `scope`, an `ApiKeyCaller`;
+ * - `{ jwtOrApiKey: scope }`: such a key, or a user's (not a client's) access token, to which
+ *   the route's `policy` applies; an `IngestionCaller`.
+ * A route that takes a key declares no `principal`, and a key-only one no `policy` (the types refuse them).
+ * Every route that takes no key answers 401 to one (app/core/api-key-auth.ts).
  */
-export type ApiKeyAccess = { scope: ApiKeyScope; keyOnly?: boolean };
+export type RouteAuth = 'jwt' | 'public' | { apiKey: ApiKeyScope } | { jwtOrApiKey: ApiKeyScope };
+
+/** The caller of a route that took an API key: the key and the organization it belongs to. */
+export type ApiKeyCaller = { via: 'apiKey'; organizationId: string; apiKeyId: string };
+/** A user who called a `jwtOrApiKey` route with an access token: the user and their organization. */
+export type TokenCaller = { via: 'token'; organizationId: string; userId: string; claims: AccessClaims };
+/** The caller of a `jwtOrApiKey` route: tell them apart by `via`. */
+export type IngestionCaller = ApiKeyCaller | TokenCaller;
+
+/** The API key a route takes (`scope`; `keyOnly`: nothing else), read from its `auth`. */
+export type ApiKeyAccess = { scope: ApiKeyScope; keyOnly: boolean };
+
+/** The API key `auth` takes, or undefined for a route that takes none. */
+export function apiKeyAccessOf(auth: RouteAuth): ApiKeyAccess | undefined {
+  if (typeof auth === 'string') return undefined;
+  return 'apiKey' in auth ? { scope: auth.apiKey, keyOnly: true } : { scope: auth.jwtOrApiKey, keyOnly: false };
+}
+
+type AuthOf<A> = A extends 'jwt'
+  ? AccessClaims
+  : A extends { apiKey: ApiKeyScope }
+    ? ApiKeyCaller
+    : A extends { jwtOrApiKey: ApiKeyScope }
+      ? IngestionCaller
+      : AccessClaims | undefined;
+
+/** A non-JSON body (an image) read whole into a Buffer: its documented media types. */
+export type BinaryBody = { kind: 'binary'; limitBytes: number; mediaTypes: readonly string[]; description: string };
+
+/**
+ * How the request body is read: one reader per kind, chosen by the mount (app/core/mount.ts),
+ * which also chooses the Content-Encoding gate (app/core/content-encoding.ts). `limitBytes`
+ * bounds the body, after inflation too (413 beyond). Without `body`, a JSON body of at most
+ * `BODY_LIMIT_BYTES`.
+ * - `json`: parsed and validated against `schemas.body`; the handler's `body` is its type.
+ * - `binary`: read whole, the handler's `body` is a Buffer.
+ * - `otlp`: an OTLP/HTTP ExportTraceServiceRequest, protobuf or JSON, gzip or not, decoded by
+ *   `read` (app/otlp/request-body.ts: the area's reader, so that core imports no area) before the
+ *   handler runs; the handler's `body` is what `read` returns.
+ * - `multipart`: one file, in the field `file` of a multipart/form-data body or as JSON
+ *   `{ name, text }` (app/core/upload-body.ts): an `Upload`.
+ */
+export type RouteBody = { kind: 'json'; limitBytes?: number } | BinaryBody | OtlpBody<unknown> | { kind: 'multipart'; limitBytes: number };
+
+/** An OTLP/HTTP body and its reader: the bytes (inflated, at most `limitBytes`) to what the handler gets. */
+export type OtlpBody<T> = { kind: 'otlp'; limitBytes: number; read: (ctx: Context, limitBytes: number) => Promise<T> };
 
 type Schemas = { params?: TSchema; query?: TSchema; body?: TSchema };
 type Infer<S> = S extends TSchema ? Static<S> : Record<string, never>;
+type BodyOf<S extends Schemas, B> = B extends { kind: 'binary' }
+  ? Buffer
+  : B extends OtlpBody<infer T>
+    ? T
+    : B extends { kind: 'multipart' }
+      ? Upload
+      : Infer<S['body']>;
 
-export type RouteInput<S extends Schemas, A extends 'jwt' | 'public', Sc extends RouteScope | undefined = undefined> = {
+export type RouteInput<
+  S extends Schemas,
+  A extends RouteAuth,
+  Sc extends RouteScope | undefined = undefined,
+  B extends RouteBody | undefined = undefined,
+> = {
   params: Infer<S['params']>;
   query: Infer<S['query']>;
-  body: Infer<S['body']>;
-  auth: A extends 'jwt' ? AccessClaims : AccessClaims | undefined;
+  body: BodyOf<S, B>;
+  auth: AuthOf<A>;
   deps: AppDeps;
   ctx: Context;
 } & ScopedInput<Sc>;
@@ -62,10 +125,11 @@ export type SuccessBody<R, St> = St extends keyof R
 
 export type RouteSpec<
   S extends Schemas,
-  A extends 'jwt' | 'public',
+  A extends RouteAuth,
   R extends Responses = Responses,
   St extends number = number,
   Sc extends RouteScope | undefined = undefined,
+  B extends RouteBody | undefined = undefined,
 > = {
   method: Method;
   /** Path below the global `/api` prefix, in koa-router syntax (`/ai/agents/:agentId`). */
@@ -73,12 +137,12 @@ export type RouteSpec<
   summary: string;
   description?: string;
   tags: string[];
-  /** `jwt`: a verified access token is required (401 otherwise). */
+  /** The credential the route takes (`RouteAuth`); 401 without it. */
   auth: A;
   /** Only principals of this type may call the route (403 otherwise). */
-  principal?: PrincipalType;
+  principal?: A extends string ? PrincipalType : never;
   /** A `{ subject, action }` grant read from the database at request time (403 otherwise). */
-  policy?: Policy;
+  policy?: A extends { apiKey: ApiKeyScope } ? never : Policy;
   /**
    * The resource of the caller's agency the route acts under (`scope: AGENT_SCOPE`, app/core/route-scope.ts):
    * the chain looks it up from its path parameter after validation, answers its 404 when the
@@ -86,18 +150,11 @@ export type RouteSpec<
    * documented and declared from here, never in `errors`. Needs `auth: 'jwt'`.
    */
   scope?: Sc;
-  /** Also authenticated by an API key (app/core/api-key-auth.ts); `policy` then applies to user tokens only. */
-  apiKey?: ApiKeyAccess;
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
   rateLimit?: RouteRateLimit;
   schemas?: S;
-  /** A non-JSON body (an image), read whole into a Buffer at `ctx.request.body` instead of parsed as JSON. */
-  binaryBody?: BinaryBody;
-  /**
-   * The request body: `limitBytes` replaces `BODY_LIMIT_BYTES` for this route (larger bodies get
-   * 413); `raw`: the body is not parsed as JSON, the handler reads it (a binary protocol).
-   */
-  body?: { limitBytes: number; raw?: boolean };
+  /** The body's kind and limit (`RouteBody`); default JSON of at most `BODY_LIMIT_BYTES`. */
+  body?: B;
   /** Status of a successful answer. Default 200; 204 sends no body. */
   status?: St;
   /**
@@ -127,7 +184,7 @@ export type RouteSpec<
   idempotent?: boolean;
   /** Mount the route only when this holds; elsewhere the path answers 404. */
   enabled?: (deps: AppDeps) => boolean;
-  handler: (input: RouteInput<S, A, Sc>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;
+  handler: (input: RouteInput<S, A, Sc, B>) => Promise<SuccessBody<R, St>> | SuccessBody<R, St>;
 };
 
 /**
@@ -154,15 +211,16 @@ export type RouteRateLimit = {
 };
 
 /** A declared route: the single source for mounting, validation and the OpenAPI document. */
-export type Route = RouteSpec<Schemas, 'jwt' | 'public', Responses, number, RouteScope | undefined>;
+export type Route = RouteSpec<Schemas, RouteAuth, Responses, number, RouteScope | undefined, RouteBody | undefined>;
 
 export function defineRoute<
   const S extends Schemas = Record<never, never>,
-  const A extends 'jwt' | 'public' = 'jwt',
+  const A extends RouteAuth = 'jwt',
   const R extends Responses = Responses,
   const St extends number = 200,
   Sc extends RouteScope | undefined = undefined,
->(spec: RouteSpec<S, A, R, St, Sc>): Route {
+  const B extends RouteBody | undefined = undefined,
+>(spec: RouteSpec<S, A, R, St, Sc, B>): Route {
   return spec as unknown as Route;
 }
 

@@ -2,12 +2,11 @@ import { deleteDocument, listDocuments } from '../../sql/knowledge.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
 import { AGENT_SCOPE } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
-import { ErrorBody, ValidationErrorBody } from '../core/schemas.ts';
+import { ValidationErrorBody } from '../core/schemas.ts';
 import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
-import { DocumentProblem } from './parse.ts';
+import { documentTypeOf, DocumentProblem } from './parse.ts';
 import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';
 import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
-import { readUpload } from './upload.ts';
 
 const tags = ['knowledge'];
 const policy = { subject: 'ai.agent', action: 'update' };
@@ -30,19 +29,16 @@ export const knowledgeRoutes = [
     rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
     scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams },
-    // Read by the handler, after authentication (multipart or JSON).
-    body: { limitBytes: MAX_DOCUMENT_BYTES, raw: true },
+    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES },
     status: 201,
     errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED],
     responses: {
       201: { description: 'The document was added', schema: DocumentSchema },
       400: { description: 'Invalid body, or a file the knowledge base cannot take', schema: ValidationErrorBody },
-      413: { description: 'The document is larger than 10 MiB', schema: ErrorBody },
-      415: { description: 'Neither multipart/form-data nor JSON', schema: ErrorBody },
     },
-    handler: async ({ deps, auth, agent, ctx }) => {
+    handler: async ({ deps, auth, agent, body }) => {
       try {
-        const upload = await readUpload(ctx, MAX_DOCUMENT_BYTES);
+        const upload = { name: body.name, contentType: documentTypeOf(body.mediaType, body.name), bytes: body.bytes };
         return await addDocument(deps, { organizationId: auth.agencyId, agentId: agent.id, userId: auth.userId }, upload);
       } catch (error) {
         if (error instanceof DocumentProblem) throw documentInvalid(error.message);

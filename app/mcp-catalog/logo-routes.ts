@@ -73,9 +73,10 @@ export const logoRoutes = [
     auth: 'jwt',
     policy: { subject: 'platform.ai.available-mcp', action: 'update' },
     schemas: { params: UuidParam('id') },
-    binaryBody: {
+    body: {
+      kind: 'binary',
       mediaTypes: ['image/png', 'image/jpeg', 'image/webp'],
-      maxBytes: LOGO_IMAGE_MAX_BYTES,
+      limitBytes: LOGO_IMAGE_MAX_BYTES,
       description: 'A PNG, JPEG or WebP image of at most 256 KB (262,144 bytes)',
     },
     responses: {
@@ -84,8 +85,7 @@ export const logoRoutes = [
       413: { description: 'The image is larger than 256 KB', schema: ErrorBody },
       415: { description: 'The body is not a PNG, JPEG or WebP image', schema: ErrorBody },
     },
-    handler: async ({ deps, params, ctx }) => {
-      const bytes = ctx.request.body as Buffer;
+    handler: async ({ deps, params, body: bytes }) => {
       const kind = sniffLogoImage(bytes);
       if (!kind) throw new HttpError(415, 'The logo must be a PNG, JPEG or WebP image (SVG is not accepted)');
       const sha256 = createHash('sha256').update(bytes).digest();

@@ -11,7 +11,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { newApiKeySecret } from '../../app/core/api-key-secret.ts';
-import { OTLP_MAX_SPANS } from '../../app/otlp/routes.ts';
+import { OTLP_MAX_SPANS } from '../../app/otlp/request-body.ts';
 import { emptySpansRequest, NESTING_BOMB_JSON } from '../../fuzz/bombs.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { seedDemo } from '../../seeds/demo.ts';

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
 import { buildOpenApiDocument, openApiPath } from '../../app/core/openapi.ts';
-import { fullPath, type Route } from '../../app/core/route.ts';
+import { apiKeyAccessOf, fullPath, type Route } from '../../app/core/route.ts';
 import { areaRoutes } from '../../app/routes.ts';
 import { renderApiIndex } from './api-index.ts';
 import { tableBetween, type Markers } from './marked-table.ts';
@@ -103,17 +103,20 @@ function request(route: Route): string {
   const query = route.schemas?.query;
   if (query) parts.push(`\`?${Object.keys((query.properties ?? {}) as Json).join('&')}\``);
   if (route.schemas?.body) parts.push(`\`${shapeOf(plain(route.schemas.body))}\``);
-  else if (route.binaryBody) parts.push(`body: ${route.binaryBody.mediaTypes.join(', ')}`);
-  else if (route.body?.raw) parts.push(`a body the handler reads (at most ${route.body.limitBytes.toLocaleString('en-US')} bytes)`);
+  else if (route.body?.kind === 'binary') parts.push(`body: ${route.body.mediaTypes.join(', ')}`);
+  else if (route.body?.kind === 'otlp') parts.push(`an OTLP/HTTP body (at most ${route.body.limitBytes.toLocaleString('en-US')} bytes)`);
+  else if (route.body?.kind === 'multipart')
+    parts.push(`one file, multipart or JSON (at most ${route.body.limitBytes.toLocaleString('en-US')} bytes)`);
   return parts.join(' ');
 }
 
 function who(route: Route): string {
   const parts: string[] = [];
+  const apiKey = apiKeyAccessOf(route.auth);
   if (route.auth === 'public') parts.push('anyone');
-  else parts.push(route.principal ? `a ${route.principal} token` : 'any token');
+  else if (!apiKey?.keyOnly) parts.push(route.principal ? `a ${route.principal} token` : 'any token');
   if (route.policy) parts.push(`\`${route.policy.action}\` on \`${route.policy.subject}\``);
-  if (route.apiKey) parts.push(`${route.apiKey.keyOnly ? 'only ' : 'or '}an API key with \`${route.apiKey.scope}\``);
+  if (apiKey) parts.push(`${apiKey.keyOnly ? 'only ' : 'or '}an API key with \`${apiKey.scope}\``);
   const limit = route.rateLimit;
   if (limit) {
     const per = limit.identifierType === 'ip' ? 'address' : limit.identifierType === 'apiKey' ? 'API key' : 'user';

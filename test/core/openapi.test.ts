@@ -62,7 +62,7 @@ test('the document holds to the routes: defaults are optional, schema-required i
     }
     const statuses = Object.keys(operation.responses).map(Number);
     if (route.schemas) t.true(statuses.includes(400), `${key} documents 400`);
-    if (route.auth === 'jwt') t.true(statuses.includes(401), `${key} documents 401`);
+    if (route.auth !== 'public') t.true(statuses.includes(401), `${key} documents 401`);
     if (route.policy || route.principal) t.true(statuses.includes(403), `${key} documents 403`);
     if (route.schemas?.body) t.true(statuses.includes(413) && statuses.includes(415), `${key} documents 413 and 415`);
     t.true(statuses.includes(route.status ?? 200), `${key} documents its success status`);
@@ -131,4 +131,35 @@ test('sort on the catalog list is documented in the bracket form the server read
   const field = operation.parameters.find((parameter) => parameter.name === 'sort[0][field]')!;
   t.false(field.required);
   t.deepEqual(field.schema.enum, ['createdAt', 'updatedAt', 'name']);
+});
+
+test('security and request media types follow each route auth and body kind: key only, token or key, binary, OTLP, multipart', async (t) => {
+  const { body: document } = await t.context.t.http().get('/api/openapi.json').expect(200);
+  type Operation = {
+    security?: unknown[];
+    requestBody?: { content: Record<string, unknown> };
+    responses: Record<string, { description: string }>;
+  };
+  const operation = (path: string, method: string) => document.paths[path][method] as Operation;
+  t.like(document.components.securitySchemes, { apiKeyAuth: { type: 'http', scheme: 'bearer' }, bearerAuth: { bearerFormat: 'JWT' } });
+
+  const otlp = operation('/api/otlp/v1/traces', 'post');
+  t.deepEqual(otlp.security, [{ apiKeyAuth: [] }]);
+  t.deepEqual(Object.keys(otlp.requestBody!.content).sort(), ['application/json', 'application/x-protobuf']);
+  t.regex(otlp.responses['401']!.description, /API key with `usage:write`/);
+  t.regex(otlp.responses['413']!.description, /over 4194304 bytes, also after inflation/);
+  t.regex(otlp.responses['415']!.description, /Content-Encoding gzip or none/);
+
+  const events = operation('/api/ai/org-usage/events', 'post');
+  t.deepEqual(events.security, [{ apiKeyAuth: [] }, { bearerAuth: [] }]);
+  t.deepEqual(Object.keys(events.requestBody!.content), ['application/json']);
+  t.regex(events.responses['415']!.description, /Content-Encoding gzip or deflate or none/);
+
+  const logo = operation('/api/available-mcps/{id}/logo', 'put');
+  t.deepEqual(logo.security, [{ bearerAuth: [] }]);
+  t.deepEqual(Object.keys(logo.requestBody!.content), ['image/png', 'image/jpeg', 'image/webp']);
+
+  const upload = operation('/api/ai/agents/{agentId}/documents', 'post');
+  t.deepEqual(Object.keys(upload.requestBody!.content), ['multipart/form-data', 'application/json']);
+  t.regex(upload.responses['415']!.description, /multipart\/form-data or application\/json/);
 });

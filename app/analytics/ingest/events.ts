@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { uuidv7 } from 'uuidv7';
 import { findAgentIdsOfOrganization } from '../../../sql/usage-ingest.ts';
 import { ACTION_TYPES, USAGE_SOURCES } from '../../../sql/usage-window.ts';
-import type { UsageCaller } from '../../core/api-key-auth.ts';
+import type { IngestionCaller } from '../../core/route.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { ValidationError, type ValidationIssue } from '../../core/errors.ts';
 import { DateTime, StrictObject, StringEnum } from '../../core/schemas.ts';
@@ -52,7 +52,7 @@ export const isStorableInstant = (ms: number) => Number.isFinite(ms) && ms >= EA
  */
 export async function ingestEvents(
   deps: AppDeps,
-  caller: UsageCaller,
+  caller: IngestionCaller,
   events: Static<typeof IngestEventsBody>['events'],
 ): Promise<IngestResult> {
   const issues: ValidationIssue[] = [];

@@ -1,4 +1,3 @@
-import { usageCallerOf } from '../../core/api-key-auth.ts';
 import { defineRoute } from '../../core/route.ts';
 import { ValidationErrorBody } from '../../core/schemas.ts';
 import { ingestEvents, IngestEventsBody, IngestResultSchema } from './events.ts';
@@ -17,16 +16,15 @@ export const usageEventRoutes = [
       'already stored for the organization counts as a duplicate and changes nothing. A missing ' +
       'costUsd is priced from the price list as the event is stored (0 for a model without a price).',
     tags: ['analytics'],
-    auth: 'jwt',
-    apiKey: { scope: 'usage:write' },
+    auth: { jwtOrApiKey: 'usage:write' },
     policy: { subject: 'organization', action: 'update' },
     rateLimit: { limit: 600, windowMs: '1m', identifierType: 'apiKey', policyName: 'usage-events', source: 'project' },
-    body: { limitBytes: EVENTS_BODY_LIMIT_BYTES },
+    body: { kind: 'json', limitBytes: EVENTS_BODY_LIMIT_BYTES },
     schemas: { body: IngestEventsBody },
     responses: {
       200: { description: 'How many events were new and how many were duplicates', schema: IngestResultSchema },
       400: { description: 'Invalid event (nothing stored)', schema: ValidationErrorBody },
     },
-    handler: ({ deps, ctx, body }) => ingestEvents(deps, usageCallerOf(ctx), body.events),
+    handler: ({ deps, auth, body }) => ingestEvents(deps, auth, body.events),
   }),
 ];

@@ -1,17 +1,34 @@
 import { basename } from 'node:path';
 import busboy from 'busboy';
 import getRawBody from 'raw-body';
-import type { Context } from 'koa';
-import { HttpError, ValidationError } from '../core/errors.ts';
-import { compileValidator } from '../core/validation.ts';
-import { documentTypeOf, DocumentProblem, type DocumentType } from './parse.ts';
-import { JsonDocumentBody } from './schemas.ts';
+import { Type } from '@sinclair/typebox';
+import type { Context, Middleware } from 'koa';
+import { HttpError, ValidationError } from './errors.ts';
+import { NON_BLANK_LINE_PATTERN, StrictObject } from './schemas.ts';
+import { compileValidator } from './validation.ts';
 
-export type ReadUpload = { name: string; contentType: DocumentType; bytes: Uint8Array };
+/**
+ * An uploaded file as the reader of `body: { kind: 'multipart' }` leaves it: its name (no
+ * directory part, one line), the media type its part declared (a JSON text: `text/markdown` when
+ * its name ends in .md or .markdown, else `text/plain`) and its bytes. What the type may be is the
+ * handler's to decide.
+ */
+export type Upload = { name: string; mediaType: string; bytes: Uint8Array };
 
-const validateJson = compileValidator('body', JsonDocumentBody);
+/** The JSON form of an upload: a text and its name. */
+export const JsonUploadBody = StrictObject({
+  name: Type.String({
+    minLength: 1,
+    maxLength: 200,
+    pattern: NON_BLANK_LINE_PATTERN,
+    errorMessage: 'must be 1 to 200 characters on one line, not only spaces',
+  }),
+  text: Type.String(),
+});
 
-const tooLarge = (maxBytes: number) => new HttpError(413, `Payload too large (a document is at most ${maxBytes} bytes)`);
+const validateJson = compileValidator('body', JsonUploadBody);
+
+const tooLarge = (maxBytes: number) => new HttpError(413, `Payload too large (a file is at most ${maxBytes} bytes)`);
 
 /** A file's name without any directory part, on one line, at most 200 characters; `document` when nothing is left. */
 function nameOf(raw: string): string {
@@ -26,12 +43,24 @@ function nameOf(raw: string): string {
 }
 
 /**
- * Reads the body of `POST .../documents` (called after authentication: nothing is read before
- * the caller is known): a `multipart/form-data` file in the field `file`, or JSON `{ name, text }`.
- * At most `maxBytes` of file (JSON text: in UTF-8); more is a 413, stopped while reading. Another
- * content type is a 415; a form without the file, or with more than one, a 400.
+ * The reader of a route declaring `body: { kind: 'multipart', limitBytes }` (app/core/mount.ts),
+ * mounted after authentication: nothing is read before the caller is known. Leaves an `Upload`
+ * in `ctx.request.body`.
  */
-export async function readUpload(ctx: Context, maxBytes: number): Promise<ReadUpload> {
+export function uploadBody(limitBytes: number): Middleware {
+  return async (ctx, next) => {
+    // Already read: a route run a second time after a lost database connection.
+    if (ctx.request.body === undefined) ctx.request.body = await readUpload(ctx, limitBytes);
+    await next();
+  };
+}
+
+/**
+ * A `multipart/form-data` file in the field `file`, or JSON `{ name, text }`. At most `maxBytes`
+ * of file (JSON text: in UTF-8); more is a 413, stopped while reading. Another content type is a
+ * 415; a form without the file, or with more than one, a 400.
+ */
+async function readUpload(ctx: Context, maxBytes: number): Promise<Upload> {
   if (ctx.request.is('application/json')) {
     // JSON escapes can double the text's size (and \u escapes six-fold for control characters).
     const raw = await getRawBody(ctx.req, { limit: maxBytes * 2 + 64 * 1024, encoding: 'utf8' }).catch((error: { type?: string }) => {
@@ -46,8 +75,8 @@ export async function readUpload(ctx: Context, maxBytes: number): Promise<ReadUp
     const body = validateJson(json) as { name: string; text: string };
     const bytes = Buffer.from(body.text, 'utf8');
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
-    const contentType: DocumentType = /\.(md|markdown)$/i.test(body.name) ? 'text/markdown' : 'text/plain';
-    return { name: nameOf(body.name), contentType, bytes };
+    const mediaType = /\.(md|markdown)$/i.test(body.name) ? 'text/markdown' : 'text/plain';
+    return { name: nameOf(body.name), mediaType, bytes };
   }
   if (!ctx.request.is('multipart/form-data'))
     throw new HttpError(415, 'Content-Type must be multipart/form-data (a file in the field `file`) or application/json');
@@ -57,7 +86,7 @@ export async function readUpload(ctx: Context, maxBytes: number): Promise<ReadUp
   return readMultipart(ctx, maxBytes);
 }
 
-function readMultipart(ctx: Context, maxBytes: number): Promise<ReadUpload> {
+function readMultipart(ctx: Context, maxBytes: number): Promise<Upload> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -66,7 +95,7 @@ function readMultipart(ctx: Context, maxBytes: number): Promise<ReadUpload> {
       reject(new HttpError(400, 'The multipart body has no boundary'));
       return;
     }
-    let file: ReadUpload | undefined;
+    let file: Upload | undefined;
     let failure: Error | undefined;
     const fail = (error: Error) => {
       failure ??= error;
@@ -84,12 +113,7 @@ function readMultipart(ctx: Context, maxBytes: number): Promise<ReadUpload> {
         if (field !== 'file')
           return fail(new ValidationError([{ path: [field], message: 'is not a field of this form: send the file in the field `file`' }]));
         if (file) return fail(new ValidationError([{ path: ['file'], message: 'must be one file' }]));
-        const name = nameOf(info.filename ?? '');
-        try {
-          file = { name, contentType: documentTypeOf(info.mimeType ?? '', name), bytes: Buffer.concat(chunks, size) };
-        } catch (error) {
-          fail(error instanceof DocumentProblem ? error : new HttpError(400, 'The file could not be read'));
-        }
+        file = { name: nameOf(info.filename ?? ''), mediaType: info.mimeType ?? '', bytes: Buffer.concat(chunks, size) };
       });
     });
     parser.on('filesLimit', () => fail(new ValidationError([{ path: ['file'], message: 'must be one file' }])));

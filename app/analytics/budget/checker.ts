@@ -9,7 +9,7 @@ import {
 import type { AppDeps } from '../../core/deps.ts';
 import { outboxTransport } from '../../notifications/outbox-transport.ts';
 import { alertsFor } from './alerts.ts';
-import { spendChanged } from './enforcement.ts';
+import { usageWritten } from './enforcement.ts';
 import { budgetState, utcMonthOf } from './status.ts';
 
 /** What a budget check needs: the CLI has no app, only these. */
@@ -73,7 +73,7 @@ const checksByPool = new WeakMap<object, Map<string, Checks>>();
  * once-a-minute sweep retries what failed here.
  */
 export function afterUsageWritten(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
-  spendChanged(deps.db, organizationId);
+  usageWritten(deps.db, organizationId);
   const checks = checksByPool.get(deps.db) ?? new Map<string, Checks>();
   checksByPool.set(deps.db, checks);
   const current = checks.get(organizationId);

@@ -27,7 +27,7 @@ import {
   messageAlreadySent,
 } from './errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
-import { ADMISSION_ERRORS, admitTurn, historyBytesFor } from './admission.ts';
+import { ADMISSION_ERRORS, admitTurn, historyBytesFor, startPriceCheck } from './admission.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
@@ -100,9 +100,11 @@ export const chatRoutes = [
       const last = body.messages.at(-1);
       const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
       const scope = scopeOf(auth, params.agentId);
+      const [agentFound, keyFound] = [findAgentInAgency(deps.db, auth.agencyId, params.agentId), findProviderKey(deps.db, auth.agencyId)];
+      const priced = startPriceCheck(deps, agentFound, keyFound);
       const [agentRead, keyRead, toolsRead, serversRead, historyRead, claimRead] = await Promise.allSettled([
-        findAgentInAgency(deps.db, auth.agencyId, params.agentId),
-        findProviderKey(deps.db, auth.agencyId),
+        agentFound,
+        keyFound,
         offeredToolsOf(deps.db, params.agentId, auth.userId),
         listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: params.agentId }),
         isUserMessage
@@ -133,6 +135,7 @@ export const chatRoutes = [
           organizationId: auth.agencyId,
           model,
           storedMessages: isUserMessage ? (history?.messageCount ?? 0) : null,
+          priced,
         });
         const prepared = await prepareTurn(deps, scopeOf(auth, agent.id), body.id, incoming, history);
         const tools = await buildToolSet(

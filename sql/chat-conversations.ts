@@ -74,14 +74,23 @@ export function listMessages(db: CommonQueryMethods, conversationId: string) {
 
 /** Writes a message, replacing the parts of one already stored with this id (an assistant message continued after an approval). */
 export async function saveMessage(db: CommonQueryMethods, conversationId: string, message: StoredMessage, now: Date): Promise<void> {
-  // One statement (a data-modifying CTE always runs): the message, then the conversation's activity time.
-  await db.query(sql.unsafe`
-    WITH saved AS (
+  await db.query(sql.unsafe`WITH ${messageWrites(conversationId, message, now)} SELECT 1`);
+}
+
+/**
+ * `saveMessage`'s writes as data-modifying CTEs (they always run) for a statement that writes more
+ * (a chat turn's answer with its usage events, `insertUsageEvents`' `alongside`): the message, then
+ * the conversation's activity time.
+ */
+export function messageWrites(conversationId: string, message: StoredMessage, now: Date) {
+  return sql.fragment`
+    saved_message AS (
       INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
       VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
       ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at
-    )
-    UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}`);
+    ), touched_conversation AS (
+      UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}
+    )`;
 }
 
 /**

@@ -10,10 +10,23 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { pino } from 'pino';
 import { createApp } from '../app/app.ts';
 import { createDatabasePool } from '../app/db/pool.ts';
 import { testConfig } from '../test/helpers/app.ts';
+
+// Every statement sent to PostgreSQL (one round trip each, BEGIN and COMMIT included), by its
+// first words: the bench reads the counts between `queries` messages (round trips per turn).
+const statements = new Map<string, number>();
+const sendQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+  const first = args[0] as string | { text?: string };
+  const text = typeof first === 'string' ? first : (first?.text ?? '');
+  const label = text.replace(/\s+/g, ' ').trim().slice(0, 60);
+  statements.set(label, (statements.get(label) ?? 0) + 1);
+  return sendQuery.apply(this, args);
+} as typeof pg.Client.prototype.query;
 
 const pool = await createDatabasePool(process.env.BENCH_DATABASE_URL!, { maximumPoolSize: 20 });
 const nodeEnv = process.env.BENCH_NODE_ENV === 'production' ? 'production' : 'development';
@@ -42,6 +55,10 @@ process.on('message', async (message) => {
     const path = `.data-bench/service-${Date.now()}.cpuprofile`;
     writeFileSync(path, JSON.stringify(profile));
     process.send!({ profile: path });
+  }
+  if (message === 'queries') {
+    process.send!({ queries: Object.fromEntries(statements) });
+    statements.clear();
   }
   if (message === 'gc') {
     // Run with --expose-gc by the bench: RSS is read after a full collection.

@@ -72,3 +72,11 @@ export async function profileService<T>(child: ChildProcess, during: () => Promi
   const { profile } = await reply('profile-stop');
   return { result, profilePath: profile as string };
 }
+
+/** The statements the service sent to PostgreSQL since the last call, by their first 60 characters (bench/service-child.ts). */
+export function statementsOf(child: ChildProcess): Promise<Record<string, number>> {
+  return new Promise((resolve) => {
+    child.once('message', (answer) => resolve((answer as { queries: Record<string, number> }).queries));
+    child.send('queries');
+  });
+}

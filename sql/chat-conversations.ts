@@ -74,14 +74,54 @@ export function listMessages(db: CommonQueryMethods, conversationId: string) {
 
 /** Writes a message, replacing the parts of one already stored with this id (an assistant message continued after an approval). */
 export async function saveMessage(db: CommonQueryMethods, conversationId: string, message: StoredMessage, now: Date): Promise<void> {
-  // One statement (a data-modifying CTE always runs): the message, then the conversation's activity time.
-  await db.query(sql.unsafe`
-    WITH saved AS (
+  await db.query(sql.unsafe`WITH ${messageWrites(conversationId, message, now)} SELECT 1`);
+}
+
+/**
+ * `saveMessage`'s writes as data-modifying CTEs (they always run) for a statement that writes more
+ * (a chat turn's answer with its usage events, `insertUsageEvents`' `alongside`): the message, then
+ * the conversation's activity time.
+ */
+export function messageWrites(conversationId: string, message: StoredMessage, now: Date) {
+  return sql.fragment`
+    saved_message AS (
       INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
       VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
       ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at
+    ), touched_conversation AS (
+      UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}
+    )`;
+}
+
+/**
+ * A message into the caller's conversation with this client id, the conversation created with
+ * `title` when absent, in one statement (atomic without a transaction: one round trip where
+ * `ensureConversation` then `saveMessage` in a transaction take four). Ends as those two do: the
+ * conversation's `updated_at` is `now`, a message already stored with this id gets these parts.
+ * Returns the conversation's id.
+ */
+export function saveMessageCreatingConversation(
+  db: CommonQueryMethods,
+  scope: ConversationScope,
+  conversation: { id: string; clientId: string; title: string },
+  message: StoredMessage,
+  now: Date,
+) {
+  // The message's foreign key is checked at the statement's end, when the conversation row exists.
+  return db.oneFirst(sql.type(z.strictObject({ id: z.string() }))`
+    WITH conversation AS (
+      INSERT INTO chat_conversations (id, organization_id, agent_id, user_id, client_id, title, created_at, updated_at)
+      VALUES (${conversation.id}, ${scope.organizationId}, ${scope.agentId}, ${scope.userId}, ${conversation.clientId},
+              ${conversation.title}, ${now.toISOString()}, ${now.toISOString()})
+      ON CONFLICT (organization_id, agent_id, user_id, client_id) DO UPDATE SET updated_at = excluded.updated_at
+      RETURNING id
+    ), saved AS (
+      INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
+      SELECT conversation.id, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()}
+      FROM conversation
+      ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at
     )
-    UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}`);
+    SELECT id FROM conversation`);
 }
 
 /** Removes one message (the assistant answer a `regenerate-message` replaces). */

@@ -1,4 +1,4 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
 import type { ActionType, UsageSource } from './usage-window.ts';
 
@@ -45,8 +45,16 @@ export type UsageEventInput = {
  *
  * The statement triggers of usage_events add the inserted rows (only those) to the rollups in the
  * same transaction.
+ *
+ * `alongside`: more data-modifying CTEs (`name AS (...)`, comma-separated) run in the same
+ * statement, so they and the events commit together without a transaction's round trips (a chat
+ * turn's answer, `messageWrites` in sql/chat-conversations.ts); they run also when no event is left.
  */
-export async function insertUsageEvents(db: CommonQueryMethods, rows: readonly UsageEventInput[]): Promise<number> {
+export async function insertUsageEvents(
+  db: CommonQueryMethods,
+  rows: readonly UsageEventInput[],
+  alongside?: FragmentSqlToken,
+): Promise<number> {
   const seen = new Set<string>();
   const batch = rows.filter((row) => {
     if (row.ingestKey === undefined) return true;
@@ -55,9 +63,10 @@ export async function insertUsageEvents(db: CommonQueryMethods, rows: readonly U
     seen.add(key);
     return true;
   });
-  if (batch.length === 0) return 0;
-  return db.oneFirst(sql.type(z.strictObject({ inserted: z.coerce.number().int() }))`
-    WITH batch AS (
+  const Inserted = z.strictObject({ inserted: z.coerce.number().int() });
+  if (batch.length === 0) return alongside ? db.oneFirst(sql.type(Inserted)`WITH ${alongside} SELECT 0 AS inserted`) : 0;
+  return db.oneFirst(sql.type(Inserted)`
+    WITH ${alongside ? sql.fragment`${alongside},` : sql.fragment``} batch AS (
       -- One JSON text parameter: JSON.stringify is native, where 13 array parameters of 1000
       -- elements were escaped element by element in JS (a tenth of a batch's time in Node).
       SELECT e.*

@@ -31,17 +31,44 @@ export const historyBytesFor = (config: Pick<Config, 'ai'>) => config.ai.context
  */
 export async function admitTurn(
   deps: AppDeps,
-  turn: { organizationId: string; model: Pick<ChatModel, 'modelId' | 'source'>; storedMessages: number | null },
+  turn: {
+    organizationId: string;
+    model: Pick<ChatModel, 'modelId' | 'source'>;
+    storedMessages: number | null;
+    /** `startPriceCheck`'s answer, read beside the turn's other reads; absent: read here. */
+    priced?: Promise<boolean | null>;
+  },
 ): Promise<void> {
   const { model } = turn;
   const platformPays = model.source === 'system' && model.modelId !== DEMO_MODEL_ID;
+  const early = platformPays ? await turn.priced?.catch(() => null) : null;
   // Both reads at once; their failures are answered in this order.
   const [priced, budget] = await Promise.allSettled([
-    platformPays ? isModelPriced(deps.db, model.modelId) : true,
+    platformPays ? (early ?? isModelPriced(deps.db, model.modelId)) : true,
     checkBudgetBeforeTurn(deps, turn.organizationId),
   ]);
   if (priced.status === 'rejected') throw priced.reason;
   if (!priced.value) throw modelNotAvailable(model.modelId);
   if (budget.status === 'rejected') throw budget.reason;
   if (turn.storedMessages !== null && turn.storedMessages + 2 > MAX_CONVERSATION_MESSAGES) throw conversationFull();
+}
+
+/**
+ * The price-list check of `admitTurn`, started as soon as the organization's key is read (beside
+ * the turn's other reads, not after them: one round trip less in series before the model call;
+ * the agent was found by the route's scope). It reads only when the platform would pay (no stored key, a gateway key, a model
+ * other than the demo model); null otherwise or when either read failed (`admitTurn` then reads
+ * itself if it has to).
+ */
+export function startPriceCheck(
+  deps: Pick<AppDeps, 'db' | 'config'>,
+  agent: { modelId: string | null },
+  storedKey: Promise<unknown>,
+): Promise<boolean | null> {
+  const check = storedKey.then((key) => {
+    const modelId = agent.modelId ?? deps.config.ai.defaultModel;
+    if (key !== null || deps.config.ai.gatewayApiKey === undefined || modelId === DEMO_MODEL_ID) return null;
+    return isModelPriced(deps.db, modelId);
+  });
+  return check.catch(() => null);
 }

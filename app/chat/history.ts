@@ -6,6 +6,7 @@ import {
   findConversation,
   listNewestMessages,
   saveMessage,
+  saveMessageCreatingConversation,
   type ConversationScope,
   type StoredMessage,
 } from '../../sql/chat-conversations.ts';
@@ -40,7 +41,7 @@ type Part = StoredMessage['parts'][number];
 export type KnownHistory = { id: string; messages: readonly StoredMessage[] } | null;
 
 /**
- * Applies what the request contributes to the stored conversation, in one transaction, and
+ * Applies what the request contributes to the stored conversation, atomically, and
  * returns the stored history the model will be given:
  * - a user message: the conversation is created when new (its title from this first message),
  *   approvals still pending in the last answer are closed as denied, the message is stored.
@@ -65,13 +66,12 @@ export async function prepareTurn(
     const history = known ? known.messages.map((message) => ({ ...message })) : [];
     const denied = closePendingParts(history);
     const message: StoredMessage = { id: uuidv7(), role: 'user', parts: [{ type: 'text', text: incoming.text }] };
-    const conversationId = deps.db.transaction(async (tx) => {
-      const conversation = await ensureConversation(tx, scope, { id: known?.id ?? uuidv7(), clientId, title: titleOf(incoming.text), now });
-      await denyPending(tx, scope, conversation.id, denied, now);
-      if (denied.message) await saveMessage(tx, conversation.id, denied.message, now);
-      await saveMessage(tx, conversation.id, message, now);
-      return conversation.id;
-    });
+    const conversation = { id: known?.id ?? uuidv7(), clientId, title: titleOf(incoming.text) };
+    // Nothing to close (the common turn): one statement. Else the closing and the message commit together.
+    const conversationId =
+      denied.approvalIds.length === 0 && !denied.message
+        ? saveMessageCreatingConversation(deps.db, scope, conversation, message, now)
+        : writeClosingPending(deps, scope, conversation, denied, message, now);
     // Observed by the turn; this keeps a failure that the turn has not reached yet from being unhandled.
     conversationId.catch(() => {});
     return { conversationId, history: [...history, message], approvedCallIds: NONE };
@@ -121,6 +121,24 @@ export async function prepareTurn(
     if (history.at(-1)?.role !== 'user')
       throw new ValidationError([{ path: ['trigger'], message: 'there is no user message to answer again' }]);
     return { conversationId: Promise.resolve(conversation.id), history, approvedCallIds: NONE };
+  });
+}
+
+/** A user message after an answer with approvals left pending: they are closed as denied, in one transaction with the message. */
+function writeClosingPending(
+  deps: AppDeps,
+  scope: ConversationScope,
+  known: { id: string; clientId: string; title: string },
+  denied: Denied,
+  message: StoredMessage,
+  now: Date,
+): Promise<string> {
+  return deps.db.transaction(async (tx) => {
+    const conversation = await ensureConversation(tx, scope, { ...known, now });
+    await denyPending(tx, scope, conversation.id, denied, now);
+    if (denied.message) await saveMessage(tx, conversation.id, denied.message, now);
+    await saveMessage(tx, conversation.id, message, now);
+    return conversation.id;
   });
 }
 

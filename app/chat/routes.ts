@@ -25,7 +25,7 @@ import {
   messageAlreadySent,
 } from './errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
-import { ADMISSION_ERRORS, admitTurn, historyBytesFor } from './admission.ts';
+import { ADMISSION_ERRORS, admitTurn, historyBytesFor, startPriceCheck } from './admission.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
 import { callMcpTool } from './mcp-executor.ts';
@@ -95,8 +95,10 @@ export const chatRoutes = [
       const last = body.messages.at(-1);
       const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
       const scope = scopeOf(auth, agent.id);
+      const keyFound = findProviderKey(deps.db, auth.agencyId);
+      const priced = startPriceCheck(deps, agent, keyFound);
       const [keyRead, toolsRead, serversRead, historyRead, claimRead] = await Promise.allSettled([
-        findProviderKey(deps.db, auth.agencyId),
+        keyFound,
         offeredToolsOf(deps.db, agent.id, auth.userId),
         listAgentServerConnections(deps.db, { agencyId: auth.agencyId, agentId: agent.id }),
         isUserMessage
@@ -125,6 +127,7 @@ export const chatRoutes = [
           organizationId: auth.agencyId,
           model,
           storedMessages: isUserMessage ? (history?.messageCount ?? 0) : null,
+          priced,
         });
         const prepared = await prepareTurn(deps, scope, body.id, incoming, history);
         const tools = await buildToolSet(

@@ -10,7 +10,7 @@ import {
 import { uuidv7 } from 'uuidv7';
 import { insertUsageEvents } from '../../sql/usage-events.ts';
 import { afterUsageWritten } from '../analytics/budget/checker.ts';
-import { saveMessage, type StoredMessage } from '../../sql/chat-conversations.ts';
+import { messageWrites, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
@@ -41,7 +41,7 @@ export type Turn = {
  * call first and denied ones tell the model (the SDK's approval flow). Each
  * `tool-approval-request` is stored as a pending approval before the client sees it. The
  * `finish` chunk is held back until the assistant message and the turn's usage events are
- * written in one transaction; if that fails the stream ends with an `error` chunk instead.
+ * written together (one statement); if that fails the stream ends with an `error` chunk instead.
  */
 export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageChunk>> {
   const { deps, model } = turn;
@@ -131,28 +131,30 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
   try {
     const written = await turn.conversationId;
     conversationId = written;
-    await deps.db.transaction(async (tx) => {
-      if (answer && answer.parts.length > 0)
-        await saveMessage(tx, written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, now);
-      await insertUsageEvents(
-        tx,
-        model.calls.map((call) => ({
-          id: uuidv7(),
-          organizationId: turn.organizationId,
-          agentId: turn.agent.id,
-          userId: turn.userId,
-          modelId: model.modelId,
-          actionType: 'user_interaction',
-          source: model.source,
-          inputTokens: call.inputTokens,
-          cacheReadTokens: call.cacheReadTokens,
-          outputTokens: call.outputTokens,
-          costUsd: null,
-          latencyMs: call.latencyMs,
-          createdAt: call.finishedAt.getTime() < startedAt.getTime() ? startedAt : call.finishedAt,
-        })),
-      );
-    });
+    const answerWrites =
+      answer && answer.parts.length > 0
+        ? messageWrites(written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, now)
+        : undefined;
+    // One statement: the answer and the usage commit together without BEGIN and COMMIT round trips.
+    await insertUsageEvents(
+      deps.db,
+      model.calls.map((call) => ({
+        id: uuidv7(),
+        organizationId: turn.organizationId,
+        agentId: turn.agent.id,
+        userId: turn.userId,
+        modelId: model.modelId,
+        actionType: 'user_interaction',
+        source: model.source,
+        inputTokens: call.inputTokens,
+        cacheReadTokens: call.cacheReadTokens,
+        outputTokens: call.outputTokens,
+        costUsd: null,
+        latencyMs: call.latencyMs,
+        createdAt: call.finishedAt.getTime() < startedAt.getTime() ? startedAt : call.finishedAt,
+      })),
+      answerWrites,
+    );
   } catch (error) {
     deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
     throw new TurnNotSaved('the turn could not be saved');

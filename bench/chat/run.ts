@@ -31,7 +31,7 @@ import { accessToken } from '../../test/analytics/support.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { startMcpToolPeer } from '../../test/helpers/mcp-tool-peer.ts';
 import { startOpenAiPeer, type Reply } from '../../test/helpers/openai-peer.ts';
-import { cpuMsOf, profileService, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
+import { cpuMsOf, profileService, rssAfterGc, rssMbOf, startService, statementsOf, stopService } from '../service-process.ts';
 import { measureFloors } from './floor.ts';
 import { measureResumable } from './resumable.ts';
 import { stageTable, stageTimes, type CpuProfile } from './stages.ts';
@@ -108,6 +108,15 @@ async function main() {
   // Warm-up (JIT, pools, the MCP tools cache).
   await runConcurrent(20, 4, serviceTurn('use the tool please'));
   await runConcurrent(20, 4, providerTurn(true));
+
+  // PostgreSQL round trips of a text turn (every statement, BEGIN and COMMIT included), 20 turns at c=1.
+  await statementsOf(child);
+  const countedTurns = 20;
+  await runConcurrent(countedTurns, 1, serviceTurn('hello'));
+  const statements = Object.entries(await statementsOf(child)).sort(([, a], [, b]) => b - a);
+  const roundTrips = statements.reduce((sum, [, n]) => sum + n, 0) / countedTurns;
+  log(`PostgreSQL round trips per text turn: ${roundTrips.toFixed(2)}`);
+  for (const [text, n] of statements) log(`  ${(n / countedTurns).toFixed(2)}  ${text}`);
 
   const rows: string[] = [];
   const firstChunkAdded: number[] = [];
@@ -210,6 +219,7 @@ async function main() {
     `${OPEN_STREAMS} streams open at once: service RSS after GC ${rssBefore.toFixed(0)} MB -> ${rssOpen.toFixed(0)} MB ` +
       `(${rssOpenRaw.toFixed(0)} MB before the GC); non-200 answers: ${errors}`,
     `Usage events written by the service runs: ${usageRows}`,
+    `PostgreSQL round trips per text turn (statements sent, BEGIN and COMMIT included; ${countedTurns} turns at c=1): ${roundTrips.toFixed(2)}`,
     '',
     "The floors: a text turn at c=1 through proxies that do none of the service's work, in rounds interleaved with the service.",
     '',

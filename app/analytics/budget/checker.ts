@@ -9,7 +9,7 @@ import {
 import type { AppDeps } from '../../core/deps.ts';
 import { outboxTransport } from '../../notifications/outbox-transport.ts';
 import { alertsFor } from './alerts.ts';
-import { spendChanged } from './enforcement.ts';
+import { knownWithoutBudget, usageWritten } from './enforcement.ts';
 import { budgetState, utcMonthOf } from './status.ts';
 
 /** What a budget check needs: the CLI has no app, only these. */
@@ -53,7 +53,10 @@ export const checkBudget = (deps: BudgetCheckDeps, organizationId: string) => ch
 
 async function checkAfterWrite(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
   try {
-    // Most organizations have no budget: one read, no transaction (checkBudgetOn reads it again inside).
+    // Most organizations have no budget: one read, no transaction (checkBudgetOn reads it again
+    // inside), and none when the turn's own budget gate has just read that there is none (a budget
+    // made meanwhile by another process is checked by the next sweep).
+    if (knownWithoutBudget(deps.db, organizationId)) return;
     if ((await findBudget(deps.db, organizationId)) === null) return;
     await checkBudget(deps, organizationId);
   } catch (error) {
@@ -73,7 +76,7 @@ const checksByPool = new WeakMap<object, Map<string, Checks>>();
  * once-a-minute sweep retries what failed here.
  */
 export function afterUsageWritten(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
-  spendChanged(deps.db, organizationId);
+  usageWritten(deps.db, organizationId);
   const checks = checksByPool.get(deps.db) ?? new Map<string, Checks>();
   checksByPool.set(deps.db, checks);
   const current = checks.get(organizationId);

@@ -14,15 +14,20 @@ type GateDeps = Pick<AppDeps, 'db' | 'clock'>;
 
 /** What a turn is checked against: the budget's limit when it is enforced, and the month's spend. */
 type Gate = { limitUsd: number; spentUsd: number } | null;
-type Entry = { gate: Promise<Gate>; readAt: number };
+/**
+ * `noGate`: the read answered null (no enforced budget), which no spend changes; `noBudget`: it
+ * found no budget at all.
+ */
+type Entry = { gate: Promise<Gate>; readAt: number; noGate?: boolean; noBudget?: boolean };
 
 /** Per pool (a test app, the service), per organization: the last read and when it started. */
 const gatesByPool = new WeakMap<object, Map<string, Entry>>();
 /** Most organizations remembered per pool; the oldest read is forgotten first. */
 const MAX_ENTRIES = 10_000;
 
-async function readGate(deps: GateDeps, organizationId: string): Promise<Gate> {
+async function readGate(deps: GateDeps, organizationId: string, entry: Entry): Promise<Gate> {
   const budget = await findBudget(deps.db, organizationId);
+  entry.noBudget = budget === null;
   if (budget === null || !budget.enforce) return null;
   const now = deps.clock();
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -46,9 +51,12 @@ export async function checkBudgetBeforeTurn(deps: GateDeps, organizationId: stri
     let entry = entries.get(organizationId);
     if (!entry || performance.now() - entry.readAt > SPEND_MAX_AGE_MS) {
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
-      entry = { gate: readGate(deps, organizationId), readAt: performance.now() };
+      const read: Entry = { gate: Promise.resolve(null), readAt: performance.now() };
+      read.gate = readGate(deps, organizationId, read);
+      entry = read;
       entries.delete(organizationId);
       entries.set(organizationId, entry);
+      read.gate.then((gate) => (read.noGate = gate === null)).catch(() => {});
       // A failed read is not kept: the next turn reads again (this one answers the failure).
       entry.gate.catch(() => {
         if (entries.get(organizationId) === entry) entries.delete(organizationId);
@@ -69,4 +77,26 @@ export async function checkBudgetBeforeTurn(deps: GateDeps, organizationId: stri
  */
 export function spendChanged(pool: object, organizationId: string): void {
   gatesByPool.get(pool)?.delete(organizationId);
+}
+
+/**
+ * Forgets the read after the organization's usage was written, unless it found no enforced budget:
+ * spend alone cannot turn that answer into a refusal (a budget change calls `spendChanged`). An
+ * organization without an enforced budget so keeps its one read per `SPEND_MAX_AGE_MS` while its
+ * turns write usage, instead of a budget read before every turn (bench/chat).
+ */
+export function usageWritten(pool: object, organizationId: string): void {
+  const entries = gatesByPool.get(pool);
+  if (entries?.get(organizationId)?.noGate !== true) entries?.delete(organizationId);
+}
+
+/**
+ * Whether this process read, less than `SPEND_MAX_AGE_MS` ago, that the organization has no
+ * budget (a budget change here forgets it at once, another process's within that time). The
+ * check after a usage write (checker.ts) then reads nothing: a chat turn's own write no longer
+ * costs a budget read before its `[DONE]`.
+ */
+export function knownWithoutBudget(pool: object, organizationId: string): boolean {
+  const entry = gatesByPool.get(pool)?.get(organizationId);
+  return entry?.noBudget === true && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS;
 }

@@ -5,9 +5,12 @@ import {
   knowledgeUsage,
   findPassages,
   listEmbeddings,
+  nearestChunks,
   searchPassages,
+  vectorStore,
   type KnowledgeDocument,
   type Passage,
+  type VectorStore,
 } from '../../sql/knowledge.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { agentNotFound } from '../agents/errors.ts';
@@ -27,6 +30,22 @@ export const MAX_PASSAGES = 20;
 /** The constant of reciprocal rank fusion: a passage at rank r of a list scores 1 / (RRF_K + r). */
 export const RRF_K = 60;
 
+const stores = new WeakMap<AppDeps['db'], Promise<VectorStore>>();
+
+/**
+ * How this server keeps embeddings (sql/knowledge.ts, VectorStore): asked of the database once per
+ * pool, since migrations ran before the pool opened and nothing changes the schema while it runs.
+ */
+export function knowledgeVectorStore(deps: Pick<AppDeps, 'db'>): Promise<VectorStore> {
+  let store = stores.get(deps.db);
+  if (!store) {
+    store = vectorStore(deps.db);
+    store.catch(() => stores.delete(deps.db));
+    stores.set(deps.db, store);
+  }
+  return store;
+}
+
 export type Upload = { name: string; contentType: DocumentType; bytes: Uint8Array };
 
 /**
@@ -44,6 +63,7 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
     scope,
     chunks.map((chunk) => (chunk.heading ? `${chunk.heading}\n\n${chunk.body}` : chunk.body)),
   );
+  const store = vectors ? await knowledgeVectorStore(deps) : 'bytes';
   return deps.db.transaction(async (tx) => {
     if (!(await lockAgentInAgency(tx, scope.organizationId, scope.agentId))) throw agentNotFound();
     const usage = await knowledgeUsage(tx, scope.agentId);
@@ -63,17 +83,29 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
         createdAt: deps.clock(),
       },
       chunks.map((chunk, index) => ({ ...chunk, embedding: vectors?.[index] ?? null })),
+      store,
     );
   });
 }
 
 /**
- * The agent's `limit` passages nearest to `query` (a unit vector) by cosine, best first: an exact
- * scan of the agent's embeddings in this process (float32 dot products; PostgreSQL 15 here has
- * no pgvector, and a dot product per row in SQL cost about 70 us a chunk at 256 dimensions).
- * Its cost grows with the agent's chunks: bench/knowledge measures where it stops being fast.
+ * The agent's `limit` passages nearest to `query` (a unit vector) by cosine, best first: where
+ * the server has pgvector, its HNSW index (nearestChunks); elsewhere an exact scan of the agent's
+ * embeddings in this process (float32 dot products; a dot product per row in SQL cost about 70 us
+ * a chunk at 256 dimensions), whose cost grows with the agent's chunks (docs/chat.md, Decisions).
  */
 async function nearestPassages(deps: AppDeps, agentId: string, query: readonly number[], limit: number): Promise<Passage[]> {
+  const best =
+    (await knowledgeVectorStore(deps)) === 'pgvector'
+      ? await nearestChunks(deps.db, agentId, query, limit)
+      : await scanEmbeddings(deps, agentId, query, limit);
+  if (best.length === 0) return [];
+  const passages = await findPassages(deps.db, agentId, best);
+  return [...passages].sort((a, b) => b.score - a.score);
+}
+
+/** The exact scan: every embedding of the agent read and scored here; the `limit` best keys, best first. */
+export async function scanEmbeddings(deps: Pick<AppDeps, 'db'>, agentId: string, query: readonly number[], limit: number) {
   const rows = await listEmbeddings(deps.db, agentId);
   const q = Float32Array.from(query);
   const best: { documentId: string; ordinal: number; score: number }[] = [];
@@ -89,9 +121,7 @@ async function nearestPassages(deps: AppDeps, agentId: string, query: readonly n
       if (best.length > limit) best.pop();
     }
   }
-  if (best.length === 0) return [];
-  const passages = await findPassages(deps.db, agentId, best);
-  return [...passages].sort((a, b) => b.score - a.score);
+  return best;
 }
 
 /**

@@ -14,14 +14,18 @@ export const CONCEPTS: string[][] = [
   ['pay', 'payment', 'card', 'cards', 'paypal', 'debit'],
 ];
 
-const vectorOf = (text: string) => {
+/** The concept counts, zero-padded to `dimensions` (padding changes no cosine). */
+const vectorOf = (text: string, dimensions: number) => {
   const words = text.toLowerCase().split(/[^a-z-]+/);
-  return [...CONCEPTS.map((group) => words.filter((word) => group.includes(word)).length), 0.01];
+  const vector = [...CONCEPTS.map((group) => words.filter((word) => group.includes(word)).length), 0.01];
+  return [...vector, ...new Array<number>(Math.max(0, dimensions - vector.length)).fill(0)];
 };
 
 export type EmbeddingPeer = { url: string; requests: { model: string; input: string[] }[]; close(): Promise<void> };
 
-export async function startEmbeddingPeer(): Promise<EmbeddingPeer> {
+/** `dimensions`: the length of every vector answered (at least CONCEPTS.length + 1; 256 has an HNSW index on pgvector). */
+export async function startEmbeddingPeer(options: { dimensions?: number } = {}): Promise<EmbeddingPeer> {
+  const dimensions = options.dimensions ?? 0;
   const requests: EmbeddingPeer['requests'] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -35,7 +39,7 @@ export async function startEmbeddingPeer(): Promise<EmbeddingPeer> {
         JSON.stringify({
           object: 'list',
           model: body.model,
-          data: body.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })),
+          data: body.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text, dimensions) })),
           usage: { prompt_tokens: tokens, total_tokens: tokens },
         }),
       );

@@ -64,7 +64,9 @@ async function readUpload(ctx: Context, maxBytes: number): Promise<Upload> {
   if (ctx.request.is('application/json')) {
     // JSON escapes can double the text's size (and \u escapes six-fold for control characters).
     const raw = await getRawBody(ctx.req, { limit: maxBytes * 2 + 64 * 1024, encoding: 'utf8' }).catch((error: { type?: string }) => {
-      throw error.type === 'entity.too.large' ? tooLarge(maxBytes) : new HttpError(400, 'The request body could not be read');
+      throw error.type === 'entity.too.large'
+        ? tooLarge(maxBytes)
+        : new ValidationError([{ path: [], message: 'The request body could not be read' }]);
     });
     let json: unknown;
     try {
@@ -92,7 +94,7 @@ function readMultipart(ctx: Context, maxBytes: number): Promise<Upload> {
     try {
       parser = busboy({ headers: ctx.req.headers, limits: { files: 2, fileSize: maxBytes, fields: 10, fieldSize: 1024, parts: 12 } });
     } catch {
-      reject(new HttpError(400, 'The multipart body has no boundary'));
+      reject(new ValidationError([{ path: [], message: 'The multipart body has no boundary' }]));
       return;
     }
     let file: Upload | undefined;
@@ -117,14 +119,14 @@ function readMultipart(ctx: Context, maxBytes: number): Promise<Upload> {
       });
     });
     parser.on('filesLimit', () => fail(new ValidationError([{ path: ['file'], message: 'must be one file' }])));
-    parser.on('partsLimit', () => fail(new HttpError(400, 'The form has too many parts')));
-    parser.on('error', () => fail(new HttpError(400, 'The multipart body is malformed')));
+    parser.on('partsLimit', () => fail(new ValidationError([{ path: [], message: 'The form has too many parts' }])));
+    parser.on('error', () => fail(new ValidationError([{ path: [], message: 'The multipart body is malformed' }])));
     parser.on('close', () => {
       if (failure) reject(failure);
       else if (!file) reject(new ValidationError([{ path: ['file'], message: 'Required: the document, as a file in the field `file`' }]));
       else resolve(file);
     });
-    ctx.req.on('aborted', () => fail(new HttpError(400, 'The request body could not be read')));
+    ctx.req.on('aborted', () => fail(new ValidationError([{ path: [], message: 'The request body could not be read' }])));
     ctx.req.pipe(parser);
   });
 }

@@ -125,6 +125,19 @@ test('a form without the file field, a JSON body with bad fields and another con
   t.is(text.status, 415);
 });
 
+test('a malformed multipart body is a 400 in the validation envelope, naming the problem', async (t) => {
+  const owner = await as(t.context.t, 'owner@demo.test');
+  const response = await t.context.t
+    .http()
+    .post(documentsPath(SUPPORT))
+    .set('authorization', `Bearer ${owner.token}`)
+    .set('content-type', 'multipart/form-data; boundary=fuzz')
+    .send('{"name":"notes","text":"not a form"}');
+  t.is(response.status, 400);
+  t.deepEqual(response.body.errors, [{ path: [], message: 'The multipart body is malformed' }]);
+  t.deepEqual((await owner.get(documentsPath(SUPPORT)).expect(200)).body, { documents: [] });
+});
+
 test('a file over 10 MiB is a 413', async (t) => {
   const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
   const response = await upload(t, SUPPORT, big, 'big.txt', 'text/plain');

@@ -78,16 +78,13 @@ test("on every scoped route a malformed agent id is a 400 before any lookup, and
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     // The body is read before validation: a multipart route (the knowledge upload) gets a body it reads, its JSON form.
     const body = route.body?.kind === 'multipart' ? { name: 'note.txt', text: 'A note.' } : undefined;
-    const malformed = await t.context.t.http()[method](pathOf(route, 'not-a-uuid')).set('authorization', `Bearer ${token}`).send(body);
+    const send = (agentId: string) => t.context.t.http()[method](pathOf(route, agentId)).set('authorization', `Bearer ${token}`).send(body);
+    const malformed = await send('not-a-uuid');
     t.is(malformed.status, 400, `${route.method} ${route.path}`);
     t.deepEqual(malformed.body.errors?.[0]?.path, ['params', 'agentId'], `${route.method} ${route.path}`);
     // A body is validated before the scope: the bodiless routes show the scope's answer directly.
     if (route.schemas?.body) continue;
-    const foreign = await t.context.t
-      .http()
-      [method](pathOf(route, AGENTS.otherHelper.id))
-      .set('authorization', `Bearer ${token}`)
-      .send(body);
+    const foreign = await send(AGENTS.otherHelper.id);
     t.deepEqual([foreign.status, foreign.body], [404, AGENT_NOT_FOUND], `${route.method} ${route.path}`);
   }
 });

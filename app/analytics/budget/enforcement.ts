@@ -15,10 +15,10 @@ type GateDeps = Pick<AppDeps, 'db' | 'clock'>;
 /** What a turn is checked against: the budget's limit when it is enforced, and the month's spend. */
 type Gate = { limitUsd: number; spentUsd: number } | null;
 /**
- * `noGate`: the read answered null (no enforced budget), which no spend changes; `noBudget`: it
- * found no budget at all.
+ * `budget`: what the read found, once it has: no budget, one not enforced (both a null gate, which
+ * no spend changes) or an enforced one.
  */
-type Entry = { gate: Promise<Gate>; readAt: number; noGate?: boolean; noBudget?: boolean };
+type Entry = { gate: Promise<Gate>; readAt: number; budget?: 'none' | 'unenforced' | 'enforced' };
 
 /** Per pool (a test app, the service), per organization: the last read and when it started. */
 const gatesByPool = new WeakMap<object, Map<string, Entry>>();
@@ -27,7 +27,7 @@ const MAX_ENTRIES = 10_000;
 
 async function readGate(deps: GateDeps, organizationId: string, entry: Entry): Promise<Gate> {
   const budget = await findBudget(deps.db, organizationId);
-  entry.noBudget = budget === null;
+  entry.budget = budget === null ? 'none' : budget.enforce ? 'enforced' : 'unenforced';
   if (budget === null || !budget.enforce) return null;
   const now = deps.clock();
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -56,7 +56,6 @@ export async function checkBudgetBeforeTurn(deps: GateDeps, organizationId: stri
       entry = read;
       entries.delete(organizationId);
       entries.set(organizationId, entry);
-      read.gate.then((gate) => (read.noGate = gate === null)).catch(() => {});
       // A failed read is not kept: the next turn reads again (this one answers the failure).
       entry.gate.catch(() => {
         if (entries.get(organizationId) === entry) entries.delete(organizationId);
@@ -87,7 +86,8 @@ export function spendChanged(pool: object, organizationId: string): void {
  */
 export function usageWritten(pool: object, organizationId: string): void {
   const entries = gatesByPool.get(pool);
-  if (entries?.get(organizationId)?.noGate !== true) entries?.delete(organizationId);
+  const budget = entries?.get(organizationId)?.budget;
+  if (budget !== 'none' && budget !== 'unenforced') entries?.delete(organizationId);
 }
 
 /**
@@ -98,5 +98,5 @@ export function usageWritten(pool: object, organizationId: string): void {
  */
 export function knownWithoutBudget(pool: object, organizationId: string): boolean {
   const entry = gatesByPool.get(pool)?.get(organizationId);
-  return entry?.noBudget === true && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS;
+  return entry?.budget === 'none' && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS;
 }

@@ -91,11 +91,17 @@ export function requirePrincipal(type: PrincipalType): Middleware {
   };
 }
 
-/** 403 unless one of the caller's roles grants `{ subject, action }`, read at request time. */
-export function requirePolicy(deps: AppDeps, policy: Policy): Middleware {
+/**
+ * 403 unless one of the caller's roles grants `{ subject, action }`, read at request time.
+ * `beside` starts work that only needs the verified claims while the policy query runs (the
+ * route scope's read, app/core/route-scope.ts); it must not answer or write anything.
+ */
+export function requirePolicy(deps: AppDeps, policy: Policy, beside?: (ctx: Context, claims: AccessClaims) => void): Middleware {
   return async function checkPolicy(ctx: Context, next: Next) {
     const claims = ctx.state.auth as AccessClaims;
-    if (!(await userHasPermission(deps.db, claims.sub, policy.subject, policy.action))) throw forbidden();
+    const granted = userHasPermission(deps.db, claims.sub, policy.subject, policy.action);
+    beside?.(ctx, claims);
+    if (!(await granted)) throw forbidden();
     await next();
   };
 }

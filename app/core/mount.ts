@@ -16,7 +16,7 @@ import { Redirect } from './redirect.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
 import { API_PREFIX, apiKeyAccessOf, type AccessClaims, type Route } from './route.ts';
-import { resolveScope } from './route-scope.ts';
+import { ScopeLookup } from './route-scope.ts';
 import { routeLimiter } from './route-rate-limit.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -48,8 +48,9 @@ export function parseQuery(querystring: string): Record<string, unknown> {
  * its key or token is checked; any other answers 415 to one (app/core/content-encoding.ts).
  * A route that takes an API key (`auth: { apiKey }` or `{ jwtOrApiKey }`) hands its handler the
  * caller that app/core/api-key-auth.ts established; any other, the verified token's claims.
- * A route's `scope` (app/core/route-scope.ts) is looked up after validation, so a malformed id is
- * a 400 before any lookup, and an id of another agency is the scope's 404 before the handler runs.
+ * A route's `scope` (app/core/route-scope.ts) is read beside the policy query when its id is
+ * well-formed (one database wait, not two in series) and answered after validation: a malformed id
+ * is a 400 without any lookup, and an id of another agency is the scope's 404 before the handler runs.
  * The bracketed part runs under `databaseFaults`: a lost database connection is retried once for a
  * read-only route and is otherwise a 503 with Retry-After (ADR 0065); the body readers skip a body
  * already read, so a retry reads nothing twice.
@@ -68,18 +69,21 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Stor
     const limiter = rateLimitStore && routeLimiter(route, deps, rateLimitStore);
     if (limiter) chain.push(limiter);
     const guarded: Middleware[] = [];
+    // The handler needs its own layer (for raw path captures), which exists once registered.
+    const registered: { layer?: RouteLayer } = {};
+    const layerOf = () => registered.layer!;
+    const scopeLookup = route.scope && scopeLookupOf(route, deps, layerOf);
     const apiKey = apiKeyAccessOf(route.auth);
     if (apiKey) {
       guarded.push(authenticateIngestion(deps, apiKey, requireToken, route.policy));
     } else {
       if (route.auth === 'jwt') guarded.push(requireToken);
       if (route.principal) guarded.push(requirePrincipal(route.principal));
-      if (route.policy) guarded.push(requirePolicy(deps, route.policy));
+      if (route.policy)
+        guarded.push(requirePolicy(deps, route.policy, scopeLookup && ((ctx, claims) => scopeLookup.start(ctx, claims.agencyId))));
     }
     guarded.push(...bodyLinks(route, deps.config.bodyLimitBytes));
-    // The handler needs its own layer (for raw path captures), which exists once registered.
-    const registered: { layer?: RouteLayer } = {};
-    guarded.push(handle(route, deps, () => registered.layer!));
+    guarded.push(handle(route, deps, layerOf, scopeLookup));
     chain.push(databaseFaults(guarded, { readOnly: isReadOnly(route) }));
     registered.layer = router.register(route.path, [route.method], chain, { name: `${route.method} ${route.path}` }) as RouteLayer;
   }
@@ -98,13 +102,25 @@ function pathParams(layer: RouteLayer, path: string): Record<string, string> {
   return Object.fromEntries(layer.paramNames.map((param, index) => [param.name, decodePercent(captures[index] ?? '')]));
 }
 
-function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middleware {
-  const { scope } = route;
-  if (scope && (route.auth !== 'jwt' || !route.path.includes(`:${scope.param}`) || !route.schemas?.params)) {
+/** The route's scope link; the scope's id must be a validated path parameter of a route that takes a user token. */
+function scopeLookupOf(route: Route, deps: AppDeps, layerOf: () => RouteLayer): ScopeLookup {
+  const scope = route.scope!;
+  if (route.auth !== 'jwt' || !route.path.includes(`:${scope.param}`) || !route.schemas?.params) {
     throw new Error(
       `${route.method} ${route.path}: scope \`${scope.key}\` needs auth 'jwt' and the validated path parameter :${scope.param}`,
     );
   }
+  const validateParams = compileValidator('params', route.schemas.params);
+  return new ScopeLookup(scope, deps, (ctx) => {
+    try {
+      return (validateParams(pathParams(layerOf(), ctx.path)) as Record<string, unknown>)[scope.param] as string;
+    } catch {
+      return undefined; // the validation link answers the 400, after the policy check
+    }
+  });
+}
+
+function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer, scopeLookup: ScopeLookup | undefined): Middleware {
   const validators: Partial<Record<'params' | 'query' | 'body', Validator>> = {};
   if (route.schemas?.params) validators.params = compileValidator('params', route.schemas.params);
   if (route.schemas?.query) validators.query = compileValidator('query', route.schemas.query);
@@ -124,8 +140,8 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer): Middlew
     const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};
     const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
     const body = readAs === 'read' ? ctx.request.body : validators.body ? validators.body(ctx.request.body ?? {}) : {};
-    const scoped = scope
-      ? await resolveScope(scope, deps, (ctx.state.auth as AccessClaims).agencyId, params as Record<string, unknown>)
+    const scoped = scopeLookup
+      ? await scopeLookup.resolve(ctx, (ctx.state.auth as AccessClaims).agencyId, params as Record<string, unknown>)
       : {};
     const invoke = (handlerDeps: AppDeps) =>
       route.handler({ ...scoped, params, query, body, auth: authOf(ctx), deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);

@@ -88,3 +88,15 @@ test("on every scoped route a malformed agent id is a 400 before any lookup, and
     t.deepEqual([foreign.status, foreign.body], [404, AGENT_NOT_FOUND], `${route.method} ${route.path}`);
   }
 });
+
+test("a caller without the route's policy is a 403 on every scoped route, whatever the id: malformed, another agency's or its own", async (t) => {
+  // The scope's read starts beside the policy query; the policy's answer still comes first.
+  const token = await t.context.t.login('member@demo.test');
+  for (const route of scoped.filter((candidate) => candidate.policy)) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    for (const agentId of ['not-a-uuid', AGENTS.otherHelper.id, AGENTS.support.id]) {
+      const answer = await t.context.t.http()[method](pathOf(route, agentId)).set('authorization', `Bearer ${token}`);
+      t.is(answer.status, 403, `${route.method} ${route.path} ${agentId}`);
+    }
+  }
+});

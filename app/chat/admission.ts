@@ -54,21 +54,24 @@ export async function admitTurn(
 }
 
 /**
- * The price-list check of `admitTurn`, started as soon as the organization's key is read (beside
- * the turn's other reads, not after them: one round trip less in series before the model call;
- * the agent was found by the route's scope). It reads only when the platform would pay (no stored key, a gateway key, a model
- * other than the demo model); null otherwise or when either read failed (`admitTurn` then reads
- * itself if it has to).
+ * The price-list check of `admitTurn`, started with the turn's other reads (the agent was found by
+ * the route's scope): beside the organization's key read, not after it, so the model call waits on
+ * one round trip less in series. It reads whenever the platform may pay (a gateway key, a model
+ * other than the demo model) and is kept only when the platform does (no stored key): a turn on the
+ * organization's own key discards it, one cheap read for one wait less on every turn the platform
+ * pays. Null when the platform does not pay or either read failed (`admitTurn` then reads itself
+ * if it has to).
  */
 export function startPriceCheck(
   deps: Pick<AppDeps, 'db' | 'config'>,
   agent: { modelId: string | null },
   storedKey: Promise<unknown>,
 ): Promise<boolean | null> {
-  const check = storedKey.then((key) => {
-    const modelId = agent.modelId ?? deps.config.ai.defaultModel;
-    if (key !== null || deps.config.ai.gatewayApiKey === undefined || modelId === DEMO_MODEL_ID) return null;
-    return isModelPriced(deps.db, modelId);
-  });
-  return check.catch(() => null);
+  const modelId = agent.modelId ?? deps.config.ai.defaultModel;
+  if (deps.config.ai.gatewayApiKey === undefined || modelId === DEMO_MODEL_ID) return Promise.resolve(null);
+  const priced = isModelPriced(deps.db, modelId);
+  return Promise.all([storedKey, priced]).then(
+    ([key, isPriced]) => (key === null ? isPriced : null),
+    () => null,
+  );
 }

@@ -5,12 +5,11 @@ import { wrapLanguageModel } from 'ai';
 import { findProviderKey, type ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson } from '../crypto/credentials.ts';
-import { guardedSession } from '../net/guarded-fetch.ts';
+import { guardedSession, providerFetch, type ProviderFailure } from '../net/guarded-fetch.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
 import { answerCap } from './answer-cap.ts';
 import { DEMO_MODEL_ID, demoModel } from './demo-model.ts';
 import { providerNotConfigured } from './errors.ts';
-import { providerFetch, type ProviderFailure } from '../net/provider-fetch.ts';
 import { usageMeter, type MeteredCall } from './usage-meter.ts';
 import type { UsageSource } from '../../sql/usage-window.ts';
 

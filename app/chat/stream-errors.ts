@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import { RetryError } from 'ai';
-import type { ProviderFailure } from '../net/provider-fetch.ts';
+import type { ProviderFailure } from '../net/guarded-fetch.ts';
 
 /** Storing the turn failed after the stream had started (PostgreSQL lost mid-turn). */
 export class TurnNotSaved extends Error {

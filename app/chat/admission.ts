@@ -1,5 +1,5 @@
 import { isModelPriced } from '../../sql/model-pricing.ts';
-import { checkBudgetBeforeTurn } from '../analytics/budget/enforcement.ts';
+import { checkBudgetBeforeTurn } from '../analytics/budget/checker.ts';
 import { AI_BUDGET_EXCEEDED } from '../analytics/budget/errors.ts';
 import type { Config } from '../config.ts';
 import type { AppDeps } from '../core/deps.ts';
@@ -25,7 +25,7 @@ export const historyBytesFor = (config: Pick<Config, 'ai'>) => config.ai.context
  * - on the platform key, the model must be in the price list (400 `AI.MODEL_NOT_AVAILABLE`): the
  *   platform never pays for a model it cannot price. The organization's own key (BYOK) runs any
  *   model, and the offline demo model costs nothing;
- * - an enforced budget must not be used up (402 `AI.BUDGET_EXCEEDED`, app/analytics/budget/enforcement.ts);
+ * - an enforced budget must not be used up (402 `AI.BUDGET_EXCEEDED`, app/analytics/budget/checker.ts);
  * - a new user message must leave room for itself and its answer in the conversation (409
  *   `AI.CONVERSATION_FULL`); `storedMessages` is null for approval answers and regenerate, which add none.
  */

@@ -28,12 +28,11 @@ import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tool
 import { ADMISSION_ERRORS, admitTurn, historyBytesFor, startPriceCheck } from './admission.ts';
 import { prepareTurn } from './history.ts';
 import { readIncoming } from './incoming.ts';
-import { callMcpTool } from './mcp-executor.ts';
 import { chatModelWith, type ChatModel } from './provider.ts';
 import { chatTurns } from './running-turns.ts';
 import { answerTurnStream, claimConversation } from './turn-claim.ts';
 import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationPageQuery, ConversationParams } from './schemas.ts';
-import { buildToolSet, type ToolRunners } from './tool-map.ts';
+import { buildToolSet, callMcpTool, type ToolRunners } from './tool-map.ts';
 import { streamTurn } from './turn.ts';
 
 const tags = ['chat'];

@@ -80,7 +80,11 @@ const RULES: Rule[] = [
     functions: /^(Socket\.)?(_writev|_writeGeneric|_write)$|^(writevGeneric|writeGeneric|handleWriteReq)$/,
   },
   // A running turn writes its UI chunks as SSE events into its tape; the response reads the tape.
-  { stage: 'SSE framing, node:stream', url: /\/app\/chat\/turn-tape\.ts$/ },
+  {
+    stage: 'SSE framing, node:stream',
+    url: /\/app\/chat\/turn-streams\.ts$/,
+    functions: /^(TurnTape\.)?(push|close|read|stream|pull|cancel|#wake)$/,
+  },
   { stage: 'SSE framing, node:stream', url: /\/app\/chat\/running-turns\.ts$/, functions: /^#?drive$/ },
   { stage: 'turn claim, resumable layer', url: /\/app\/chat\/(running-turns|turn-claim|turn-streams|turn-waits|turn-ending)\.ts$/ },
   { stage: 'turn claim, resumable layer', url: /\/sql\/chat-turns\.ts$|\/node_modules\/resumable-stream\// },

@@ -16,8 +16,7 @@ import { ValidationError } from '../core/errors.ts';
 import { answerToolApproval } from '../tools/approvals.ts';
 import { approvalUnknownId } from '../tools/errors.ts';
 import { conversationNotFound } from './errors.ts';
-import { historyBytesFor } from './admission.ts';
-import type { Incoming } from './incoming.ts';
+import { historyBytesFor, type Incoming } from './admission.ts';
 
 /** The reason recorded for an approval the user left unanswered and moved on from. */
 export const UNANSWERED_REASON = 'The user sent a new message without answering this approval.';

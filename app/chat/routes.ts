@@ -25,15 +25,13 @@ import {
   messageAlreadySent,
 } from './errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
-import { ADMISSION_ERRORS, admitTurn, historyBytesFor, startPriceCheck } from './admission.ts';
+import { ADMISSION_ERRORS, admitTurn, historyBytesFor, readIncoming, startPriceCheck } from './admission.ts';
 import { prepareTurn } from './history.ts';
-import { readIncoming } from './incoming.ts';
-import { callMcpTool } from './mcp-executor.ts';
 import { chatModelWith, type ChatModel } from './provider.ts';
 import { chatTurns } from './running-turns.ts';
 import { answerTurnStream, claimConversation } from './turn-claim.ts';
 import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationPageQuery, ConversationParams } from './schemas.ts';
-import { buildToolSet, type ToolRunners } from './tool-map.ts';
+import { buildToolSet, callMcpTool, type ToolRunners } from './tool-map.ts';
 import { streamTurn } from './turn.ts';
 
 const tags = ['chat'];

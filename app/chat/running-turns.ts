@@ -2,9 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { UIMessageChunk } from 'ai';
 import { deleteTurn, endTurn, renewLeases, turnHasEnded, type TurnOutcome } from '../../sql/chat-turns.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { TurnTape } from './turn-tape.ts';
 import { whileRunning, within } from './turn-waits.ts';
-import { turnStreams, type TurnStreams } from './turn-streams.ts';
+import { TurnTape, turnStreams, type TurnStreams } from './turn-streams.ts';
 
 /** How long a running turn's row stays claimed without its instance renewing it (an instance that died frees it then). */
 export const TURN_LEASE_MS = 30_000;

@@ -1,13 +1,32 @@
 import { jsonSchema, tool, type ToolSet } from 'ai';
 import type { JSONSchema7 } from '@ai-sdk/provider';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AppDeps } from '../core/deps.ts';
 import type { ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
-import type { DiscoveredTool } from '../mcp-client/list-tools.ts';
-import { listingOf } from '../mcp-client/tool-discovery.ts';
+import { callServerTool } from '../mcp-client/call-tool.ts';
+import { listingOf, type DiscoveredTool } from '../mcp-client/tool-discovery.ts';
 import { findBuiltinTool } from '../tools/builtins.ts';
 import type { OfferedTool } from '../tools/resolution.ts';
-import type { McpToolExecutor } from './mcp-executor.ts';
-import { asToolFailure } from './stream-errors.ts';
+
+/*
+ * The tools of one turn: the map the model is offered (`buildToolSet`), how an MCP tool of it is
+ * called (`callMcpTool`) and how a failed call reads (`ToolFailure`).
+ */
+
+/** A tool call that failed; its message is the tool part's `errorText` (the model sees it too). */
+export class ToolFailure extends Error {
+  override name = 'ToolFailure';
+}
+
+/** Runs a tool, turning whatever it throws into a ToolFailure with a bounded message. */
+export async function asToolFailure<R>(run: () => Promise<R>): Promise<R> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ToolFailure(message.slice(0, 2000));
+  }
+}
 
 /** Who runs the MCP tools (`tools/call`); built-in tools run their own executor (app/tools/builtins.ts). */
 export type ToolRunners = { mcp: McpToolExecutor };
@@ -99,4 +118,50 @@ async function listServers(deps: AppDeps, scope: Scope, offered: ReadonlyMap<str
     }),
   );
   return new Map(listed);
+}
+
+/** One `tools/call` the chat stream asks for. */
+export type McpToolCall = { agencyId: string; serverId: string; toolName: string; input: unknown; signal: AbortSignal };
+
+/**
+ * Runs one tool on an agent's MCP server and returns what the model is given; throws an Error
+ * whose message becomes the tool part's `output-error`. The chat stream depends only on this
+ * signature.
+ */
+export type McpToolExecutor = (deps: AppDeps, call: McpToolCall) => Promise<unknown>;
+
+/** Most characters of one tool result handed to the model; the rest is cut and said so. */
+export const MAX_TOOL_RESULT_CHARS = 64 * 1024;
+
+/**
+ * `tools/call` through the project's bounded MCP client (app/mcp-client/call-tool.ts): the
+ * server's stored auth (an OAuth token refreshed once after a 401), the outbound deadline that
+ * the turn's abort signal also ends, the session's byte cap, no schema compiled; then the result
+ * cut to `MAX_TOOL_RESULT_CHARS` for the model.
+ */
+export const callMcpTool: McpToolExecutor = async (deps, call) => {
+  const outcome = await callServerTool(
+    deps,
+    { agencyId: call.agencyId, serverId: call.serverId },
+    { name: call.toolName, arguments: (call.input ?? {}) as Record<string, unknown> },
+    { signal: call.signal },
+  );
+  if (!outcome.ok) {
+    if (outcome.failure === 'not_found') throw new Error('The MCP server of this tool no longer exists');
+    if (outcome.failure === 'aborted') throw new Error('The chat was closed before the MCP tool answered');
+    throw new Error(`The MCP tool could not be run (${outcome.failure}): ${outcome.message}`);
+  }
+  const text = resultText(outcome.content, outcome.structuredContent);
+  if (outcome.isError) throw new Error(`The MCP tool failed: ${text.slice(0, 2000)}`);
+  return text.length > MAX_TOOL_RESULT_CHARS
+    ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)} [result cut at ${MAX_TOOL_RESULT_CHARS} characters]`
+    : text;
+};
+
+/** The result as text: text contents joined, `structuredContent` as JSON when there is no text. */
+function resultText(content: CallToolResult['content'], structured: Record<string, unknown> | null): string {
+  const items = Array.isArray(content) ? (content as { type: string; text?: unknown }[]) : [];
+  const texts = items.flatMap((item) => (item.type === 'text' && typeof item.text === 'string' ? [item.text] : [`[${item.type} content]`]));
+  if (texts.length > 0) return texts.join('\n');
+  return JSON.stringify(structured);
 }

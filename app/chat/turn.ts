@@ -1,6 +1,8 @@
+import { APICallError } from '@ai-sdk/provider';
 import {
   convertToModelMessages,
   createUIMessageStream,
+  RetryError,
   stepCountIs,
   streamText,
   type ToolSet,
@@ -13,12 +15,44 @@ import { afterUsageWritten } from '../analytics/budget/checker.ts';
 import { messageWrites, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
+import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
 import { fitEveryCall } from './context-window.ts';
-import { callSettingsOf, systemMessageOf } from './model-call.ts';
-import { describeFailure, ToolFailure, TurnNotSaved } from './stream-errors.ts';
-import { endingChunk, settleStopped } from './turn-ending.ts';
+import { TurnEnd } from './running-turns.ts';
+import { ToolFailure } from './tool-map.ts';
+
+/*
+ * One chat turn: the system message and settings of its model calls, the stream that runs them
+ * and saves the answer with its usage, how a stopped turn ends, and the words of its `error` chunk
+ * (`describeFailure`).
+ */
+
+/** The service's own note, added after the instructions only when the model is offered tools. */
+export const TOOLS_NOTE = "Use the tools you are offered when they help; a tool may need the user's approval before it runs.";
+
+/**
+ * The system message of an agent's model calls (docs/chat.md, "The agent's definition"): its
+ * `instructions` verbatim, followed by `TOOLS_NOTE` when tools are offered. An agent without
+ * instructions gets a short stand-in built from its name and description.
+ */
+export function systemMessageOf(agent: Pick<Agent, 'name' | 'description' | 'instructions'>, offersTools: boolean): string {
+  const note = offersTools ? TOOLS_NOTE : '';
+  if (agent.instructions !== '') return note === '' ? agent.instructions : `${agent.instructions}\n\n${note}`;
+  const about = agent.description.trim() === '' ? '' : ` ${agent.description.trim()}`;
+  return `You are ${agent.name}, an assistant of this organization.${about}${note === '' ? '' : ` ${note}`}`;
+}
+
+/**
+ * The agent's sampling settings for `streamText`, sent on every model call (Chat Completions
+ * `temperature` and `max_tokens`); a null setting is left out, so the provider's default applies.
+ */
+export function callSettingsOf(agent: Pick<Agent, 'temperature' | 'maxOutputTokens'>): { temperature?: number; maxOutputTokens?: number } {
+  return {
+    ...(agent.temperature === null ? {} : { temperature: agent.temperature }),
+    ...(agent.maxOutputTokens === null ? {} : { maxOutputTokens: agent.maxOutputTokens }),
+  };
+}
 
 export type Turn = {
   deps: AppDeps;
@@ -160,3 +194,72 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     throw new TurnNotSaved('the turn could not be saved');
   }
 }
+
+/** The text of a tool part that had not finished when its turn was stopped. */
+export const STOPPED_TOOL_TEXT = 'The turn was stopped before this tool finished.';
+
+type ToolPart = { type: string; state?: string; toolCallId?: string; input?: unknown; errorText?: string };
+
+const isTool = (part: { type: string }) => part.type.startsWith('tool-') || part.type === 'dynamic-tool';
+const UNFINISHED = new Set(['input-streaming', 'input-available', 'approval-responded']);
+
+/**
+ * A stopped turn's answer as it is saved (contract: "its tool parts that did not finish end
+ * `output-error`"), and the chunks that tell the client so. An answer of a turn that ran to its
+ * end is returned as it is.
+ */
+export function settleStopped(
+  answer: UIMessage | undefined,
+  signal: AbortSignal,
+): { answer: UIMessage | undefined; chunks: UIMessageChunk[] } {
+  if (!signal.aborted || !answer) return { answer, chunks: [] };
+  const chunks: UIMessageChunk[] = [];
+  const parts = answer.parts.map((part) => {
+    const tool = part as ToolPart;
+    if (!isTool(tool) || !UNFINISHED.has(tool.state ?? '') || typeof tool.toolCallId !== 'string') return part;
+    chunks.push({ type: 'tool-output-error', toolCallId: tool.toolCallId, errorText: STOPPED_TOOL_TEXT });
+    return { ...part, state: 'output-error', input: tool.input ?? {}, errorText: STOPPED_TOOL_TEXT } as UIMessage['parts'][number];
+  });
+  return { answer: { ...answer, parts }, chunks };
+}
+
+/**
+ * The chunk that ends a turn's stream: the model's `finish` for a turn that ran to its end (none
+ * when it failed: its `error` chunk was sent); for a stopped turn (stop route, shutdown) a
+ * `finish`; past `AI_TURN_TIMEOUT_MS` an `error` chunk saying so.
+ */
+export function endingChunk(signal: AbortSignal, finish: UIMessageChunk | undefined): UIMessageChunk | undefined {
+  if (!signal.aborted) return finish;
+  const reason: unknown = signal.reason;
+  if (reason instanceof TurnEnd && reason.outcome === 'timed_out') return { type: 'error', errorText: reason.message };
+  return { type: 'finish', finishReason: 'stop' };
+}
+
+/** Storing the turn failed after the stream had started (PostgreSQL lost mid-turn). */
+export class TurnNotSaved extends Error {
+  override name = 'TurnNotSaved';
+}
+
+/**
+ * The text of the stream's `error` chunk: it names the cause in the service's own words. The
+ * provider's text is never quoted (a provider may echo the request, key included).
+ */
+export function describeFailure(error: unknown, failures: readonly ProviderFailure[]): string {
+  if (error instanceof ToolFailure) return error.message;
+  if (error instanceof TurnNotSaved) return 'The conversation could not be saved; this answer was not kept. Try again.';
+  if (failures.includes('timeout')) return 'The model provider did not answer in time.';
+  if (failures.includes('too_large')) return 'The model provider sent more data than allowed.';
+  if (failures.includes('unreachable')) return 'The model provider could not be reached.';
+  const cause = RetryError.isInstance(error) ? error.lastError : error;
+  if (APICallError.isInstance(cause)) {
+    const status = cause.statusCode;
+    if (status === 401 || status === 403) return `The model provider refused the API key (HTTP ${status}).`;
+    if (status !== undefined) return `The model provider answered HTTP ${status}.`;
+    return 'The model provider could not be reached.';
+  }
+  if (isNamed(cause, ['AI_JSONParseError', 'AI_TypeValidationError', 'AI_InvalidResponseDataError', 'AI_EmptyResponseBodyError']))
+    return 'The model provider sent a malformed stream.';
+  return 'The chat failed unexpectedly.';
+}
+
+const isNamed = (error: unknown, names: string[]) => error instanceof Error && names.includes(error.name);

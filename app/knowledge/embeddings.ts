@@ -3,7 +3,7 @@ import { embedMany } from 'ai';
 import { uuidv7 } from 'uuidv7';
 import { insertUsageEvents } from '../../sql/usage-events.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { providerFetch } from '../net/provider-fetch.ts';
+import { providerFetch } from '../net/guarded-fetch.ts';
 
 /** Most bytes one embedding response may have (a hostile provider cannot stream forever). */
 const MAX_EMBEDDING_RESPONSE_BYTES = 64 * 1024 * 1024;

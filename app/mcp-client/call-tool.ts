@@ -3,9 +3,7 @@ import { findServerConnection } from '../../sql/agent-mcp-server-connections.ts'
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
-import { authForServer, type McpServerRef } from './server-auth.ts';
-import { McpSessionFailure } from './session-failure.ts';
-import { withMcpSession } from './session.ts';
+import { authForServer, McpSessionFailure, withMcpSession, type McpServerRef } from './session.ts';
 
 /** Largest sum of the bodies of one tool call's session (its result, mostly), unless the caller sets one. */
 export const CALL_RESULT_MAX_BYTES = 1024 * 1024;

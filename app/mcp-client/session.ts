@@ -2,13 +2,116 @@ import { setMaxListeners } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { jsonSchemaValidator, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { findServerConnection, type ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
+import type { AppDeps } from '../core/deps.ts';
+import { notFound } from '../core/errors.ts';
+import { openJson } from '../crypto/credentials.ts';
+import { oauthAccessToken } from '../mcp-oauth/refresh.ts';
+import { credentialsContext } from '../mcp-servers/provision.ts';
+import type { StoredCredentials } from '../mcp-servers/credentials.ts';
 import { guardedSession } from '../net/guarded-fetch.ts';
 import type { OutboundError } from '../net/guarded-fetch.ts';
 import type { UrlPolicy } from '../net/url-policy.ts';
-import { McpSessionFailure } from './session-failure.ts';
-import { acceptingValidator } from './accepting-validator.ts';
+
+/*
+ * One MCP session with an agent's server, as this service's client opens it: the auth it sends
+ * (`authForServer`), how it fails (`McpSessionFailure`), the schema validator that compiles
+ * nothing (`acceptingValidator`) and `withMcpSession`, which bounds it. Listing tools
+ * (tool-discovery.ts) and calling one (call-tool.ts) each run in one such session.
+ */
+
+/**
+ * The auth of an agent MCP server, for an agent runtime and for this service's own MCP client:
+ * the request headers to send on every MCP HTTP request (never in a query string).
+ */
+export type McpServerAuth = {
+  headers: Record<string, string>;
+  /** The OAuth access token inside `headers.authorization`, to pass back as `rejectedAccessToken` after a 401. */
+  accessToken?: string;
+};
+
+export type McpServerRef = { agencyId: string; serverId: string; agentId?: string };
+
+/**
+ * Usable auth for an agent MCP server, ready to send:
+ * - `none`: no headers; `static_headers`: the stored headers (opened from their sealed form);
+ * - `oauth`: `Authorization: Bearer <access token>`, refreshed with the refresh_token grant
+ *   60 s before expiry, single-flight per server across processes (app/mcp-oauth/refresh.ts).
+ * After the MCP server answered 401 to a token, call again with `rejectedAccessToken`: the
+ * token is refreshed once (unless another caller already did).
+ *
+ * Throws 404 for an unknown server, 409 `MCP.AUTHORIZATION_REQUIRED` for an OAuth server never
+ * authorized, 502 `MCP.SERVER_UNAUTHORIZED` when its refresh token was refused (the server is
+ * then `reauthorization_required`), and the coded `MCP_OAUTH.*` errors of the token endpoint.
+ */
+export async function validAuthForAgentMcpServer(
+  deps: AppDeps,
+  ref: McpServerRef,
+  options: { rejectedAccessToken?: string } = {},
+): Promise<McpServerAuth> {
+  const server = await findServerConnection(deps.db, ref);
+  if (!server) throw notFound('MCP server');
+  return authForServer(deps, server, options.rejectedAccessToken);
+}
+
+/** The same for a server row already loaded. */
+export async function authForServer(deps: AppDeps, server: ServerConnectionRow, rejectedAccessToken?: string): Promise<McpServerAuth> {
+  if (server.authType === 'oauth') {
+    const accessToken = await oauthAccessToken(deps, { agencyId: server.agencyId, serverId: server.id }, rejectedAccessToken);
+    return { headers: { authorization: `Bearer ${accessToken}` }, accessToken };
+  }
+  if (server.credentials === null || server.credentialsKeyId === null) return { headers: {} };
+  const stored = openJson<StoredCredentials>(
+    deps.config.credentialsKeyring,
+    { keyId: server.credentialsKeyId, ciphertext: server.credentials },
+    credentialsContext(server.agencyId, server.id),
+  );
+  return { headers: { ...stored.headers } };
+}
+
+/**
+ * Why an MCP session failed:
+ * - `timeout`, `too_large` (one response over its cap), `unreachable`, `unauthorized` (401/403),
+ *   `protocol` (not MCP): what the transport saw;
+ * - `over_budget`: the responses of the session together passed its byte budget;
+ * - `oversized_tool`: a listed tool's field passed its cap (`limit` names it, `tool` the tool);
+ * - `rejected`: the server answered a request of ours with a JSON-RPC error (`rpcCode`);
+ * - `aborted`: the caller's signal ended the session.
+ * `message` names no credential.
+ */
+export type McpSessionFailureKind =
+  'timeout' | 'too_large' | 'over_budget' | 'oversized_tool' | 'unreachable' | 'unauthorized' | 'protocol' | 'rejected' | 'aborted';
+
+export class McpSessionFailure extends Error {
+  override name = 'McpSessionFailure';
+  readonly kind: McpSessionFailureKind;
+  readonly detail: { limit?: string; maxBytes?: number; tool?: string; rpcCode?: number };
+  constructor(
+    kind: McpSessionFailureKind,
+    message: string,
+    detail: { limit?: string; maxBytes?: number; tool?: string; rpcCode?: number } = {},
+  ) {
+    super(message);
+    this.kind = kind;
+    this.detail = detail;
+  }
+}
+
+/**
+ * The SDK client's `jsonSchemaValidator` for this service: it compiles nothing and accepts every
+ * value. Without it the client compiles each listed tool's `outputSchema` with AJV,
+ * synchronously, on the event loop: a 13 KB schema of 200 properties each `$ref`-ing 200 more
+ * takes seconds of CPU. Listing tools needs no validation; a tool's structured result is passed
+ * on as the server sent it, not checked against its `outputSchema` (docs/mcp.md, Decisions).
+ */
+const acceptAll: JsonSchemaValidator<unknown> = (input) => ({ valid: true, data: input, errorMessage: undefined });
+
+export const acceptingValidator: jsonSchemaValidator = {
+  getValidator: <T>() => acceptAll as JsonSchemaValidator<T>,
+};
 
 export type McpSessionLimits = {
   policy: UrlPolicy;

@@ -1,3 +1,5 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { findServerConnection, type ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
 import { listPermissionsOfServerTools } from '../../sql/agent-mcp-server-tools.ts';
 import { setAgentMcpServerStatus, type ServerStatus } from '../../sql/agent-mcp-servers.ts';
@@ -12,12 +14,14 @@ import {
   serverUnauthorized,
   serverUnreachable,
 } from './errors.ts';
-import { listServerTools, type DiscoveredTool, type ToolListing } from './list-tools.ts';
-import { authForServer } from './server-auth.ts';
-import { McpSessionFailure } from './session-failure.ts';
-import { LISTING_MAX_BYTES } from './tool-bounds.ts';
-import { cachedTools, cacheTools } from './tools-cache.ts';
+import { authForServer, McpSessionFailure, withMcpSession, type McpServerEndpoint, type McpSessionLimits } from './session.ts';
 import type { PermissionStatus } from '../../sql/tool-permissions.ts';
+
+/*
+ * The tools of an agent's MCP server: asked of the server (`listServerTools`, one session),
+ * bounded as they arrive (`LISTING_MAX_BYTES`, `TOOL_FIELD_MAX_BYTES`), kept briefly per app
+ * (`ToolsCache`) and answered with the agent's permissions (`toolsOfServer`).
+ */
 
 export type ServerTools = {
   serverId: string;
@@ -103,4 +107,187 @@ function codedFailure(failure: McpSessionFailure, status: ServerStatus, deps: Ap
     default:
       return serverUnreachable(failure.message);
   }
+}
+
+/** A tool as `tools/list` describes it (MCP spec, "Tools"). */
+export type DiscoveredTool = {
+  name: string;
+  title: string | null;
+  description: string | null;
+  inputSchema: Record<string, unknown>;
+  annotations: Record<string, unknown> | null;
+};
+
+/** Every tool of a server, and the bytes of what was kept (the tools cache's measure). */
+export type ToolListing = { tools: DiscoveredTool[]; bytes: number };
+
+export type ListToolsLimits = Omit<McpSessionLimits, 'maxSessionBytes'>;
+
+/** A server listing more pages than this is refused (a cursor loop). */
+const MAX_PAGES = 100;
+const MAX_TOOLS = 2_000;
+
+/**
+ * Lists every tool of an MCP server following `nextCursor`, in one session (session.ts: guarded
+ * fetch, one deadline, no schema compiled). Bounded: the bodies of the whole listing by
+ * `LISTING_MAX_BYTES` (`over_budget`), each tool's fields by `TOOL_FIELD_MAX_BYTES`
+ * (`oversized_tool`, checked as each page arrives, so an oversized first page ends the session),
+ * and the pages and tools by count (`protocol`). Throws McpSessionFailure.
+ */
+export function listServerTools(server: McpServerEndpoint, headers: Record<string, string>, limits: ListToolsLimits): Promise<ToolListing> {
+  return withMcpSession(server, headers, { ...limits, maxSessionBytes: LISTING_MAX_BYTES }, async (client, options) => {
+    const listing: ToolListing = { tools: [], bytes: 0 };
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+      for (const tool of result.tools) {
+        listing.bytes += measureTool(tool);
+        listing.tools.push(toDiscovered(tool));
+      }
+      if (listing.tools.length > MAX_TOOLS) throw new McpSessionFailure('protocol', `the server lists more than ${MAX_TOOLS} tools`);
+      if (!result.nextCursor) return listing;
+      if (cursors.has(result.nextCursor)) throw new McpSessionFailure('protocol', 'the server repeated a tools/list cursor');
+      cursors.add(result.nextCursor);
+      cursor = result.nextCursor;
+    }
+    throw new McpSessionFailure('protocol', `the server lists more than ${MAX_PAGES} pages of tools`);
+  });
+}
+
+type SdkTool = Awaited<ReturnType<Client['listTools']>>['tools'][number];
+
+function toDiscovered(tool: SdkTool): DiscoveredTool {
+  const title = tool.title ?? tool.annotations?.title;
+  return {
+    name: tool.name,
+    title: typeof title === 'string' ? title : null,
+    description: tool.description ?? null,
+    inputSchema: tool.inputSchema as Record<string, unknown>,
+    annotations: tool.annotations ? (tool.annotations as Record<string, unknown>) : null,
+  };
+}
+
+/**
+ * What one MCP server may make the service hold when it lists its tools (docs/mcp.md, "Tools of
+ * a server"). A server past any of them is refused (502 `MCP.SERVER_TOOLS_TOO_LARGE`), never
+ * cut: a tool with half a description or schema would mislead the agent that calls it.
+ */
+export const LISTING_MAX_BYTES = 4 * 1024 * 1024;
+
+/** UTF-8 bytes of each field of one tool (schemas and annotations as JSON). */
+export const TOOL_FIELD_MAX_BYTES = {
+  name: 1024,
+  title: 1024,
+  description: 64 * 1024,
+  inputSchema: 256 * 1024,
+  outputSchema: 256 * 1024,
+  annotations: 16 * 1024,
+} as const;
+
+type Field = keyof typeof TOOL_FIELD_MAX_BYTES;
+const FIELDS = Object.keys(TOOL_FIELD_MAX_BYTES) as Field[];
+
+/**
+ * The bytes of `tool` (the sum of its fields), or McpSessionFailure `oversized_tool` naming the
+ * first field past its cap. Linear in the tool's size; nothing is compiled.
+ */
+export function measureTool(tool: Tool): number {
+  let total = 0;
+  for (const field of FIELDS) {
+    const value = tool[field];
+    if (value === undefined || value === null) continue;
+    const bytes = Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value));
+    if (bytes > TOOL_FIELD_MAX_BYTES[field]) {
+      throw new McpSessionFailure('oversized_tool', `tool ${JSON.stringify(tool.name.slice(0, 128))}: ${field} exceeds its cap`, {
+        limit: field,
+        maxBytes: TOOL_FIELD_MAX_BYTES[field],
+        tool: tool.name.slice(0, 128),
+      });
+    }
+    total += bytes;
+  }
+  return total;
+}
+
+/** Most servers whose tools one app keeps; the least recently stored goes first. */
+const MAX_ENTRIES = 1_000;
+/**
+ * Most bytes of tools one app keeps (the sum of `ToolListing.bytes`, UTF-8 of each tool's
+ * fields): with listings of at most 4 MiB, eight of the largest fit; ordinary ones by thousands.
+ */
+export const TOOLS_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+type Entry = { expiresAt: number; listing: ToolListing };
+
+/**
+ * Listings kept until `expiresAt`, bounded by entries and by bytes: storing one evicts the
+ * oldest stored until both bounds hold; a listing larger than the byte budget is not kept.
+ * (A Map iterates in insertion order, and a re-stored key is deleted first, so the first key is
+ * always the oldest.)
+ */
+export class ToolsCache {
+  readonly #entries = new Map<string, Entry>();
+  #bytes = 0;
+
+  readonly maxBytes: number;
+  readonly maxEntries: number;
+
+  constructor(maxBytes = TOOLS_CACHE_MAX_BYTES, maxEntries = MAX_ENTRIES) {
+    this.maxBytes = maxBytes;
+    this.maxEntries = maxEntries;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(key: string, now: number): ToolListing | undefined {
+    const entry = this.#entries.get(key);
+    if (entry && entry.expiresAt > now) return entry.listing;
+    if (entry) this.#delete(key, entry);
+    return undefined;
+  }
+
+  set(key: string, listing: ToolListing, expiresAt: number): void {
+    const previous = this.#entries.get(key);
+    if (previous) this.#delete(key, previous);
+    if (listing.bytes > this.maxBytes) return;
+    this.#entries.set(key, { expiresAt, listing });
+    this.#bytes += listing.bytes;
+    while (this.#bytes > this.maxBytes || this.#entries.size > this.maxEntries) {
+      const [oldest, entry] = this.#entries.entries().next().value!;
+      this.#delete(oldest, entry);
+    }
+  }
+
+  #delete(key: string, entry: Entry): void {
+    this.#entries.delete(key);
+    this.#bytes -= entry.listing.bytes;
+  }
+}
+
+/**
+ * The tools each server listed, kept `toolsCacheTtlMs` per app (one cache per AppDeps, so tests'
+ * apps do not share). Keyed by agency, server and the server's `updated_at`: an edit (URL,
+ * credentials) starts afresh. Permissions are never cached; they are joined at every answer.
+ */
+const caches = new WeakMap<AppDeps, ToolsCache>();
+
+type ServerKey = { agencyId: string; id: string; updatedAt: string };
+const keyOf = (server: ServerKey) => `${server.agencyId}/${server.id}/${server.updatedAt}`;
+
+export function cachedTools(deps: AppDeps, server: ServerKey): ToolListing | undefined {
+  return caches.get(deps)?.get(keyOf(server), deps.clock().getTime());
+}
+
+export function cacheTools(deps: AppDeps, server: ServerKey, listing: ToolListing): void {
+  if (deps.config.mcpClient.toolsCacheTtlMs === 0) return;
+  let cache = caches.get(deps);
+  if (!cache) caches.set(deps, (cache = new ToolsCache()));
+  cache.set(keyOf(server), listing, deps.clock().getTime() + deps.config.mcpClient.toolsCacheTtlMs);
 }

@@ -4,7 +4,7 @@ import {
   discoverOAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { OutboundError } from '../net/safe-fetch.ts';
+import { OutboundError } from '../net/guarded-fetch.ts';
 import { discoveryFailed, invalidMetadata, metadataIssuerMismatch, outboundFailed, pkceUnsupported, step } from './errors.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { CodedError, errorCode, type ErrorCode, type Localized } from '../core/errors.ts';
-import { OutboundError } from '../net/safe-fetch.ts';
+import { OutboundError } from '../net/guarded-fetch.ts';
 
 /** This area's codes, as its routes declare them (`errors: [...]`, app/core/route.ts). */
 export const MCP_OAUTH_NOT_OAUTH_SERVER = errorCode(409, 'MCP_OAUTH.NOT_OAUTH_SERVER');

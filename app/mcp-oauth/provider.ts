@@ -6,7 +6,7 @@ import { findRegisteredClient, insertRegisteredClient } from '../../sql/mcp-oaut
 import type { Config } from '../config.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson, sealJson } from '../crypto/credentials.ts';
-import { outboundOptions, safeFetch } from '../net/safe-fetch.ts';
+import { outboundOptions, safeFetch } from '../net/guarded-fetch.ts';
 import { clientRegistrationUnavailable, tokenRequestFailed } from './errors.ts';
 
 /** A client as the SDK takes it, bound to the issuer it belongs to. */

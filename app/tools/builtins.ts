@@ -3,10 +3,16 @@ import type { PermissionStatus } from '../../sql/tool-permissions.ts';
 import type { BuiltinExecutor } from './builtin-executor.ts';
 import { fetchUrl } from './fetch-url.ts';
 import type { Config } from '../config.ts';
+import { isUuid } from '../core/schemas.ts';
 import { listDocumentsTool, searchKnowledgeBaseTool } from './knowledge-tools.ts';
 import { sendEmailTool, SEND_EMAIL_INPUT } from './send-email.ts';
 import { webSearch } from './web-search.ts';
 import { deploymentExecutor, type DeploymentToolName } from './deployment-executors.ts';
+
+/*
+ * The static tool catalog (docs/interface.md §7): every built-in tool, declared once, and what a
+ * tool's `providerKey` names (`parseProviderKey`: one of these providers, or an MCP server).
+ */
 
 /** Whether this deployment runs a tool, and if not, why (shown in the catalog and the console). */
 export type Availability = { available: true } | { available: false; reason: string };
@@ -140,7 +146,11 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = Object.freeze([
 
 const byName = new Map(BUILTIN_TOOLS.map((tool) => [tool.toolName, tool]));
 
-/** The built-in tool with this name, if the catalog has one. */
+/**
+ * The built-in tool with this name, if the catalog has one (docs/interface.md §7). A built-in
+ * tool in an agent's set must name its own provider. Tools of an agent's MCP servers are not
+ * listed here (their provider key is `mcp:<serverId>`, read by `parseProviderKey`).
+ */
 export const findBuiltinTool = (toolName: string): BuiltinTool | undefined => byName.get(toolName);
 
 /** The catalog as `GET /api/ai/tools/catalog` answers it for this deployment. */
@@ -156,3 +166,22 @@ export const catalogFor = (config: Config) =>
       unavailableReason: availability.available ? null : availability.reason,
     };
   });
+
+/**
+ * What a tool's `providerKey` names: a built-in provider (`web`, `knowledge`, … as declared
+ * above; whether the tool is really that provider's is `findBuiltinTool`'s question), or an MCP
+ * server of the agent, written `mcp:<serverId>`. This is the one place the key is read.
+ */
+export type ToolProvider = { kind: 'builtin'; provider: string } | { kind: 'mcp'; serverId: string };
+
+const MCP_PREFIX = 'mcp:';
+
+/**
+ * The provider a key names, or null for a key that claims an MCP server but carries no UUID.
+ * The server id is lower-cased, as Postgres writes a uuid, so it compares equal to stored ids.
+ */
+export function parseProviderKey(providerKey: string): ToolProvider | null {
+  if (!providerKey.startsWith(MCP_PREFIX)) return { kind: 'builtin', provider: providerKey };
+  const id = providerKey.slice(MCP_PREFIX.length);
+  return isUuid(id) ? { kind: 'mcp', serverId: id.toLowerCase() } : null;
+}

@@ -1,5 +1,5 @@
 import { readableText } from '../core/html-text.ts';
-import { outboundOptions, OutboundError, safeFetch } from '../net/safe-fetch.ts';
+import { outboundOptions, OutboundError, safeFetch } from '../net/guarded-fetch.ts';
 import type { BuiltinCall } from './builtin-executor.ts';
 
 /** Most characters of page text handed to the model. */

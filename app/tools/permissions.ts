@@ -8,8 +8,7 @@ import {
 } from '../../sql/tool-permissions.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import { ValidationError, type ValidationIssue } from '../core/errors.ts';
-import { findCatalogTool } from './catalog.ts';
-import { parseProviderKey, type ToolProvider } from './provider-key.ts';
+import { findBuiltinTool, parseProviderKey, type ToolProvider } from './builtins.ts';
 
 /** An element of the body with the provider its key names (null: `mcp:` without a UUID). */
 type Named = { tool: ToolPermission; provider: ToolProvider | null };
@@ -34,7 +33,7 @@ function checkToolSet(tools: Named[], serversOfAgent: Set<string>) {
       stored.push({ ...tool, mcpServerId: serverId });
       return;
     }
-    const builtIn = findCatalogTool(tool.toolName);
+    const builtIn = findBuiltinTool(tool.toolName);
     if (!builtIn) issues.push({ path: at('toolName'), message: 'is not a tool of the catalog' });
     else if (builtIn.providerKey !== tool.providerKey) {
       issues.push({ path: at('providerKey'), message: `must be "${builtIn.providerKey}" for this tool` });

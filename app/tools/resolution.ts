@@ -1,7 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
 import { listOfferableToolsForUser, type OfferedStatus } from '../../sql/tool-permissions.ts';
-import { findCatalogTool } from './catalog.ts';
-import { parseProviderKey, type ToolProvider } from './provider-key.ts';
+import { findBuiltinTool, parseProviderKey, type ToolProvider } from './builtins.ts';
 
 /** A tool offered to the model for one user's conversation with one agent. */
 export type OfferedTool = {
@@ -17,7 +16,7 @@ export type OfferedTool = {
 };
 
 const describe = (toolName: string, provider: ToolProvider | null): string | null => {
-  const tool = findCatalogTool(toolName);
+  const tool = findBuiltinTool(toolName);
   return tool && provider?.kind === 'builtin' && tool.providerKey === provider.provider ? tool.description : null;
 };
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { BuiltinCall } from './builtin-executor.ts';
-import { outboundOptions, OutboundError, safeFetch } from '../net/safe-fetch.ts';
+import { outboundOptions, OutboundError, safeFetch } from '../net/guarded-fetch.ts';
 
 /** Results handed to the model when the call names no `limit`, and the most it may ask for. */
 export const WEB_SEARCH_DEFAULT_RESULTS = 5;

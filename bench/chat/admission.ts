@@ -7,7 +7,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { ModelMessage } from 'ai';
-import { checkBudgetBeforeTurn, spendChanged } from '../../app/analytics/budget/enforcement.ts';
+import { checkBudgetBeforeTurn, spendChanged } from '../../app/analytics/budget/checker.ts';
 import { fitContext } from '../../app/chat/context-window.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { seedDemo } from '../../seeds/demo.ts';

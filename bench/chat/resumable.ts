@@ -18,8 +18,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { uuidv7 } from 'uuidv7';
-import { TurnTape } from '../../app/chat/turn-tape.ts';
-import { turnStreams, type TurnStreams } from '../../app/chat/turn-streams.ts';
+import { TurnTape, turnStreams, type TurnStreams } from '../../app/chat/turn-streams.ts';
 import { percentile } from './timing.ts';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 2000);

@@ -1,7 +1,7 @@
 import anyTest from 'ava';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
-import { TOOLS_NOTE } from '../../app/chat/model-call.ts';
+import { TOOLS_NOTE } from '../../app/chat/turn.ts';
 import { bearer, chatConfig, provider, sendChat, serve, userMessage, type T } from '../chat/support.ts';
 
 const test = withTestApp(anyTest);

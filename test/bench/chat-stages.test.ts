@@ -11,7 +11,7 @@ const findAgent = frame('findAgentInAgency', `${root}/sql/agents.ts`);
 const insertUsage = frame('insertUsageEvents', `${root}/sql/usage-events.ts`);
 const writev = frame('writev');
 const netWritev = frame('Socket._writev', 'node:net');
-const sse = frame('read', `${root}/app/chat/turn-tape.ts`);
+const sse = frame('read', `${root}/app/chat/turn-streams.ts`);
 const webstream = frame('readableStreamDefaultControllerEnqueue', 'node:internal/webstreams/readablestream');
 const undici = frame('onData', 'node:internal/deps/undici/undici');
 

@@ -3,7 +3,7 @@ import { sql } from 'slonik';
 import { z } from 'zod';
 import type { CodedError } from '../../app/core/errors.ts';
 import { openJson } from '../../app/crypto/credentials.ts';
-import { validAuthForAgentMcpServer } from '../../app/mcp-client/server-auth.ts';
+import { validAuthForAgentMcpServer } from '../../app/mcp-client/session.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
 import { AGENTS, ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp, type TestContext } from '../helpers/app.ts';

@@ -1,6 +1,5 @@
 import test from 'ava';
-import type { DiscoveredTool, ToolListing } from '../../app/mcp-client/list-tools.ts';
-import { ToolsCache } from '../../app/mcp-client/tools-cache.ts';
+import { ToolsCache, type DiscoveredTool, type ToolListing } from '../../app/mcp-client/tool-discovery.ts';
 
 const listing = (bytes: number): ToolListing => ({ tools: [{ name: `t${bytes}` } as DiscoveredTool], bytes });
 

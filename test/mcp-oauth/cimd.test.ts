@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import anyTest, { type ExecutionContext } from 'ava';
 import request from 'supertest';
 import type { App } from '../../app/app.ts';
-import { validAuthForAgentMcpServer } from '../../app/mcp-client/server-auth.ts';
+import { validAuthForAgentMcpServer } from '../../app/mcp-client/session.ts';
 import { AGENTS, ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp, type TestContext } from '../helpers/app.ts';
 import { refreshRequests } from '../mcp-client/oauth-connected.ts';

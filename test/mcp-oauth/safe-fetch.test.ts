@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { OutboundError, safeFetch, type OutboundOptions } from '../../app/net/safe-fetch.ts';
+import { OutboundError, safeFetch, type OutboundOptions } from '../../app/net/guarded-fetch.ts';
 
 type Seen = { method: string; path: string; authorization: string | undefined; body: string };
 

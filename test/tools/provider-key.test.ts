@@ -1,5 +1,5 @@
 import test from 'ava';
-import { parseProviderKey } from '../../app/tools/provider-key.ts';
+import { parseProviderKey } from '../../app/tools/builtins.ts';
 
 test('a provider key names a built-in provider, or an MCP server by its id in lower case', (t) => {
   t.deepEqual(parseProviderKey('web'), { kind: 'builtin', provider: 'web' });

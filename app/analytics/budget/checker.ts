@@ -5,12 +5,19 @@ import {
   listBudgetAlertRecipients,
   listBudgetedOrganizationIds,
   tryBudgetSweepLock,
+  findSpendOfDays,
 } from '../../../sql/usage-budgets.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { outboxTransport } from '../../notifications/outbox-transport.ts';
 import { alertsFor } from './alerts.ts';
-import { knownWithoutBudget, usageWritten } from './enforcement.ts';
+import { budgetExceeded } from './errors.ts';
 import { budgetState, utcMonthOf } from './status.ts';
+
+/*
+ * The checks of an organization's budget: after every usage write, the alerts it calls for
+ * (`afterUsageWritten`, and `sweepBudgets` once a minute); before a chat turn, the enforced
+ * limit (`checkBudgetBeforeTurn`, from a read shared for `SPEND_MAX_AGE_MS`).
+ */
 
 /** What a budget check needs: the CLI has no app, only these. */
 export type BudgetCheckDeps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'logger'>;
@@ -115,4 +122,103 @@ export async function sweepBudgets(deps: BudgetCheckDeps): Promise<number | unde
     for (const organizationId of await listBudgetedOrganizationIds(tx)) queued += await checkBudgetOn(tx, deps, organizationId);
     return queued;
   });
+}
+
+/**
+ * How old the spend a new chat turn is checked against may be (docs/chat.md, "Budgets that stop
+ * spend"). Within one process a usage write or a budget change forgets it at once; another
+ * process's write is seen within this time.
+ */
+export const SPEND_MAX_AGE_MS = 2_000;
+
+/** What the check reads with. */
+type GateDeps = Pick<AppDeps, 'db' | 'clock'>;
+
+/** What a turn is checked against: the budget's limit when it is enforced, and the month's spend. */
+type Gate = { limitUsd: number; spentUsd: number } | null;
+/**
+ * `budget`: what the read found, once it has: no budget, one not enforced (both a null gate, which
+ * no spend changes) or an enforced one.
+ */
+type Entry = { gate: Promise<Gate>; readAt: number; budget?: 'none' | 'unenforced' | 'enforced' };
+
+/** Per pool (a test app, the service), per organization: the last read and when it started. */
+const gatesByPool = new WeakMap<object, Map<string, Entry>>();
+/** Most organizations remembered per pool; the oldest read is forgotten first. */
+const MAX_ENTRIES = 10_000;
+
+async function readGate(deps: GateDeps, organizationId: string, entry: Entry): Promise<Gate> {
+  const budget = await findBudget(deps.db, organizationId);
+  entry.budget = budget === null ? 'none' : budget.enforce ? 'enforced' : 'unenforced';
+  if (budget === null || !budget.enforce) return null;
+  const now = deps.clock();
+  const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  // A whole UTC month is whole days: the day rollup alone answers it (one index range, no raw rows).
+  return { limitUsd: budget.monthlyLimitUsd, spentUsd: await findSpendOfDays(deps.db, organizationId, from, to) };
+}
+
+/**
+ * Refuses a new chat turn with 402 `AI.BUDGET_EXCEEDED` when the organization's budget is
+ * enforced and the month's spend is at or over its limit. The budget and spend are read at most
+ * once per `SPEND_MAX_AGE_MS` per organization and process (concurrent turns share one read), so
+ * a warm turn costs no query. A read that started before the last local change of spend or budget
+ * is never used: `spendChanged` drops it, and a check that was waiting on it reads again.
+ */
+export async function checkBudgetBeforeTurn(deps: GateDeps, organizationId: string): Promise<void> {
+  const entries = gatesByPool.get(deps.db) ?? new Map<string, Entry>();
+  gatesByPool.set(deps.db, entries);
+  // Bounded: under a stream of local writes the third read is used whatever happens meanwhile.
+  for (let attempt = 1; ; attempt += 1) {
+    let entry = entries.get(organizationId);
+    if (!entry || performance.now() - entry.readAt > SPEND_MAX_AGE_MS) {
+      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      const read: Entry = { gate: Promise.resolve(null), readAt: performance.now() };
+      read.gate = readGate(deps, organizationId, read);
+      entry = read;
+      entries.delete(organizationId);
+      entries.set(organizationId, entry);
+      // A failed read is not kept: the next turn reads again (this one answers the failure).
+      entry.gate.catch(() => {
+        if (entries.get(organizationId) === entry) entries.delete(organizationId);
+      });
+    }
+    const gate = await entry.gate;
+    // Spend or budget changed in this process while the read ran: its answer may be stale.
+    if (entries.get(organizationId) !== entry && attempt < 3) continue;
+    if (gate !== null && gate.spentUsd >= gate.limitUsd) throw budgetExceeded(gate.spentUsd, gate.limitUsd);
+    return;
+  }
+}
+
+/**
+ * Forgets what `checkBudgetBeforeTurn` read for the organization: call after the organization's
+ * usage was written (chat, events, OTLP) and after its budget changed, so this process's next turn
+ * reads the stored spend.
+ */
+export function spendChanged(pool: object, organizationId: string): void {
+  gatesByPool.get(pool)?.delete(organizationId);
+}
+
+/**
+ * Forgets the read after the organization's usage was written, unless it found no enforced budget:
+ * spend alone cannot turn that answer into a refusal (a budget change calls `spendChanged`). An
+ * organization without an enforced budget so keeps its one read per `SPEND_MAX_AGE_MS` while its
+ * turns write usage, instead of a budget read before every turn (bench/chat).
+ */
+export function usageWritten(pool: object, organizationId: string): void {
+  const entries = gatesByPool.get(pool);
+  const budget = entries?.get(organizationId)?.budget;
+  if (budget !== 'none' && budget !== 'unenforced') entries?.delete(organizationId);
+}
+
+/**
+ * Whether this process read, less than `SPEND_MAX_AGE_MS` ago, that the organization has no
+ * budget (a budget change here forgets it at once, another process's within that time). The
+ * check after a usage write (`afterUsageWritten`, above) then reads nothing: a chat turn's own write no longer
+ * costs a budget read before its `[DONE]`.
+ */
+export function knownWithoutBudget(pool: object, organizationId: string): boolean {
+  const entry = gatesByPool.get(pool)?.get(organizationId);
+  return entry?.budget === 'none' && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS;
 }

@@ -3,8 +3,7 @@ import { deleteBudget, findBudget, upsertBudget } from '../../../sql/usage-budge
 import { notFound } from '../../core/errors.ts';
 import { defineRoute } from '../../core/route.ts';
 import { ErrorBody, StrictObject, ValidationErrorBody } from '../../core/schemas.ts';
-import { afterUsageWritten } from './checker.ts';
-import { spendChanged } from './enforcement.ts';
+import { afterUsageWritten, spendChanged } from './checker.ts';
 import { budgetState } from './status.ts';
 
 export const DEFAULT_ALERT_THRESHOLDS_PCT = [50, 80, 100];

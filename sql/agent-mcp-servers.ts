@@ -71,9 +71,11 @@ export function findAgentMcpServer(db: CommonQueryMethods, agencyId: string, age
     WHERE s.id = ${serverId} AND s.agency_id = ${agencyId} AND s.agent_id = ${agentId}`);
 }
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /** Deletes the agent's server; false when the agent has no server with this id. */
 export async function deleteAgentMcpServer(db: CommonQueryMethods, agencyId: string, agentId: string, serverId: string) {
-  const deleted = await db.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
+  const deleted = await db.maybeOne(sql.type(IdRow)`
     DELETE FROM agent_mcp_servers
     WHERE id = ${serverId} AND agent_id = ${agentId} AND agency_id = ${agencyId}
     RETURNING id`);

@@ -1,13 +1,15 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
+const CountRow = z.strictObject({ n: z.number() });
+
 /**
  * Emails the organization's agents queued since `since` (one per recipient), counted after
  * taking a transaction-scoped lock per organization: concurrent sends count one after the other.
  */
 export async function lockAndCountSentEmails(db: CommonQueryMethods, organizationId: string, since: Date): Promise<number> {
   await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`agent_sent_emails:${organizationId}`}, 0))`);
-  return db.oneFirst(sql.type(z.strictObject({ n: z.number() }))`
+  return db.oneFirst(sql.type(CountRow)`
     SELECT coalesce(sum(recipients), 0)::int AS n FROM agent_sent_emails
     WHERE organization_id = ${organizationId} AND created_at >= ${sql.timestamp(since)}`);
 }

@@ -24,12 +24,14 @@ export function findAgentInAgency(db: CommonQueryMethods, agencyId: string, agen
     SELECT ${agentColumns} FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId}`);
 }
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /**
  * The id of this agency's agent, locked until the transaction ends: concurrent replacements
  * of its tool set run one after the other.
  */
 export function lockAgentInAgency(db: CommonQueryMethods, agencyId: string, agentId: string) {
-  return db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`
+  return db.maybeOneFirst(sql.type(IdRow)`
     SELECT id FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId} FOR UPDATE`);
 }
 

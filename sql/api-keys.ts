@@ -38,6 +38,10 @@ export function insertApiKey(
     RETURNING ${apiKeyColumns}`);
 }
 
+const CountRow = z.strictObject({ n: z.number() });
+
+const IdRow = z.strictObject({ id: z.string() });
+
 /**
  * How many keys the organization holds, counted under a lock on its row that the caller's
  * transaction keeps until it ends: concurrent creates of one organization count one after another,
@@ -47,9 +51,9 @@ export function insertApiKey(
  * `FOR NO KEY UPDATE`: foreign-key checks of other tables on the organization are not blocked.
  */
 export async function countApiKeysUnderLock(tx: CommonQueryMethods, organizationId: string): Promise<number> {
-  await tx.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
+  await tx.maybeOne(sql.type(IdRow)`
     SELECT id FROM organizations WHERE id = ${organizationId} FOR NO KEY UPDATE`);
-  return tx.oneFirst(sql.type(z.strictObject({ n: z.number() }))`
+  return tx.oneFirst(sql.type(CountRow)`
     SELECT count(*)::int AS n FROM api_keys WHERE organization_id = ${organizationId}`);
 }
 
@@ -61,7 +65,7 @@ export function listApiKeysOfOrganization(db: CommonQueryMethods, organizationId
 
 /** Deletes the organization's key; false when it has no key of that id. */
 export async function deleteApiKeyOfOrganization(db: CommonQueryMethods, organizationId: string, keyId: string): Promise<boolean> {
-  const deleted = await db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`
+  const deleted = await db.maybeOneFirst(sql.type(IdRow)`
     DELETE FROM api_keys WHERE id = ${keyId} AND organization_id = ${organizationId} RETURNING id`);
   return deleted !== null;
 }

@@ -126,12 +126,14 @@ export function findAvailableMcp(db: CommonQueryMethods, id: string) {
 
 export type SeedEntry = NewAvailableMcp & { seedKey: string };
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /**
  * Inserts a curated entry unless its seed key or its name is already present (any unique
  * conflict: ON CONFLICT DO NOTHING without a target). Never modifies a row. True when inserted.
  */
 export async function insertSeedEntryIfAbsent(db: CommonQueryMethods, entry: SeedEntry): Promise<boolean> {
-  const inserted = await db.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
+  const inserted = await db.maybeOne(sql.type(IdRow)`
     INSERT INTO available_mcps (id, name, description, logo, tags, variants, seed_key)
     VALUES (${uuidv7()}, ${entry.name}, ${entry.description}, ${entry.logo},
             ${sql.array(entry.tags, 'text')}, ${sql.jsonb(entry.variants as never)}, ${entry.seedKey})

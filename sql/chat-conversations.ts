@@ -56,9 +56,11 @@ export function listConversations(db: CommonQueryMethods, scope: ConversationSco
     LIMIT 500`);
 }
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /** Deletes the caller's conversation (its messages go with it); false when there was none. */
 export async function deleteConversation(db: CommonQueryMethods, scope: ConversationScope, clientId: string): Promise<boolean> {
-  const deleted = await db.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
+  const deleted = await db.maybeOne(sql.type(IdRow)`
     DELETE FROM chat_conversations
     WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId}
       AND user_id = ${scope.userId} AND client_id = ${clientId}
@@ -108,7 +110,7 @@ export function saveMessageCreatingConversation(
   now: Date,
 ) {
   // The message's foreign key is checked at the statement's end, when the conversation row exists.
-  return db.oneFirst(sql.type(z.strictObject({ id: z.string() }))`
+  return db.oneFirst(sql.type(IdRow)`
     WITH conversation AS (
       INSERT INTO chat_conversations (id, organization_id, agent_id, user_id, client_id, title, created_at, updated_at)
       VALUES (${conversation.id}, ${scope.organizationId}, ${scope.agentId}, ${scope.userId}, ${conversation.clientId},
@@ -132,6 +134,13 @@ export async function deleteMessage(db: CommonQueryMethods, conversationId: stri
 /** A message id as stored (UUIDv7): what `findConversationHistory` can look up. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+const ConversationHistoryRow = z.strictObject({
+  id: z.string(),
+  messageCount: z.number(),
+  hasMessage: z.boolean(),
+  messages: z.array(StoredMessage),
+});
+
 /**
  * The caller's conversation with this client id, how many messages it holds, whether it holds the
  * message `messageId`, and its newest messages (in the order they were written) whose stored size
@@ -146,9 +155,7 @@ export function findConversationHistory(
   window: { maxBytes: number; messageId?: string | undefined },
 ) {
   const messageId = window.messageId !== undefined && UUID.test(window.messageId) ? window.messageId : null;
-  return db.maybeOne(sql.type(
-    z.strictObject({ id: z.string(), messageCount: z.number(), hasMessage: z.boolean(), messages: z.array(StoredMessage) }),
-  )`
+  return db.maybeOne(sql.type(ConversationHistoryRow)`
     SELECT c.id,
       (SELECT count(*)::int FROM chat_messages m WHERE m.conversation_id = c.id) AS "messageCount",
       EXISTS (SELECT 1 FROM chat_messages m WHERE m.conversation_id = c.id AND m.id = ${messageId}::uuid) AS "hasMessage",

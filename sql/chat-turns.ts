@@ -26,6 +26,8 @@ const scopeIs = (scope: ConversationScope, clientConversationId: string) => sql.
   organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId} AND user_id = ${scope.userId}
   AND client_conversation_id = ${clientConversationId}`;
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /**
  * Claims the conversation for a new turn: true when this row was written, false when the
  * conversation already has a running turn or this message id already started one (the unique
@@ -36,7 +38,7 @@ export async function claimTurn(
   scope: ConversationScope,
   turn: { id: string; clientConversationId: string; clientMessageId: string | null; now: Date; leaseMs: number },
 ): Promise<boolean> {
-  const claimed = await db.maybeOne(sql.type(z.strictObject({ id: z.string() }))`
+  const claimed = await db.maybeOne(sql.type(IdRow)`
     INSERT INTO chat_turns (id, organization_id, agent_id, user_id, client_conversation_id, client_message_id, started_at, lease_until)
     SELECT ${turn.id}, ${scope.organizationId}, ${scope.agentId}, ${scope.userId}, ${turn.clientConversationId},
            ${turn.clientMessageId}, ${turn.now.toISOString()}, now() + ${turn.leaseMs} * interval '1 millisecond'
@@ -74,9 +76,11 @@ export function findRunningTurn(db: CommonQueryMethods, scope: ConversationScope
     WHERE ${scopeIs(scope, clientConversationId)} AND ended_at IS NULL AND lease_until > now()`);
 }
 
+const RunningRow = z.strictObject({ running: z.boolean() });
+
 /** Whether the turn has ended, lost its lease (its instance died) or is gone with its conversation. */
 export async function turnHasEnded(db: CommonQueryMethods, turnId: string): Promise<boolean> {
-  const running = await db.maybeOneFirst(sql.type(z.strictObject({ running: z.boolean() }))`
+  const running = await db.maybeOneFirst(sql.type(RunningRow)`
     SELECT ended_at IS NULL AND lease_until > now() AS running FROM chat_turns WHERE id = ${turnId}`);
   return running !== true;
 }

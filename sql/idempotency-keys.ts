@@ -6,14 +6,14 @@ export type IdempotencyScope = { principal: string; endpoint: string; key: strin
 
 const AnswerRow = z.strictObject({ fingerprint: z.instanceof(Buffer), status: z.number().int(), body: z.unknown() });
 
+const LockedRow = z.strictObject({ locked: z.boolean() });
+
 /**
  * Takes the transaction-scoped advisory lock of a key without waiting: false while another
  * transaction (the same request still in flight) holds it. Released at COMMIT or ROLLBACK.
  */
 export function tryLockIdempotencyKey(db: CommonQueryMethods, lockKey: bigint) {
-  return db.oneFirst(
-    sql.type(z.strictObject({ locked: z.boolean() }))`SELECT pg_try_advisory_xact_lock(${lockKey.toString()}::bigint) AS locked`,
-  );
+  return db.oneFirst(sql.type(LockedRow)`SELECT pg_try_advisory_xact_lock(${lockKey.toString()}::bigint) AS locked`);
 }
 
 /** The stored answer of a key used within `ttlHours`, if any; an older one is deleted so the key can be used again. */

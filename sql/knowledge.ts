@@ -27,8 +27,10 @@ export type NewChunk = { heading: string; body: string; embedding?: number[] | n
  */
 export type VectorStore = 'pgvector' | 'bytes';
 
+const IndexedRow = z.strictObject({ indexed: z.boolean() });
+
 export async function vectorStore(db: CommonQueryMethods): Promise<VectorStore> {
-  const indexed = await db.oneFirst(sql.type(z.strictObject({ indexed: z.boolean() }))`
+  const indexed = await db.oneFirst(sql.type(IndexedRow)`
     SELECT EXISTS (
       SELECT 1 FROM pg_attribute
       WHERE attrelid = 'knowledge_chunks'::regclass AND attname = 'embedding_vector' AND NOT attisdropped
@@ -98,9 +100,11 @@ export function listDocuments(db: CommonQueryMethods, agentId: string) {
     SELECT ${documentColumns} FROM knowledge_documents WHERE agent_id = ${agentId} ORDER BY created_at, id`);
 }
 
+const DocumentsBytesRow = z.strictObject({ documents: z.number(), bytes: z.number() });
+
 /** How many documents the agent has and their uploaded bytes, counted under a lock on the agent's row (taken by the caller). */
 export function knowledgeUsage(db: CommonQueryMethods, agentId: string) {
-  return db.one(sql.type(z.strictObject({ documents: z.number(), bytes: z.number() }))`
+  return db.one(sql.type(DocumentsBytesRow)`
     SELECT count(*)::int AS documents, coalesce(sum(bytes), 0)::bigint::float8 AS bytes
     FROM knowledge_documents WHERE agent_id = ${agentId}`);
 }
@@ -233,9 +237,11 @@ export async function nearestChunks(db: DatabasePool, agentId: string, query: re
   });
 }
 
+const DocumentIdOrdinalEmbeddingRow = z.strictObject({ documentId: z.string(), ordinal: z.number(), embedding: z.instanceof(Buffer) });
+
 /** The embeddings of the agent's chunks (float32 little-endian unit vectors), for the service's exact scan on a `bytes` store. */
 export function listEmbeddings(db: CommonQueryMethods, agentId: string) {
-  return db.any(sql.type(z.strictObject({ documentId: z.string(), ordinal: z.number(), embedding: z.instanceof(Buffer) }))`
+  return db.any(sql.type(DocumentIdOrdinalEmbeddingRow)`
     SELECT document_id AS "documentId", ordinal, embedding FROM knowledge_chunks
     WHERE agent_id = ${agentId} AND embedding IS NOT NULL`);
 }

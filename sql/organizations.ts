@@ -33,9 +33,11 @@ export function lockOrganization(db: CommonQueryMethods, id: string) {
   return db.maybeOne(sql.type(Organization)`SELECT ${columns} FROM organizations WHERE id = ${id} FOR UPDATE`);
 }
 
+const OpenRow = z.strictObject({ open: z.boolean() });
+
 /** True only for an existing AGENCY whose `allow_business_registration` flag is on. */
 export function isAgencyOpenForBusinessRegistration(db: CommonQueryMethods, agencyId: string) {
-  return db.oneFirst(sql.type(z.strictObject({ open: z.boolean() }))`
+  return db.oneFirst(sql.type(OpenRow)`
     SELECT EXISTS (
       SELECT 1 FROM organizations
       WHERE id = ${agencyId} AND type = 'AGENCY' AND allow_business_registration

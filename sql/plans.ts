@@ -16,9 +16,11 @@ const columns = sql.fragment`
   id, name, is_public AS "isPublic", is_active AS "isActive", max_users AS "maxUsers",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+const PresentRow = z.strictObject({ present: z.boolean() });
+
 /** Does the agency offer at least one plan that is both active and public? */
 export function agencyHasActivePublicPlan(db: CommonQueryMethods, agencyId: string) {
-  return db.oneFirst(sql.type(z.strictObject({ present: z.boolean() }))`
+  return db.oneFirst(sql.type(PresentRow)`
     SELECT EXISTS (
       SELECT 1 FROM plans WHERE agency_id = ${agencyId} AND is_active AND is_public
     ) AS present`);

@@ -1,9 +1,11 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 
+const GrantedRow = z.strictObject({ granted: z.boolean() });
+
 /** Does one of the user's roles grant `action` on `subject`? */
 export async function userHasPermission(db: CommonQueryMethods, userId: string, subject: string, action: string): Promise<boolean> {
-  return db.oneFirst(sql.type(z.strictObject({ granted: z.boolean() }))`
+  return db.oneFirst(sql.type(GrantedRow)`
     SELECT EXISTS (
       SELECT 1
       FROM user_roles ur

@@ -3,11 +3,15 @@ import { z } from 'zod';
 
 type PrincipalType = 'user' | 'client';
 
+const TakenRow = z.strictObject({ taken: z.boolean() });
+
 /** Is this email already used by a principal of this type? */
 export function isEmailTaken(db: CommonQueryMethods, type: PrincipalType, email: string) {
-  return db.oneFirst(sql.type(z.strictObject({ taken: z.boolean() }))`
+  return db.oneFirst(sql.type(TakenRow)`
     SELECT EXISTS (SELECT 1 FROM users WHERE type = ${type} AND email = ${email.toLowerCase()}) AS taken`);
 }
+
+const IdRow = z.strictObject({ id: z.string() });
 
 /**
  * Inserts a principal; answers false (and changes nothing) when the email is taken for this
@@ -26,7 +30,7 @@ export async function insertPrincipal(
     emailVerified: boolean;
   },
 ): Promise<boolean> {
-  const inserted = await db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`
+  const inserted = await db.maybeOneFirst(sql.type(IdRow)`
     INSERT INTO users (id, organization_id, type, email, name, password_hash, google_subject, email_verified_at)
     VALUES (${principal.id}, ${principal.organizationId}, ${principal.type}, ${principal.email.toLowerCase()},
             ${principal.name}, ${principal.passwordHash}, ${principal.googleSubject ?? null},
@@ -51,8 +55,10 @@ export function markEmailVerified(db: CommonQueryMethods, userId: string) {
     UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now() WHERE id = ${userId}`);
 }
 
+const PasswordHashRow = z.strictObject({ passwordHash: z.string().nullable() });
+
 export function findPasswordHash(db: CommonQueryMethods, userId: string) {
-  return db.maybeOneFirst(sql.type(z.strictObject({ passwordHash: z.string().nullable() }))`
+  return db.maybeOneFirst(sql.type(PasswordHashRow)`
     SELECT password_hash AS "passwordHash" FROM users WHERE id = ${userId}`);
 }
 
@@ -95,7 +101,7 @@ export function linkGoogleAccount(db: CommonQueryMethods, userId: string, subjec
 }
 
 export function findRoleIdByName(db: CommonQueryMethods, name: string) {
-  return db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`SELECT id FROM roles WHERE name = ${name}`);
+  return db.maybeOneFirst(sql.type(IdRow)`SELECT id FROM roles WHERE name = ${name}`);
 }
 
 export function grantRole(db: CommonQueryMethods, userId: string, roleId: string) {

@@ -25,12 +25,14 @@ export type ToolPermission = z.infer<typeof ToolPermission>;
 /** A permission to store: `mcpServerId` is set exactly when the provider is `mcp:<serverId>`. */
 export type StoredToolPermission = ToolPermission & { mcpServerId: string | null };
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /**
  * Which of these MCP server ids are servers of this agent of this agency. The rows are share-locked
  * until the transaction ends, so a server cannot vanish between this check and the insert.
  */
 export function findMcpServerIdsOfAgent(db: CommonQueryMethods, agencyId: string, agentId: string, serverIds: string[]) {
-  return db.anyFirst(sql.type(z.strictObject({ id: z.string() }))`
+  return db.anyFirst(sql.type(IdRow)`
     SELECT id FROM agent_mcp_servers
     WHERE agent_id = ${agentId} AND agency_id = ${agencyId} AND id = ANY(${sql.array(serverIds, 'uuid')})
     FOR SHARE`);

@@ -31,17 +31,21 @@ export function findBudget(db: CommonQueryMethods, organizationId: string) {
   return db.maybeOne(sql.type(Budget)`SELECT ${budgetColumns} FROM usage_budgets WHERE organization_id = ${organizationId}`);
 }
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /** Every organization with a budget (the once-a-minute sweep). */
 export function listBudgetedOrganizationIds(db: CommonQueryMethods) {
-  return db.anyFirst(sql.type(z.strictObject({ id: z.string() }))`
+  return db.anyFirst(sql.type(IdRow)`
     SELECT organization_id::text AS id FROM usage_budgets ORDER BY organization_id`);
 }
 
 export async function deleteBudget(db: CommonQueryMethods, organizationId: string): Promise<boolean> {
-  const deleted = await db.maybeOneFirst(sql.type(z.strictObject({ id: z.string() }))`
+  const deleted = await db.maybeOneFirst(sql.type(IdRow)`
     DELETE FROM usage_budgets WHERE organization_id = ${organizationId} RETURNING organization_id::text AS id`);
   return deleted !== null;
 }
+
+const KindRow = z.strictObject({ kind: z.string() });
 
 /**
  * Records that the alert `kind` of `month` is going out; false when it already went. The
@@ -51,7 +55,7 @@ export async function claimBudgetAlert(
   db: CommonQueryMethods,
   alert: { organizationId: string; month: string; kind: string; spentUsd: number; now: Date },
 ): Promise<boolean> {
-  const claimed = await db.maybeOneFirst(sql.type(z.strictObject({ kind: z.string() }))`
+  const claimed = await db.maybeOneFirst(sql.type(KindRow)`
     INSERT INTO usage_budget_alerts (organization_id, month, kind, spent_usd, sent_at)
     VALUES (${alert.organizationId}, ${alert.month}, ${alert.kind}, ${String(alert.spentUsd)}, ${sql.timestamp(alert.now)})
     ON CONFLICT DO NOTHING
@@ -73,14 +77,18 @@ export function listBudgetAlertRecipients(db: CommonQueryMethods, organizationId
     ORDER BY u.email`);
 }
 
+const LockedRow = z.strictObject({ locked: z.boolean() });
+
 /** Takes the sweep lock for the current transaction when no other session holds it; false otherwise. */
 export async function tryBudgetSweepLock(db: CommonQueryMethods): Promise<boolean> {
-  return db.oneFirst(sql.type(z.strictObject({ locked: z.boolean() }))`
+  return db.oneFirst(sql.type(LockedRow)`
     SELECT pg_try_advisory_xact_lock(${BUDGET_SWEEP_LOCK_KEY}) AS locked`);
 }
 
 /** Advisory lock key of the budget sweep (the migration lock and the test template use their own). */
 export const BUDGET_SWEEP_LOCK_KEY = 7_204_193_070;
+
+const SpentRow = z.strictObject({ spent: z.number() });
 
 /**
  * An organization's spend over whole UTC days `[from, to)` (a month), from the day rollup alone:
@@ -88,7 +96,7 @@ export const BUDGET_SWEEP_LOCK_KEY = 7_204_193_070;
  * chat turn against).
  */
 export function findSpendOfDays(db: CommonQueryMethods, organizationId: string, from: Date, to: Date) {
-  return db.oneFirst(sql.type(z.strictObject({ spent: z.number() }))`
+  return db.oneFirst(sql.type(SpentRow)`
     SELECT coalesce(sum(cost_usd), 0)::float8 AS spent FROM usage_rollup_day
     WHERE organization_id = ${organizationId} AND day >= ${sql.timestamp(from)} AND day < ${sql.timestamp(to)}`);
 }

@@ -33,8 +33,10 @@ export async function findUsageByLocalDayAndHour(
     ORDER BY 1, 2`);
 }
 
+const KnownRow = z.strictObject({ known: z.boolean() });
+
 /** Does PostgreSQL know the zone name (its tz database may differ from the runtime's ICU)? */
 export async function isTimeZoneKnownToDatabase(db: CommonQueryMethods, timeZone: string): Promise<boolean> {
-  return db.oneFirst(sql.type(z.strictObject({ known: z.boolean() }))`
+  return db.oneFirst(sql.type(KnownRow)`
     SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ${timeZone}) AS known`);
 }

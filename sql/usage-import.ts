@@ -8,12 +8,14 @@ import { z } from 'zod';
  */
 export const USAGE_IMPORT_LOCK_KEY = 7_204_193_100;
 
+const LockedRow = z.strictObject({ locked: z.boolean() });
+
 /** Takes the import lock without waiting: false while another import holds it. */
 export async function tryLockUsageImport(db: CommonQueryMethods): Promise<boolean> {
-  return db.oneFirst(
-    sql.type(z.strictObject({ locked: z.boolean() }))`SELECT pg_try_advisory_xact_lock(${USAGE_IMPORT_LOCK_KEY}) AS locked`,
-  );
+  return db.oneFirst(sql.type(LockedRow)`SELECT pg_try_advisory_xact_lock(${USAGE_IMPORT_LOCK_KEY}) AS locked`);
 }
+
+const TimeoutRow = z.strictObject({ timeout: z.string() });
 
 /**
  * Waits for the import lock, however long the running import takes: the wait alone is exempt
@@ -21,24 +23,26 @@ export async function tryLockUsageImport(db: CommonQueryMethods): Promise<boolea
  * put back for the import's own statements).
  */
 export async function lockUsageImport(db: CommonQueryMethods): Promise<void> {
-  const previous = await db.oneFirst(
-    sql.type(z.strictObject({ timeout: z.string() }))`SELECT current_setting('statement_timeout') AS timeout`,
-  );
+  const previous = await db.oneFirst(sql.type(TimeoutRow)`SELECT current_setting('statement_timeout') AS timeout`);
   await db.query(sql.unsafe`SELECT set_config('statement_timeout', '0', true)`);
   await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(${USAGE_IMPORT_LOCK_KEY})`);
   await db.query(sql.unsafe`SELECT set_config('statement_timeout', ${previous}, true)`);
 }
 
+const IdRow = z.strictObject({ id: z.string() });
+
 /** Which of these organization ids exist. */
 export async function findExistingOrganizationIds(db: CommonQueryMethods, ids: readonly string[]): Promise<Set<string>> {
-  const found = await db.anyFirst(sql.type(z.strictObject({ id: z.string() }))`
+  const found = await db.anyFirst(sql.type(IdRow)`
     SELECT id::text FROM organizations WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
   return new Set(found);
 }
 
+const PresentRow = z.strictObject({ present: z.boolean() });
+
 /** Does the organization have any usage rows? */
 export async function organizationHasUsage(db: CommonQueryMethods, organizationId: string): Promise<boolean> {
-  return db.oneFirst(sql.type(z.strictObject({ present: z.boolean() }))`
+  return db.oneFirst(sql.type(PresentRow)`
     SELECT EXISTS (SELECT 1 FROM usage_events WHERE organization_id = ${organizationId}) AS present`);
 }
 

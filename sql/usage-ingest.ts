@@ -9,6 +9,8 @@ import type { UsageEventInput } from './usage-events.ts';
  */
 export type IngestedUsageEvent = UsageEventInput & { ingestKey: string };
 
+const PositionsRow = z.strictObject({ positions: z.array(z.number().int()) });
+
 /**
  * The positions (0-based) of the ingest keys the organization has not stored yet, as one array
  * in one row: a resent batch reads back an empty array. The keys travel as one JSON text
@@ -20,12 +22,14 @@ export async function findUnstoredIngestKeys(
   ingestKeys: readonly string[],
 ): Promise<number[]> {
   if (ingestKeys.length === 0) return [];
-  return db.oneFirst(sql.type(z.strictObject({ positions: z.array(z.number().int()) }))`
+  return db.oneFirst(sql.type(PositionsRow)`
     SELECT coalesce(array_agg(k.n - 1 ORDER BY k.n), '{}')::int4[] AS positions
     FROM json_array_elements_text(${JSON.stringify(ingestKeys)}::json) WITH ORDINALITY AS k (ingest_key, n)
     WHERE NOT EXISTS (
       SELECT 1 FROM usage_ingest_keys s WHERE s.organization_id = ${organizationId} AND s.ingest_key = k.ingest_key)`);
 }
+
+const IdRow = z.strictObject({ id: z.string() });
 
 /** Which of these agent ids are agents of the organization. */
 export async function findAgentIdsOfOrganization(
@@ -34,7 +38,7 @@ export async function findAgentIdsOfOrganization(
   agentIds: readonly string[],
 ): Promise<Set<string>> {
   if (agentIds.length === 0) return new Set();
-  const found = await db.anyFirst(sql.type(z.strictObject({ id: z.string() }))`
+  const found = await db.anyFirst(sql.type(IdRow)`
     SELECT id::text FROM agents WHERE agency_id = ${organizationId} AND id = ANY(${sql.array([...agentIds], 'uuid')})`);
   return new Set(found);
 }

@@ -215,7 +215,7 @@ export function checkUrlTextToSave(raw: string, policy: UrlPolicy): URL {
  * check and the connection (DNS rebinding) cannot reach a refused address. Literal IP hosts
  * are not looked up by node:net; `checkOutboundUrl` has already judged them.
  *
- * undici 6, the major version bundled with Node 20, so its dispatcher fits the global fetch.
+ * undici 7.29.1, the version bundled with Node 24.21, so its dispatcher fits the global fetch.
  */
 export function guardedAgent(policy: UrlPolicy, resolve?: HostLookup): Agent {
   return new Agent({ connect: { lookup: guardedLookup(policy, resolve) }, keepAliveTimeout: 1_000 });

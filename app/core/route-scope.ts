@@ -6,7 +6,7 @@ import type { CodedError, ErrorCode } from './errors.ts';
 /**
  * What a route acts under: a resource of the caller's agency named by a path parameter (the
  * agent of `/ai/agents/:agentId/...`). A route declares it once (`scope` on `defineRoute`); the
- * chain (app/core/mount.ts) reads it beside the policy check and answers after validation `error` when the caller's
+ * chain (app/core/mount.ts) reads it beside the policy check and, after validation, answers `error` when the caller's
  * agency has none with that id (another agency's looks missing), and hands the row to the
  * handler as `input[key]`. The OpenAPI document, the declared-errors check and the fuzzer read
  * the 404 from here. The area that owns the resource defines its scope (app/agents/scope.ts),
@@ -30,8 +30,6 @@ export const defineScope = <const K extends string, T>(scope: RouteScope<K, T>):
 /** The handler input a scope adds: `{ agent: Agent }` for the agent scope, nothing without one. */
 export type ScopedInput<Sc> = Sc extends RouteScope<infer K, infer T> ? { [P in K]: T } : unknown;
 
-type Settled = { row: unknown } | { error: unknown };
-
 /**
  * The chain's scope link (app/core/mount.ts) for one route. `start` runs beside the policy check:
  * when the request's id is well-formed it starts the lookup, so the policy query and the scope's
@@ -45,7 +43,7 @@ export class ScopeLookup {
   readonly #deps: AppDeps;
   /** The request's id when it passes the route's params schema, else undefined. */
   readonly #wellFormedId: (ctx: Context) => string | undefined;
-  readonly #started = new WeakMap<Context, Promise<Settled>>();
+  readonly #started = new WeakMap<Context, Promise<unknown>>();
 
   constructor(scope: RouteScope, deps: AppDeps, wellFormedId: (ctx: Context) => string | undefined) {
     this.#scope = scope;
@@ -57,27 +55,16 @@ export class ScopeLookup {
   start(ctx: Context, agencyId: string): void {
     const id = this.#wellFormedId(ctx);
     if (id === undefined) return;
-    this.#started.set(
-      ctx,
-      this.#scope.find(this.#deps.db, agencyId, id).then(
-        (row) => ({ row }),
-        (error: unknown) => ({ error }),
-      ),
-    );
+    const read = this.#scope.find(this.#deps.db, agencyId, id);
+    read.catch(() => {}); // awaited (and its failure thrown) in `resolve`; unawaited when the chain stops first
+    this.#started.set(ctx, read);
   }
 
   /** The handler input `{ [key]: row }`, or the scope's 404. `params` are the validated ones. */
   async resolve(ctx: Context, agencyId: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const started = this.#started.get(ctx);
     this.#started.delete(ctx);
-    let row: unknown;
-    if (started) {
-      const settled = await started;
-      if ('error' in settled) throw settled.error;
-      row = settled.row;
-    } else {
-      row = await this.#scope.find(this.#deps.db, agencyId, params[this.#scope.param] as string);
-    }
+    const row = await (started ?? this.#scope.find(this.#deps.db, agencyId, params[this.#scope.param] as string));
     if (row === null) throw this.#scope.notFound();
     return { [this.#scope.key]: row };
   }

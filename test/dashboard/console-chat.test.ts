@@ -86,7 +86,11 @@ test.serial('a denial with a reason: the tool never runs, the card says denied a
   const paused = card(page, 'approval-requested');
   await paused.waitFor();
   await paused.getByLabel('Reason for a denial (optional)').fill('Not on a Friday');
+  // The turn's last chunks redraw the log; the reason being typed keeps its text, count and focus.
+  await page.locator('#chat[data-status="ready"]').waitFor();
+  t.is(await paused.getByLabel('Reason for a denial (optional)').inputValue(), 'Not on a Friday');
   t.is(await paused.locator('.counter').textContent(), '15 / 2000');
+  t.true(await paused.getByLabel('Reason for a denial (optional)').evaluate((field) => field === field.ownerDocument.activeElement));
   t.is(await paused.getByLabel('Reason for a denial (optional)').getAttribute('maxlength'), '2000');
   await paused.getByRole('button', { name: 'Deny' }).click();
   const denied = card(page, 'output-denied');
@@ -95,6 +99,40 @@ test.serial('a denial with a reason: the tool never runs, the card says denied a
   await page.locator('#messages', { hasText: 'All done.' }).waitFor();
   t.is(mcp.calls.length, 0);
   t.regex(JSON.stringify(model.requests[1]?.body.messages), /Not on a Friday/);
+  await page.context().close();
+});
+
+test.serial('a reason typed in one approval card survives answering another card of the same step', async (t) => {
+  const twoCalls = (_: ChatRequest, index: number): Reply =>
+    index === 0
+      ? {
+          kind: 'tool-call',
+          toolName: 'create_issue',
+          input: { title: 'Bug A' },
+          alongside: [{ toolName: 'create_issue', input: { title: 'Bug B' }, id: 'call_2' }],
+        }
+      : { kind: 'text', text: 'All done.' };
+  const { mcp, model, page, send } = await chatPage(t, twoCalls);
+  await send('open two issues');
+  const pending = card(page, 'approval-requested');
+  await pending.nth(1).waitFor();
+  const [first, second] = [pending.nth(0), pending.nth(1)];
+  t.regex((await first.locator('.tool-input').textContent()) ?? '', /Bug A/);
+  await first.getByLabel('Reason for a denial (optional)').fill('Duplicate of B');
+  // Approving the second card redraws the log; the first card's reason and count are kept.
+  await second.getByRole('button', { name: 'Approve' }).click();
+  await card(page, 'approval-responded').waitFor();
+  const stillPending = card(page, 'approval-requested');
+  t.is(await stillPending.count(), 1);
+  t.is(await stillPending.getByLabel('Reason for a denial (optional)').inputValue(), 'Duplicate of B');
+  t.is(await stillPending.locator('.counter').textContent(), '14 / 2000');
+  await stillPending.getByRole('button', { name: 'Deny' }).click();
+  await page.locator('#messages', { hasText: 'All done.' }).waitFor();
+  t.deepEqual(
+    mcp.calls.map((call) => call.arguments),
+    [{ title: 'Bug B' }],
+  );
+  t.regex(JSON.stringify(model.requests[1]?.body.messages), /Duplicate of B/);
   await page.context().close();
 });
 

@@ -12,7 +12,8 @@ export type Usage = { prompt: number; completion: number; cached?: number };
 
 export type Reply =
   | { kind: 'text'; text: string; usage?: Usage; pieces?: number }
-  | { kind: 'tool-call'; toolName: string; input: unknown; usage?: Usage; id?: string }
+  /** One tool call (id `call_1` unless given); `alongside` are further calls in the same step, as parallel tool calls. */
+  | { kind: 'tool-call'; toolName: string; input: unknown; usage?: Usage; id?: string; alongside?: ToolCall[] }
   | { kind: 'status'; status: number; body?: string }
   | { kind: 'hang' }
   | { kind: 'hang-after-first-chunk' }
@@ -29,6 +30,8 @@ export type Reply =
    * keeps an idle timeout at bay) until the client leaves.
    */
   | { kind: 'drip'; text: string; everyMs: number; usage?: Usage; forever?: boolean };
+
+export type ToolCall = { toolName: string; input: unknown; id: string };
 
 export type ReceivedRequest = { body: ChatRequest; headers: IncomingMessage['headers'] };
 export type ChatRequest = {
@@ -109,20 +112,29 @@ export function eventsOf(reply: Extract<Reply, { kind: 'text' | 'tool-call' }>, 
       usageChunk(model, usage),
     ];
   }
-  const args = JSON.stringify(reply.input);
-  const half = Math.ceil(args.length / 2);
-  const id = reply.id ?? 'call_1';
+  const calls = toolCallsOf(reply);
   return [
-    chunk(model, {
-      role: 'assistant',
-      tool_calls: [{ index: 0, id, type: 'function', function: { name: reply.toolName, arguments: '' } }],
+    ...calls.flatMap(({ toolName, input, id }, index) => {
+      const args = JSON.stringify(input);
+      const half = Math.ceil(args.length / 2);
+      return [
+        chunk(model, {
+          ...(index === 0 ? { role: 'assistant' } : {}),
+          tool_calls: [{ index, id, type: 'function', function: { name: toolName, arguments: '' } }],
+        }),
+        chunk(model, { tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }),
+        chunk(model, { tool_calls: [{ index, function: { arguments: args.slice(half) } }] }),
+      ];
     }),
-    chunk(model, { tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }),
-    chunk(model, { tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
     chunk(model, {}, 'tool_calls'),
     usageChunk(model, usage),
   ];
 }
+
+const toolCallsOf = (reply: Extract<Reply, { kind: 'tool-call' }>): ToolCall[] => [
+  { toolName: reply.toolName, input: reply.input, id: reply.id ?? 'call_1' },
+  ...(reply.alongside ?? []),
+];
 
 /** A well-formed reply as one `chat.completion` (a request without `stream: true`, as `generateText` sends). */
 export function completionOf(reply: Extract<Reply, { kind: 'text' | 'tool-call' }>, model: string): unknown {
@@ -133,9 +145,11 @@ export function completionOf(reply: Extract<Reply, { kind: 'text' | 'tool-call' 
       : {
           role: 'assistant',
           content: null,
-          tool_calls: [
-            { id: reply.id ?? 'call_1', type: 'function', function: { name: reply.toolName, arguments: JSON.stringify(reply.input) } },
-          ],
+          tool_calls: toolCallsOf(reply).map(({ toolName, input, id }) => ({
+            id,
+            type: 'function',
+            function: { name: toolName, arguments: JSON.stringify(input) },
+          })),
         };
   const finish = reply.kind === 'text' ? 'stop' : 'tool_calls';
   return {

@@ -27,7 +27,44 @@ const STATE_TEXT: Record<string, string> = {
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) ?? '';
 
-export function renderMessage(message: UIMessage, actions: ApprovalActions): HTMLElement {
+/**
+ * The message log, redrawn whole on every change of the stream. The approval controls are kept
+ * across redraws by approval id: a reason being typed when the answer's last chunks arrive keeps
+ * its text, its caret and the focus (a redraw used to build a blank field in its place).
+ */
+export class MessageLog {
+  readonly #log: HTMLElement;
+  readonly #actions: ApprovalActions;
+  /** Invariant after a draw: exactly the controls of the approvals the messages still ask. */
+  #controls = new Map<string, HTMLElement>();
+
+  constructor(log: HTMLElement, actions: ApprovalActions) {
+    this.#log = log;
+    this.#actions = actions;
+  }
+
+  draw(messages: readonly UIMessage[]): void {
+    const focused = document.activeElement;
+    const field = focused instanceof HTMLTextAreaElement && this.#log.contains(focused) ? focused : undefined;
+    const caret = field ? ([field.selectionStart, field.selectionEnd] as const) : undefined;
+    const previous = this.#controls;
+    this.#controls = new Map();
+    const controls = (approvalId: string, make: () => HTMLElement) => {
+      const kept = previous.get(approvalId) ?? make();
+      this.#controls.set(approvalId, kept);
+      return kept;
+    };
+    this.#log.replaceChildren(...messages.map((message) => renderMessage(message, this.#actions, controls)));
+    if (field?.isConnected && caret) {
+      field.focus();
+      field.setSelectionRange(...caret);
+    }
+  }
+}
+
+type KeptControls = (approvalId: string, make: () => HTMLElement) => HTMLElement;
+
+function renderMessage(message: UIMessage, actions: ApprovalActions, controls: KeptControls): HTMLElement {
   const element = el(
     'article',
     { class: 'message', 'data-role': message.role, 'data-message-id': message.id },
@@ -35,14 +72,14 @@ export function renderMessage(message: UIMessage, actions: ApprovalActions): HTM
   );
   for (const part of message.parts) {
     if (part.type === 'text') element.append(el('p', {}, part.text));
-    else if (isToolUIPart(part)) element.append(toolCard(part, actions));
+    else if (isToolUIPart(part)) element.append(toolCard(part, actions, controls));
   }
   return element;
 }
 
 type ToolPart = Extract<UIMessage['parts'][number], { toolCallId: string }>;
 
-function toolCard(part: ToolPart, actions: ApprovalActions): HTMLElement {
+function toolCard(part: ToolPart, actions: ApprovalActions, controls: KeptControls): HTMLElement {
   const toolName = getToolName(part);
   const card = el(
     'section',
@@ -55,7 +92,8 @@ function toolCard(part: ToolPart, actions: ApprovalActions): HTMLElement {
   if (part.state === 'output-error') card.append(el('p', { class: 'error' }, part.errorText));
   const approval = 'approval' in part ? part.approval : undefined;
   if (part.state === 'output-denied' && approval?.reason) card.append(el('p', { class: 'note' }, `Reason: ${approval.reason}`));
-  if (part.state === 'approval-requested' && approval) card.append(approvalControls(approval.id, toolName, part.toolCallId, actions));
+  if (part.state === 'approval-requested' && approval)
+    card.append(controls(approval.id, () => approvalControls(approval.id, toolName, part.toolCallId, actions)));
   return card;
 }
 

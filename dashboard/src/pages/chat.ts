@@ -1,7 +1,7 @@
 /**
  * Chat with an agent through the AI SDK's client (`AbstractChat` + `DefaultChatTransport`): the
  * caller's conversations (listed, resumable), the answer streamed as it arrives, each tool call
- * as a card (`tool-card.ts`) with Approve / Deny / Always allow when it waits for approval, and
+ * as a card (`chat-message.ts`) with Approve / Deny / Always allow when it waits for approval, and
  * Stop, which asks the service to stop the turn (POST .../chat/:id/stop: the answer so far is
  * saved). Leaving the page or reloading only disconnects: the turn goes on on the server, and a
  * reopened conversation follows an answer still being written (`resumeStream`, useChat's
@@ -17,7 +17,7 @@ import { session } from '../session.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { chatFailure } from './chat-error.ts';
-import { renderMessage } from './chat-message.ts';
+import { MessageLog } from './chat-message.ts';
 
 /** Said under an answer that ended with finish reason `length`. */
 const LENGTH_NOTE = "The answer stopped at its length limit (the agent's output limit, or the service's 1 MiB per answer).";
@@ -122,7 +122,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     stop.disabled = !busy;
     send.disabled = busy;
     root.querySelector('#chat')?.setAttribute('data-status', chat.status);
-    log.replaceChildren(...chat.messages.map((message) => renderMessage(message, actions)));
+    messageLog.draw(chat.messages);
     if (chat.error) say(status, chatFailure(chat.error));
     else say(status, chat.status === 'submitted' ? 'Waiting for the answer…' : chat.status === 'streaming' ? 'Answering…' : cutNote, 'ok');
   };
@@ -150,6 +150,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     },
     fail: (error: unknown) => say(status, describeError(error)),
   };
+  const messageLog = new MessageLog(log, actions);
   signal.addEventListener('abort', () => void chat.stop());
 
   composer.addEventListener('submit', (event) => {

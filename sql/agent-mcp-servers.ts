@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { IdRow } from './rows.ts';
 
 export const SERVER_STATUSES = ['connected', 'needs_authorization', 'reauthorization_required', 'unreachable', 'unknown'] as const;
 export type ServerStatus = (typeof SERVER_STATUSES)[number];
@@ -70,8 +71,6 @@ export function findAgentMcpServer(db: CommonQueryMethods, agencyId: string, age
     SELECT ${columns} FROM agent_mcp_servers s
     WHERE s.id = ${serverId} AND s.agency_id = ${agencyId} AND s.agent_id = ${agentId}`);
 }
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /** Deletes the agent's server; false when the agent has no server with this id. */
 export async function deleteAgentMcpServer(db: CommonQueryMethods, agencyId: string, agentId: string, serverId: string) {

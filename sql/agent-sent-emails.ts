@@ -1,7 +1,5 @@
 import { sql, type CommonQueryMethods } from 'slonik';
-import { z } from 'zod';
-
-const CountRow = z.strictObject({ n: z.number() });
+import { CountRow } from './rows.ts';
 
 /**
  * Emails the organization's agents queued since `since` (one per recipient), counted after

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { IdRow } from './rows.ts';
 
 const Agent = z.strictObject({
   id: z.string(),
@@ -23,8 +24,6 @@ export function findAgentInAgency(db: CommonQueryMethods, agencyId: string, agen
   return db.maybeOne(sql.type(Agent)`
     SELECT ${agentColumns} FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId}`);
 }
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /**
  * The id of this agency's agent, locked until the transaction ends: concurrent replacements

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { CountRow, IdRow } from './rows.ts';
 
 /** Scopes an API key may carry (`POST /api/api-keys`). */
 export const API_KEY_SCOPES = ['usage:write'] as const;
@@ -37,10 +38,6 @@ export function insertApiKey(
             ${sql.binary(key.keyHash)}, ${key.createdBy}, ${sql.timestamp(key.createdAt)})
     RETURNING ${apiKeyColumns}`);
 }
-
-const CountRow = z.strictObject({ n: z.number() });
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /**
  * How many keys the organization holds, counted under a lock on its row that the caller's

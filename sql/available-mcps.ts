@@ -1,6 +1,7 @@
 import { sql, UniqueIntegrityConstraintViolationError, type CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
+import { IdRow } from './rows.ts';
 
 /** The fields a catalog list may be sorted by (the query schema's `sort[].field`). */
 export const SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
@@ -125,8 +126,6 @@ export function findAvailableMcp(db: CommonQueryMethods, id: string) {
 }
 
 export type SeedEntry = NewAvailableMcp & { seedKey: string };
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /**
  * Inserts a curated entry unless its seed key or its name is already present (any unique

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { IdRow } from './rows.ts';
 
 const Conversation = z.strictObject({
   id: z.string(),
@@ -55,8 +56,6 @@ export function listConversations(db: CommonQueryMethods, scope: ConversationSco
     ORDER BY updated_at DESC, id DESC
     LIMIT 500`);
 }
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /** Deletes the caller's conversation (its messages go with it); false when there was none. */
 export async function deleteConversation(db: CommonQueryMethods, scope: ConversationScope, clientId: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { ConversationScope } from './chat-conversations.ts';
+import { IdRow } from './rows.ts';
 
 export type TurnOutcome = 'finished' | 'stopped' | 'timed_out' | 'shutdown' | 'lost' | 'failed';
 
@@ -25,8 +26,6 @@ const asyncCommit = sql.fragment`(SELECT set_config('synchronous_commit', 'off',
 const scopeIs = (scope: ConversationScope, clientConversationId: string) => sql.fragment`
   organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId} AND user_id = ${scope.userId}
   AND client_conversation_id = ${clientConversationId}`;
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /**
  * Claims the conversation for a new turn: true when this row was written, false when the

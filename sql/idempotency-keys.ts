@@ -1,12 +1,11 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { LockedRow } from './rows.ts';
 
 /** Who sent a key to which route: keys of different principals or routes never meet. */
 export type IdempotencyScope = { principal: string; endpoint: string; key: string };
 
 const AnswerRow = z.strictObject({ fingerprint: z.instanceof(Buffer), status: z.number().int(), body: z.unknown() });
-
-const LockedRow = z.strictObject({ locked: z.boolean() });
 
 /**
  * Takes the transaction-scoped advisory lock of a key without waiting: false while another

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { PresentRow } from './rows.ts';
 
 const Plan = z.strictObject({
   id: z.string(),
@@ -15,8 +16,6 @@ export type Plan = z.infer<typeof Plan>;
 const columns = sql.fragment`
   id, name, is_public AS "isPublic", is_active AS "isActive", max_users AS "maxUsers",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
-
-const PresentRow = z.strictObject({ present: z.boolean() });
 
 /** Does the agency offer at least one plan that is both active and public? */
 export function agencyHasActivePublicPlan(db: CommonQueryMethods, agencyId: string) {

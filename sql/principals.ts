@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { IdRow } from './rows.ts';
 
 type PrincipalType = 'user' | 'client';
 
@@ -10,8 +11,6 @@ export function isEmailTaken(db: CommonQueryMethods, type: PrincipalType, email:
   return db.oneFirst(sql.type(TakenRow)`
     SELECT EXISTS (SELECT 1 FROM users WHERE type = ${type} AND email = ${email.toLowerCase()}) AS taken`);
 }
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /**
  * Inserts a principal; answers false (and changes nothing) when the email is taken for this

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { IdRow } from './rows.ts';
 
 /**
  * The permission levels of a tool, the one list every other statement of them derives from: the
@@ -24,8 +25,6 @@ export type ToolPermission = z.infer<typeof ToolPermission>;
 
 /** A permission to store: `mcpServerId` is set exactly when the provider is `mcp:<serverId>`. */
 export type StoredToolPermission = ToolPermission & { mcpServerId: string | null };
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /**
  * Which of these MCP server ids are servers of this agent of this agency. The rows are share-locked

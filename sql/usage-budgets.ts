@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { IdRow, LockedRow } from './rows.ts';
 
 const Budget = z.strictObject({
   organizationId: z.string(),
@@ -30,8 +31,6 @@ export function upsertBudget(db: CommonQueryMethods, budget: Budget & { now: Dat
 export function findBudget(db: CommonQueryMethods, organizationId: string) {
   return db.maybeOne(sql.type(Budget)`SELECT ${budgetColumns} FROM usage_budgets WHERE organization_id = ${organizationId}`);
 }
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /** Every organization with a budget (the once-a-minute sweep). */
 export function listBudgetedOrganizationIds(db: CommonQueryMethods) {
@@ -76,8 +75,6 @@ export function listBudgetAlertRecipients(db: CommonQueryMethods, organizationId
         WHERE ur.user_id = u.id AND rp.subject = 'organization' AND rp.action = 'update')
     ORDER BY u.email`);
 }
-
-const LockedRow = z.strictObject({ locked: z.boolean() });
 
 /** Takes the sweep lock for the current transaction when no other session holds it; false otherwise. */
 export async function tryBudgetSweepLock(db: CommonQueryMethods): Promise<boolean> {

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { IdRow, LockedRow, PresentRow } from './rows.ts';
 
 /**
  * Usage imports run one at a time (docs/analytics.md, "BRIN edges": two history imports at once
@@ -7,8 +8,6 @@ import { z } from 'zod';
  * transaction-scoped: an import holds it until its one transaction ends.
  */
 export const USAGE_IMPORT_LOCK_KEY = 7_204_193_100;
-
-const LockedRow = z.strictObject({ locked: z.boolean() });
 
 /** Takes the import lock without waiting: false while another import holds it. */
 export async function tryLockUsageImport(db: CommonQueryMethods): Promise<boolean> {
@@ -29,16 +28,12 @@ export async function lockUsageImport(db: CommonQueryMethods): Promise<void> {
   await db.query(sql.unsafe`SELECT set_config('statement_timeout', ${previous}, true)`);
 }
 
-const IdRow = z.strictObject({ id: z.string() });
-
 /** Which of these organization ids exist. */
 export async function findExistingOrganizationIds(db: CommonQueryMethods, ids: readonly string[]): Promise<Set<string>> {
   const found = await db.anyFirst(sql.type(IdRow)`
     SELECT id::text FROM organizations WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
   return new Set(found);
 }
-
-const PresentRow = z.strictObject({ present: z.boolean() });
 
 /** Does the organization have any usage rows? */
 export async function organizationHasUsage(db: CommonQueryMethods, organizationId: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
 import type { UsageEventInput } from './usage-events.ts';
+import { IdRow } from './rows.ts';
 
 /**
  * One event from outside the service (events API or OTLP), stored by `insertUsageEvents`:
@@ -28,8 +29,6 @@ export async function findUnstoredIngestKeys(
     WHERE NOT EXISTS (
       SELECT 1 FROM usage_ingest_keys s WHERE s.organization_id = ${organizationId} AND s.ingest_key = k.ingest_key)`);
 }
-
-const IdRow = z.strictObject({ id: z.string() });
 
 /** Which of these agent ids are agents of the organization. */
 export async function findAgentIdsOfOrganization(

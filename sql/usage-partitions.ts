@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { LockedRow } from './rows.ts';
 
 /**
  * The monthly partitions of usage_events (migration 0900): created ahead by the service,
@@ -37,8 +38,6 @@ export function listUsagePartitionMonths(db: CommonQueryMethods) {
     WHERE i.inhparent = 'usage_events'::regclass AND c.relname ~ '^usage_events_[0-9]{6}$'
     ORDER BY c.relname`);
 }
-
-const LockedRow = z.strictObject({ locked: z.boolean() });
 
 /** Takes the partition-maintenance lock for the current transaction when no other session holds it; false otherwise. */
 export function tryUsagePartitionLock(db: CommonQueryMethods): Promise<boolean> {

@@ -162,6 +162,11 @@ export const CONFIG_VARIABLES = {
       default: '30000',
       meaning: "longest wait for the provider's next chunk (the first one included)",
     }),
+    budgetOutputTokens: variable('AI_BUDGET_OUTPUT_TOKENS', int(1, 128_000), {
+      default: '4096',
+      meaning:
+        "output limit of a model call whose agent sets no `maxOutputTokens`, when the organization's budget is enforced: the call is sent with it and reserves its cost ([analytics.md](analytics.md#budgets))",
+    }),
     turnTimeoutMs: variable('AI_TURN_TIMEOUT_MS', int(100, 3_600_000), {
       default: '300000',
       meaning:

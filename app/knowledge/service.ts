@@ -62,6 +62,7 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
     deps,
     scope,
     chunks.map((chunk) => (chunk.heading ? `${chunk.heading}\n\n${chunk.body}` : chunk.body)),
+    { action: 'document_indexing' },
   );
   const store = vectors ? await knowledgeVectorStore(deps) : 'bytes';
   return deps.db.transaction(async (tx) => {
@@ -141,7 +142,9 @@ export async function searchKnowledge(
   const depth = limit * 4;
   const [textual, vector] = await Promise.all([
     searchPassages(deps.db, scope.agentId, query, depth),
-    embedTexts(deps, scope, [query], signal).then((vectors) => (vectors ? nearestPassages(deps, scope.agentId, vectors[0]!, depth) : [])),
+    embedTexts(deps, scope, [query], { action: 'rag_query_embedding', ...(signal ? { signal } : {}) }).then((vectors) =>
+      vectors ? nearestPassages(deps, scope.agentId, vectors[0]!, depth) : [],
+    ),
   ]);
   const fused = new Map<string, Passage>();
   for (const list of [textual, vector]) {

@@ -1,5 +1,5 @@
 import { uuidv7 } from 'uuidv7';
-import { insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
+import { archiveAgent, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { agentNotFound } from './errors.ts';
@@ -39,7 +39,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/agents',
-    summary: "List the agents of the caller's agency",
+    summary: "List the agents of the caller's agency (archived ones are not listed)",
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },
@@ -75,8 +75,31 @@ export const agentRoutes = [
       200: { description: 'The agent as changed', schema: AgentSchema },
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
     },
-    // The UPDATE is the agent's own write: its WHERE keeps the agency (agents are never deleted).
+    // The UPDATE is the agent's own write: its WHERE keeps the agency and skips an agent archived since the scope read it.
     handler: async ({ deps, auth, agent, body }) =>
       (await updateAgent(deps.db, auth.agencyId, agent.id, body)) ?? Promise.reject(agentNotFound()),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/ai/agents/:agentId',
+    summary: "Archive an agent of the caller's agency",
+    description:
+      'The agent leaves the list and every route under it answers 404 `AI.AGENT_NOT_FOUND` (a second DELETE too); its ' +
+      'conversations, documents, MCP servers and usage are kept, and analytics go on counting its usage. A turn already ' +
+      'running finishes.',
+    tags: ['agents'],
+    auth: 'jwt',
+    policy: { subject: AGENT, action: 'update' },
+    scope: AGENT_SCOPE,
+    schemas: { params: AgentIdParams },
+    status: 204,
+    responses: {
+      204: { description: 'Archived' },
+      400: { description: 'agentId is not a UUID', schema: ValidationErrorBody },
+    },
+    // A concurrent DELETE that archived it first leaves this one nothing to archive: the same 404 as a second DELETE.
+    handler: async ({ deps, auth, agent }) => {
+      if (!(await archiveAgent(deps.db, auth.agencyId, agent.id, deps.clock()))) throw agentNotFound();
+    },
   }),
 ];

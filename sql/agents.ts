@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods, type IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
-import { IdRow } from './rows.ts';
+import { CountRow, IdRow } from './rows.ts';
 
 /*
  * The archive rule lives here: an archived agent (`archived_at` set) is absent for every caller.
@@ -55,6 +55,21 @@ export function lockAgentInAgency(db: CommonQueryMethods, agencyId: string, agen
 export function listAgentsOfAgency(db: CommonQueryMethods, agencyId: string) {
   return db.any(sql.type(Agent)`
     SELECT ${agentColumns} FROM agents WHERE agency_id = ${agencyId} AND archived_at IS NULL ORDER BY created_at, id`);
+}
+
+/**
+ * How many agents of the agency are not archived, counted under a lock on the organization's
+ * row that the caller's transaction keeps until it ends: concurrent creates of one agency count
+ * one after another, so the cap cannot be passed twice. Two statements on purpose: in READ
+ * COMMITTED the count, a statement of its own, sees what a create that held the lock before
+ * committed. `FOR NO KEY UPDATE`: foreign-key checks of other tables on the organization are
+ * not blocked.
+ */
+export async function countAgentsUnderLock(tx: CommonQueryMethods, agencyId: string): Promise<number> {
+  await tx.maybeOne(sql.type(IdRow)`
+    SELECT id FROM organizations WHERE id = ${agencyId} FOR NO KEY UPDATE`);
+  return tx.oneFirst(sql.type(CountRow)`
+    SELECT count(*)::int AS n FROM agents WHERE agency_id = ${agencyId} AND archived_at IS NULL`);
 }
 
 /** Archives this agency's agent; false when it has no such agent in use (missing, another agency's, or archived already). */

@@ -1,8 +1,8 @@
 import { uuidv7 } from 'uuidv7';
-import { archiveAgent, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
+import { archiveAgent, countAgentsUnderLock, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
-import { agentNotFound } from './errors.ts';
+import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './errors.ts';
 import { AGENT_SCOPE } from './scope.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
@@ -14,26 +14,36 @@ export const agentRoutes = [
     method: 'POST',
     path: '/ai/agents',
     summary: "Create an agent in the caller's agency",
+    description:
+      'At most `AGENTS_PER_ORGANIZATION` (default 100) agents in use per organization: one more is 409 `AI.AGENT_LIMIT_REACHED` ' +
+      '(archived agents do not count).',
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'create' },
+    rateLimit: { limit: 20, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { body: CreateAgentBody },
     status: 201,
     idempotent: true,
+    errors: [AI_AGENT_LIMIT_REACHED],
     responses: {
       201: { description: 'The new agent', schema: AgentSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },
     },
     handler: ({ deps, auth, body }) =>
-      insertAgent(deps.db, {
-        id: uuidv7(),
-        agencyId: auth.agencyId,
-        name: body.name,
-        description: body.description ?? '',
-        modelId: body.modelId ?? null,
-        instructions: body.instructions ?? '',
-        temperature: body.temperature ?? null,
-        maxOutputTokens: body.maxOutputTokens ?? null,
+      deps.db.transaction(async (tx) => {
+        // Counted under the organization's lock: concurrent creates at the cap make up to the cap, never more.
+        const limit = deps.config.agents.perOrganization;
+        if ((await countAgentsUnderLock(tx, auth.agencyId)) >= limit) throw agentLimitReached(limit);
+        return insertAgent(tx, {
+          id: uuidv7(),
+          agencyId: auth.agencyId,
+          name: body.name,
+          description: body.description ?? '',
+          modelId: body.modelId ?? null,
+          instructions: body.instructions ?? '',
+          temperature: body.temperature ?? null,
+          maxOutputTokens: body.maxOutputTokens ?? null,
+        });
       }),
   }),
   defineRoute({

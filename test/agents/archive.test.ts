@@ -107,10 +107,8 @@ test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for
   for (const [key, { body }] of Object.entries(table)) {
     const [method, path] = key.split(' ') as [string, string];
     const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    const call = t.context.t
-      .http()
-      [verb]('/api' + path)
-      .set('authorization', `Bearer ${owner.token}`);
+    const http = t.context.t.http();
+    const call = http[verb]('/api' + path).set('authorization', `Bearer ${owner.token}`);
     const response = await (body ? call.send(body) : call);
     t.is(response.status, 404, key);
     t.deepEqual(response.body, AGENT_NOT_FOUND, key);

@@ -134,6 +134,13 @@ export const CONFIG_VARIABLES = {
       meaning: "how long a server's listed tools are reused (`?refresh=true` bypasses)",
     }),
   },
+  agents: {
+    perOrganization: variable('AGENTS_PER_ORGANIZATION', int(1, 100_000), {
+      default: '100',
+      meaning:
+        'most agents an organization may have; creating one more is 409 `AI.AGENT_LIMIT_REACHED`. Archived agents do not count ([agents-and-tools.md](agents-and-tools.md#archiving-an-agent))',
+    }),
+  },
   ai: {
     gatewayUrl: variable('AI_GATEWAY_URL', web.transform(withoutTrailingSlash), {
       default: 'https://ai-gateway.vercel.sh/v1',

@@ -169,6 +169,15 @@ export const CONFIG_VARIABLES = {
       default: '30000',
       meaning: "longest wait for the provider's next chunk (the first one included)",
     }),
+    titleModel: variable(
+      'AI_TITLE_MODEL',
+      z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be 1 to 200 printable characters without spaces'),
+      {
+        absent: "absent: the conversation's agent's model",
+        meaning:
+          "model that titles a conversation after its first turn (one short non-streamed call); on the platform key an unpriced one is never called and titles stay the first message's first line ([agents-and-tools.md](agents-and-tools.md#conversation-titles))",
+      },
+    ),
     budgetOutputTokens: variable('AI_BUDGET_OUTPUT_TOKENS', int(1, 128_000), {
       default: '4096',
       meaning:

@@ -11,6 +11,14 @@ import { CountRow, IdRow } from './rows.ts';
  * `usage_events` and only join `agents` for a name.
  */
 
+/** What each new user message is checked against before the agent's model is called (docs/agents-and-tools.md, "Guardrails"). */
+const Guardrails = z.strictObject({
+  blockedTerms: z.array(z.string()),
+  moderationModel: z.string().nullable(),
+  refusal: z.string(),
+});
+export type Guardrails = z.infer<typeof Guardrails>;
+
 const Agent = z.strictObject({
   id: z.string(),
   name: z.string(),
@@ -19,6 +27,7 @@ const Agent = z.strictObject({
   instructions: z.string(),
   temperature: z.number().nullable(),
   maxOutputTokens: z.number().int().nullable(),
+  guardrails: Guardrails,
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -26,7 +35,7 @@ export type Agent = z.infer<typeof Agent>;
 
 const agentColumns = sql.fragment`
   id, name, description, model_id AS "modelId", instructions, temperature, max_output_tokens AS "maxOutputTokens",
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+  guardrails, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /**
  * A condition for a statement on another table: the agent `agentId` belongs to the agency
@@ -89,18 +98,28 @@ export type AgentDefinition = {
   instructions: string;
   temperature: number | null;
   maxOutputTokens: number | null;
+  guardrails: Guardrails;
 };
 
 export function insertAgent(db: CommonQueryMethods, agent: { id: string; agencyId: string } & AgentDefinition) {
   return db.one(sql.type(Agent)`
-    INSERT INTO agents (id, agency_id, name, description, model_id, instructions, temperature, max_output_tokens)
+    INSERT INTO agents (id, agency_id, name, description, model_id, instructions, temperature, max_output_tokens, guardrails)
     VALUES (${agent.id}, ${agent.agencyId}, ${agent.name}, ${agent.description}, ${agent.modelId}, ${agent.instructions},
-            ${agent.temperature}, ${agent.maxOutputTokens})
+            ${agent.temperature}, ${agent.maxOutputTokens}, ${sql.jsonb(agent.guardrails)})
     RETURNING ${agentColumns}`);
 }
 
-/** Changes the given fields of this agency's agent (a nullable field given `null` is cleared); null when there is no such agent in use. */
-export function updateAgent(db: CommonQueryMethods, agencyId: string, agentId: string, edit: Partial<AgentDefinition>) {
+/**
+ * Changes the given fields of this agency's agent (a nullable field given `null` is cleared; the
+ * given fields of `guardrails` replace those stored, the others stay); null when there is no such
+ * agent in use.
+ */
+export function updateAgent(
+  db: CommonQueryMethods,
+  agencyId: string,
+  agentId: string,
+  edit: Partial<Omit<AgentDefinition, 'guardrails'>> & { guardrails?: Partial<Guardrails> },
+) {
   const sets = [
     ...(edit.name === undefined ? [] : [sql.fragment`name = ${edit.name}`]),
     ...(edit.description === undefined ? [] : [sql.fragment`description = ${edit.description}`]),
@@ -108,6 +127,7 @@ export function updateAgent(db: CommonQueryMethods, agencyId: string, agentId: s
     ...(edit.instructions === undefined ? [] : [sql.fragment`instructions = ${edit.instructions}`]),
     ...(edit.temperature === undefined ? [] : [sql.fragment`temperature = ${edit.temperature}`]),
     ...(edit.maxOutputTokens === undefined ? [] : [sql.fragment`max_output_tokens = ${edit.maxOutputTokens}`]),
+    ...(edit.guardrails === undefined ? [] : [sql.fragment`guardrails = guardrails || ${sql.jsonb(edit.guardrails)}`]),
     sql.fragment`updated_at = now()`,
   ];
   return db.maybeOne(sql.type(Agent)`

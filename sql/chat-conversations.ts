@@ -15,6 +15,8 @@ const StoredMessage = z.strictObject({
   id: z.string(),
   role: z.enum(['user', 'assistant']),
   parts: z.array(z.strictObject({ type: z.string() }).catchall(z.unknown())),
+  /** The UI message's `metadata` (a refused answer's `guardrail`); read where clients read messages. */
+  metadata: z.record(z.string(), z.unknown()).nullish(),
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
@@ -46,6 +48,11 @@ export function ensureConversation(
             ${conversation.title}, ${conversation.now.toISOString()}, ${conversation.now.toISOString()})
     ON CONFLICT (organization_id, agent_id, user_id, client_id) DO UPDATE SET updated_at = chat_conversations.updated_at
     RETURNING ${conversationColumns}`);
+}
+
+/** Sets a conversation's title (a model's title replacing the first line it started with). */
+export async function setConversationTitle(db: CommonQueryMethods, conversationId: string, title: string): Promise<void> {
+  await db.query(sql.unsafe`UPDATE chat_conversations SET title = ${title} WHERE id = ${conversationId}`);
 }
 
 /** The caller's conversations with this agent, most recently active first. */
@@ -86,9 +93,10 @@ export async function saveMessage(db: CommonQueryMethods, conversationId: string
 export function messageWrites(conversationId: string, message: StoredMessage, now: Date) {
   return sql.fragment`
     saved_message AS (
-      INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
-      VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)}, ${now.toISOString()}, ${now.toISOString()})
-      ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, updated_at = excluded.updated_at
+      INSERT INTO chat_messages (conversation_id, id, role, parts, metadata, created_at, updated_at)
+      VALUES (${conversationId}, ${message.id}, ${message.role}, ${sql.jsonb(message.parts as never)},
+              ${message.metadata ? sql.jsonb(message.metadata as never) : null}, ${now.toISOString()}, ${now.toISOString()})
+      ON CONFLICT (conversation_id, id) DO UPDATE SET parts = excluded.parts, metadata = excluded.metadata, updated_at = excluded.updated_at
     ), touched_conversation AS (
       UPDATE chat_conversations SET updated_at = ${now.toISOString()} WHERE id = ${conversationId}
     )`;
@@ -181,15 +189,16 @@ export async function listMessagePage(
   page: { limit: number; before: string | undefined; maxBytes: number },
 ): Promise<{ messages: StoredMessage[]; hasMore: boolean }> {
   const rows = await db.any(sql.type(StoredMessage)`
-    SELECT id, role, parts FROM (
-      SELECT m.id, m.role, m.parts, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
+    SELECT id, role, parts, metadata FROM (
+      SELECT m.id, m.role, m.parts, m.metadata, sum(m.bytes) OVER (ORDER BY m.id DESC) - m.bytes AS newer_bytes
       FROM chat_messages m
       WHERE m.conversation_id = ${conversationId} ${page.before === undefined ? sql.fragment`` : sql.fragment`AND m.id < ${page.before}`}
       ORDER BY m.id DESC
       LIMIT ${page.limit + 1}) w
     WHERE w.newer_bytes < ${page.maxBytes}
     ORDER BY w.id DESC`);
-  const kept = rows.slice(0, page.limit);
+  // A message without metadata has no `metadata` key, as the AI SDK writes it.
+  const kept = rows.slice(0, page.limit).map(({ metadata, ...message }) => (metadata ? { ...message, metadata } : message));
   return { messages: kept.reverse(), hasMore: rows.length > kept.length || (await hasOlder(db, conversationId, kept[0]?.id)) };
 }
 

@@ -4,7 +4,9 @@ import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './errors.ts';
 import { AGENT_SCOPE } from './scope.ts';
-import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
+import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
+import { moderationModelAllowed } from './guardrail-models.ts';
+import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, DEFAULT_REFUSAL, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
 
@@ -24,13 +26,14 @@ export const agentRoutes = [
     schemas: { body: CreateAgentBody },
     status: 201,
     idempotent: true,
-    errors: [AI_AGENT_LIMIT_REACHED],
+    errors: [AI_AGENT_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE],
     responses: {
       201: { description: 'The new agent', schema: AgentSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },
     },
-    handler: ({ deps, auth, body }) =>
-      deps.db.transaction(async (tx) => {
+    handler: async ({ deps, auth, body }) => {
+      await moderationModelAllowed(deps, auth.agencyId, body.guardrails?.moderationModel);
+      return deps.db.transaction(async (tx) => {
         // Counted under the organization's lock: concurrent creates at the cap make up to the cap, never more.
         const limit = deps.config.agents.perOrganization;
         if ((await countAgentsUnderLock(tx, auth.agencyId)) >= limit) throw agentLimitReached(limit);
@@ -43,8 +46,14 @@ export const agentRoutes = [
           instructions: body.instructions ?? '',
           temperature: body.temperature ?? null,
           maxOutputTokens: body.maxOutputTokens ?? null,
+          guardrails: {
+            blockedTerms: body.guardrails?.blockedTerms ?? [],
+            moderationModel: body.guardrails?.moderationModel ?? null,
+            refusal: body.guardrails?.refusal ?? DEFAULT_REFUSAL,
+          },
         });
-      }),
+      });
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -75,19 +84,22 @@ export const agentRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/ai/agents/:agentId',
-    summary: "Change an agent of the caller's agency (name, description, model and its settings, instructions)",
+    summary: "Change an agent of the caller's agency (name, description, model and its settings, instructions, guardrails)",
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'update' },
     scope: AGENT_SCOPE,
     schemas: { params: AgentIdParams, body: UpdateAgentBody },
+    errors: [AI_MODEL_NOT_AVAILABLE],
     responses: {
       200: { description: 'The agent as changed', schema: AgentSchema },
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
     },
     // The UPDATE is the agent's own write: its WHERE keeps the agency and skips an agent archived since the scope read it.
-    handler: async ({ deps, auth, agent, body }) =>
-      (await updateAgent(deps.db, auth.agencyId, agent.id, body)) ?? Promise.reject(agentNotFound()),
+    handler: async ({ deps, auth, agent, body }) => {
+      await moderationModelAllowed(deps, auth.agencyId, body.guardrails?.moderationModel);
+      return (await updateAgent(deps.db, auth.agencyId, agent.id, body)) ?? Promise.reject(agentNotFound());
+    },
   }),
   defineRoute({
     method: 'DELETE',

@@ -34,6 +34,26 @@ const MaxOutputTokens = Type.Union([Type.Integer({ minimum: 1, maximum: 128_000 
   errorMessage: 'must be an integer from 1 to 128000, or null',
 });
 
+/** The refusal a message that trips a guardrail is answered with, when the agent sets none. */
+export const DEFAULT_REFUSAL = "Sorry, I can't help with that.";
+const BlockedTerm = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: NON_BLANK_LINE_PATTERN,
+  errorMessage: 'must be 1 to 100 characters on one line, not only spaces',
+});
+/**
+ * Guardrails (docs/agents-and-tools.md, "Guardrails"): every field optional; a new agent takes the
+ * defaults for those left out, a PATCH changes only those given.
+ */
+const GuardrailsInput = StrictObject({
+  blockedTerms: Type.Optional(Type.Array(BlockedTerm, { maxItems: 200, errorMessage: 'must be at most 200 terms' })),
+  moderationModel: Type.Optional(Type.Union([ModelId, Type.Null()])),
+  refusal: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, pattern: NUL_FREE_PATTERN, errorMessage: 'must be 1 to 500 characters' }),
+  ),
+});
+
 export const CreateAgentBody = StrictObject({
   name: AgentName,
   description: Type.Optional(AgentDescription),
@@ -41,6 +61,7 @@ export const CreateAgentBody = StrictObject({
   instructions: Type.Optional(AgentInstructions),
   temperature: Type.Optional(Temperature),
   maxOutputTokens: Type.Optional(MaxOutputTokens),
+  guardrails: Type.Optional(GuardrailsInput),
 });
 
 /** PATCH: any of the fields; `modelId: null` returns the agent to the default model. */
@@ -52,6 +73,7 @@ export const UpdateAgentBody = StrictObject(
     instructions: Type.Optional(AgentInstructions),
     temperature: Type.Optional(Temperature),
     maxOutputTokens: Type.Optional(MaxOutputTokens),
+    guardrails: Type.Optional(GuardrailsInput),
   },
   { minProperties: 1 },
 );
@@ -66,6 +88,14 @@ export const AgentSchema = Type.Object({
   instructions: Type.String(),
   temperature: Type.Union([Type.Number(), Type.Null()]),
   maxOutputTokens: Type.Union([Type.Integer(), Type.Null()]),
+  guardrails: Type.Object({
+    /** Matched case-insensitively as whole words (a term of several words as that phrase). */
+    blockedTerms: Type.Array(Type.String()),
+    /** The model that checks each new user message (its first word `unsafe` trips it); null: none. */
+    moderationModel: Type.Union([Type.String(), Type.Null()]),
+    /** The assistant's answer to a message that trips a guardrail. */
+    refusal: Type.String(),
+  }),
   createdAt: DateTime(),
   updatedAt: DateTime(),
 });

@@ -23,7 +23,17 @@ export function demoModel(): LanguageModelV3 {
     provider: 'demo',
     modelId: DEMO_MODEL_ID,
     supportedUrls: {},
-    doGenerate: () => Promise.reject(new Error('the demo model only streams')),
+    // A non-streamed call (a title, a guardrail check) gets the same answer's text.
+    doGenerate: (options) => {
+      const reply = answer(options);
+      const text = 'text' in reply ? reply.text : JSON.stringify(reply.input);
+      return Promise.resolve({
+        content: [{ type: 'text', text }],
+        finishReason: { unified: 'stop', raw: undefined },
+        usage: usageOf(options, text),
+        warnings: [],
+      });
+    },
     doStream: (options) => Promise.resolve({ stream: streamOf(answer(options), options) }),
   };
 }
@@ -70,6 +80,14 @@ function inputFor(tool: LanguageModelV3FunctionTool, said: string): Record<strin
 
 const tokens = (text: string) => Math.ceil(text.length / 4);
 
+function usageOf(options: LanguageModelV3CallOptions, outputText: string): LanguageModelV3Usage {
+  const promptTokens = tokens(JSON.stringify(options.prompt));
+  return {
+    inputTokens: { total: promptTokens, noCache: promptTokens, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: tokens(outputText), text: tokens(outputText), reasoning: 0 },
+  };
+}
+
 function streamOf(reply: Answer, options: LanguageModelV3CallOptions): ReadableStream<LanguageModelV3StreamPart> {
   const promptTokens = tokens(JSON.stringify(options.prompt));
   const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
@@ -83,11 +101,11 @@ function streamOf(reply: Answer, options: LanguageModelV3CallOptions): ReadableS
     outputText = JSON.stringify(reply.input);
     parts.push({ type: 'tool-call', toolCallId: `demo-call-${promptTokens}`, toolName: reply.toolName, input: outputText });
   }
-  const usage: LanguageModelV3Usage = {
-    inputTokens: { total: promptTokens, noCache: promptTokens, cacheRead: 0, cacheWrite: 0 },
-    outputTokens: { total: tokens(outputText), text: tokens(outputText), reasoning: 0 },
-  };
-  parts.push({ type: 'finish', usage, finishReason: { unified: 'text' in reply ? 'stop' : 'tool-calls', raw: undefined } });
+  parts.push({
+    type: 'finish',
+    usage: usageOf(options, outputText),
+    finishReason: { unified: 'text' in reply ? 'stop' : 'tool-calls', raw: undefined },
+  });
   return new ReadableStream({
     start(controller) {
       for (const part of parts) controller.enqueue(part);

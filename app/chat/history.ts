@@ -17,11 +17,10 @@ import { answerToolApproval } from '../tools/approvals.ts';
 import { approvalUnknownId } from '../tools/errors.ts';
 import { conversationNotFound } from './errors.ts';
 import { historyBytesFor, type Incoming } from './admission.ts';
+import { titleOf } from './titles.ts';
 
 /** The reason recorded for an approval the user left unanswered and moved on from. */
 export const UNANSWERED_REASON = 'The user sent a new message without answering this approval.';
-
-const TITLE_CHARS = 80;
 
 /**
  * `approvedCallIds`: the tool calls whose approval this request consumed as approved. They run
@@ -190,11 +189,4 @@ function pendingApprovalId(part: Part): string | undefined {
   if (part.state !== 'approval-requested') return undefined;
   const approval = part.approval as { id?: unknown } | undefined;
   return typeof approval?.id === 'string' ? approval.id : undefined;
-}
-
-/** The first line of the first message, cut at 80 characters (no model call). */
-export function titleOf(text: string): string {
-  const line = text.trim().split('\n', 1)[0]!.trim();
-  const chars = [...line];
-  return chars.length > TITLE_CHARS ? `${chars.slice(0, TITLE_CHARS - 1).join('')}…` : line;
 }

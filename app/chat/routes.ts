@@ -32,7 +32,9 @@ import { chatTurns } from './running-turns.ts';
 import { answerTurnStream, claimConversation } from './turn-claim.ts';
 import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationPageQuery, ConversationParams } from './schemas.ts';
 import { buildToolSet, callMcpTool, type ToolRunners } from './tool-map.ts';
-import { streamTurn } from './turn.ts';
+import { checkGuardrails } from './guardrails.ts';
+import { generateTitle } from './titles.ts';
+import { refusalStream, streamTurn } from './turn.ts';
 
 const tags = ['chat'];
 /** A page of a conversation ends once it holds this many stored bytes (the newest message always comes). */
@@ -128,6 +130,20 @@ export const chatRoutes = [
           priced,
         });
         const prepared = await prepareTurn(deps, scope, body.id, incoming, history);
+        let title: Promise<string | null> | undefined;
+        if (incoming.kind === 'user') {
+          // The message is stored; the agent's model sees it only if no guardrail trips (docs/chat.md, step 3).
+          const storedKey = settled(keyRead);
+          const guard = { organizationId: auth.agencyId, userId: auth.userId, storedKey, signal };
+          const verdict = await checkGuardrails(deps, agent, incoming.text, guard);
+          if (verdict.tripped) {
+            await model.close();
+            ctx.set(UI_MESSAGE_STREAM_HEADERS);
+            return Readable.from(turn!.run(refusalStream(deps, { agent, conversationId: prepared.conversationId, verdict })));
+          }
+          // A new conversation is titled beside its first turn, never waited for.
+          if (history === null) title = generateTitle(deps, { ...guard, agent }, prepared.conversationId, incoming.text);
+        }
         const tools = await buildToolSet(
           deps,
           {
@@ -152,6 +168,7 @@ export const chatRoutes = [
           tools,
           // Stop, the turn's deadline and shutdown end it; the client going away does not (a disconnect is not a stop).
           signal,
+          ...(title ? { title } : {}),
         });
         ctx.set(UI_MESSAGE_STREAM_HEADERS);
         return Readable.from(turn!.run(stream));

@@ -10,7 +10,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { messageWrites, type StoredMessage } from '../../sql/chat-conversations.ts';
+import { messageWrites, saveMessage, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
@@ -19,6 +19,7 @@ import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
 import { fitEveryCall } from './context-window.ts';
+import type { GuardrailVerdict } from './guardrails.ts';
 import { TurnEnd } from './running-turns.ts';
 import { ToolFailure } from './tool-map.ts';
 
@@ -67,6 +68,8 @@ export type Turn = {
   tools: ToolSet;
   /** Aborted by stop, the turn's deadline or shutdown (never by the client going away): ends the provider request and the tool call in flight. */
   signal: AbortSignal;
+  /** A new conversation's title being made (app/chat/titles.ts): sent as `data-conversation-title` if it comes while the stream is open. */
+  title?: Promise<string | null>;
 };
 
 /**
@@ -99,6 +102,11 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
       let answer: UIMessage | undefined;
       let finish: UIMessageChunk | undefined;
       const inputs = new Map<string, { toolName: string; input: unknown }>();
+      // The title goes out when it comes, between other chunks, until the turn's ending chunk.
+      let open = true;
+      void turn.title?.then((title) => {
+        if (title !== null && open) writer.write({ type: 'data-conversation-title', data: { title } });
+      });
       try {
         const toolCount = Object.keys(turn.tools).length;
         const system = systemMessageOf(turn.agent, toolCount > 0);
@@ -147,6 +155,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
         await saveTurn(turn, stopped.answer, startedAt);
         for (const chunk of stopped.chunks) writer.write(chunk);
         const ending = endingChunk(turn.signal, finish);
+        open = false;
         if (ending) writer.write(ending);
       } finally {
         await model.close();
@@ -184,6 +193,41 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
     throw new TurnNotSaved('the turn could not be saved');
   }
+}
+
+/**
+ * The answer to a message that tripped a guardrail (app/chat/guardrails.ts): the agent's refusal as
+ * the assistant's text, with finish reason `content-filter` and `metadata.guardrail` saying which
+ * check tripped (and why, for a moderation check that failed closed), stored like any answer. The
+ * agent's model is not called.
+ */
+export function refusalStream(
+  deps: AppDeps,
+  refused: { agent: Agent; conversationId: Promise<string>; verdict: Extract<GuardrailVerdict, { tripped: true }> },
+): ReadableStream<UIMessageChunk> {
+  const { verdict } = refused;
+  const metadata = {
+    guardrail: { tripped: true, by: verdict.by, ...('failure' in verdict && verdict.failure ? { failure: verdict.failure } : {}) },
+  };
+  return createUIMessageStream({
+    onError: (error) => describeFailure(error, []),
+    execute: async ({ writer }) => {
+      const id = uuidv7();
+      const text = refused.agent.guardrails.refusal;
+      writer.write({ type: 'start', messageId: id, messageMetadata: metadata });
+      writer.write({ type: 'text-start', id: 'refusal' });
+      writer.write({ type: 'text-delta', id: 'refusal', delta: text });
+      writer.write({ type: 'text-end', id: 'refusal' });
+      try {
+        const message = { id, role: 'assistant' as const, parts: [{ type: 'text', text, state: 'done' }], metadata };
+        await saveMessage(deps.db, await refused.conversationId, message, deps.clock());
+      } catch (error) {
+        deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
+        throw new TurnNotSaved('the refusal could not be saved');
+      }
+      writer.write({ type: 'finish', finishReason: 'content-filter' });
+    },
+  });
 }
 
 /** The text of a tool part that had not finished when its turn was stopped. */

@@ -378,6 +378,11 @@ export type Api = {
       instructions?: string;
       temperature?: number | null;
       maxOutputTokens?: number | null;
+      guardrails?: {
+        blockedTerms?: string[];
+        moderationModel?: string | null;
+        refusal?: string;
+      };
     };
     response: {
       id: string;
@@ -387,6 +392,11 @@ export type Api = {
       instructions: string;
       temperature: number | null;
       maxOutputTokens: number | null;
+      guardrails: {
+        blockedTerms: string[];
+        moderationModel: string | null;
+        refusal: string;
+      };
       createdAt: string;
       updatedAt: string;
     };
@@ -402,6 +412,11 @@ export type Api = {
         instructions: string;
         temperature: number | null;
         maxOutputTokens: number | null;
+        guardrails: {
+          blockedTerms: string[];
+          moderationModel: string | null;
+          refusal: string;
+        };
         createdAt: string;
         updatedAt: string;
       }[];
@@ -420,11 +435,16 @@ export type Api = {
       instructions: string;
       temperature: number | null;
       maxOutputTokens: number | null;
+      guardrails: {
+        blockedTerms: string[];
+        moderationModel: string | null;
+        refusal: string;
+      };
       createdAt: string;
       updatedAt: string;
     };
   };
-  /** Change an agent of the caller's agency (name, description, model and its settings, instructions) */
+  /** Change an agent of the caller's agency (name, description, model and its settings, instructions, guardrails) */
   'PATCH /ai/agents/:agentId': {
     params: {
       agentId: string;
@@ -436,6 +456,11 @@ export type Api = {
       instructions?: string;
       temperature?: number | null;
       maxOutputTokens?: number | null;
+      guardrails?: {
+        blockedTerms?: string[];
+        moderationModel?: string | null;
+        refusal?: string;
+      };
     };
     response: {
       id: string;
@@ -445,6 +470,11 @@ export type Api = {
       instructions: string;
       temperature: number | null;
       maxOutputTokens: number | null;
+      guardrails: {
+        blockedTerms: string[];
+        moderationModel: string | null;
+        refusal: string;
+      };
       createdAt: string;
       updatedAt: string;
     };

@@ -48,7 +48,8 @@ test.serial(
     t.deepEqual(stored, Array(9).fill(MAX_ANSWER_BYTES));
     // The cut calls are still metered (estimated: the provider's counts never arrived).
     const outputs = await t.context.t.db.pool.anyFirst(sql.type(z.strictObject({ output: z.string() }))`
-      SELECT output_tokens::text AS output FROM usage_events WHERE agent_id = ${agentId} AND created_at >= ${startedAt.toISOString()} ORDER BY created_at`);
+      SELECT output_tokens::text AS output FROM usage_events WHERE agent_id = ${agentId} AND created_at >= ${startedAt.toISOString()}
+        AND action_type = 'user_interaction' ORDER BY created_at`);
     t.is(outputs.length, 9);
     for (const output of outputs) t.true(Number(output) > 100_000);
     // A page of the conversation ends at 8 MiB of stored messages: the rest on the next page.

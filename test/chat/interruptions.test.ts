@@ -81,7 +81,7 @@ test.serial(
     const peer = await provider(t, () => ({ kind: 'text', text: 'An answer that is never kept.', usage: { prompt: 12, completion: 6 } }));
     const base = await serve(t, chatConfig({ gatewayUrl: peer.url }));
     const auth = await bearer(t);
-    const usageBefore = await count(t, sql.type(Count)`SELECT count(*)::int AS n FROM usage_events`);
+    const usageBefore = await count(t, sql.type(Count)`SELECT count(*)::int AS n FROM usage_events WHERE action_type = 'user_interaction'`);
     const db = await backendControl(t);
     await db.query('BEGIN');
     // Only the turn's closing write (assistant message + usage, one transaction) touches usage_events.
@@ -109,7 +109,7 @@ test.serial(
       WHERE c.client_id = 'lost-after' ORDER BY m.id`),
       [{ role: 'user' }],
     );
-    t.is(await count(t, sql.type(Count)`SELECT count(*)::int AS n FROM usage_events`), usageBefore);
+    t.is(await count(t, sql.type(Count)`SELECT count(*)::int AS n FROM usage_events WHERE action_type = 'user_interaction'`), usageBefore);
   },
 );
 

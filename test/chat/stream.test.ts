@@ -20,11 +20,15 @@ const UsageRow = z.strictObject({
 });
 
 test.serial('a turn streams the provider text as a UI message stream, stores both messages and records one usage event', async (t) => {
-  const peer = await provider(t, () => ({
-    kind: 'text',
-    text: 'Hello from the scripted provider',
-    usage: { prompt: 120, completion: 7, cached: 20 },
-  }));
+  // The title call fails here (the conversation keeps its first line as title; tests/chat/titles.test.ts has the rest).
+  const peer = await provider(
+    t,
+    (request) =>
+      request.stream === true
+        ? { kind: 'text', text: 'Hello from the scripted provider', usage: { prompt: 120, completion: 7, cached: 20 } }
+        : { kind: 'status', status: 500 },
+    { titles: 'script' },
+  );
   const base = await serve(t, chatConfig({ gatewayUrl: peer.url, defaultModel: 'test/priced-model' }));
   const auth = await bearer(t);
   await t.context.t.db.pool.query(sql.unsafe`
@@ -52,7 +56,8 @@ test.serial('a turn streams the provider text as a UI message stream, stores bot
     SELECT model_id AS "modelId", action_type AS "actionType", source, agent_id AS "agentId", user_id AS "userId",
            input_tokens::text AS "inputTokens", cache_read_tokens::text AS "cacheReadTokens", output_tokens::text AS "outputTokens",
            cost_usd::text AS "costUsd", latency_ms AS "latencyMs"
-    FROM usage_events WHERE agent_id = ${agentId} AND model_id = 'test/priced-model' ORDER BY created_at`);
+    FROM usage_events WHERE agent_id = ${agentId} AND model_id = 'test/priced-model' AND action_type = 'user_interaction'
+    ORDER BY created_at`);
   t.is(usage.length, 2);
   t.like(usage[1], {
     modelId: 'test/priced-model',

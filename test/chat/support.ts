@@ -31,8 +31,12 @@ export async function serve(t: T, config: Config): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-export async function provider(t: T, script: (request: ChatRequest, index: number) => Reply): Promise<OpenAiPeer> {
-  const peer = await startOpenAiPeer(script);
+export async function provider(
+  t: T,
+  script: (request: ChatRequest, index: number) => Reply | Promise<Reply>,
+  options: { titles?: 'answer' | 'script' } = {},
+): Promise<OpenAiPeer> {
+  const peer = await startOpenAiPeer(script, options);
   t.teardown(() => peer.close());
   return peer;
 }

@@ -57,7 +57,9 @@ export function turnOutcomes(t: T, chatId: string) {
 }
 
 export const usageCount = (t: T) =>
-  t.context.t.db.pool.oneFirst(sql.type(z.strictObject({ n: z.number() }))`SELECT count(*)::int AS n FROM usage_events`);
+  t.context.t.db.pool.oneFirst(
+    sql.type(z.strictObject({ n: z.number() }))`SELECT count(*)::int AS n FROM usage_events WHERE action_type = 'user_interaction'`,
+  );
 
 /**
  * Reads a stream response until its text so far satisfies `ready`, then goes on reading in the

@@ -14,7 +14,7 @@ const LARGEST_COST = '9999999999.0000000000';
 const costsOf = (t: T, modelId: string) =>
   t.context.t.db.pool.manyFirst(sql.type(z.strictObject({ cost: z.string() }))`
     SELECT cost_usd::text AS cost FROM usage_events
-    WHERE organization_id = ${ORGANIZATIONS.demoAgency.id} AND model_id = ${modelId}
+    WHERE organization_id = ${ORGANIZATIONS.demoAgency.id} AND model_id = ${modelId} AND action_type <> 'title_generation'
     ORDER BY agent_id NULLS LAST, created_at`);
 
 /**

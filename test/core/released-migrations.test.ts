@@ -33,6 +33,7 @@ const RELEASED: Record<string, string> = {
   '1030_knowledge_base.sql': 'b3768abbbff6fde532d41305e7ec461eeb91eabc6e975def4094be476093bd85',
   '1040_knowledge_vectors.sql': '5ab3a1ac6a9b1002a3a4af0730cd14ccdf961fe4545ec0195565c4d7bcbeea0a',
   '1100_usage_reservations.sql': 'a1ceb734ecf46692a44228245d6c14b144c5440ed447c355fc3dea4ca265e96d',
+  '1101_guardrails_and_titles.sql': '46baae16a72b4477b23361fc93781d30bd2bb2e70da1d2aa50164953a19e84bd',
   '1120_agents_archived.sql': 'e6f581cb654cf96dd10595dab211960f1baf73d01df97ff4bfb39e7d0f340af3',
 };
 

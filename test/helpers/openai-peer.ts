@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { TITLE_PROMPT } from '../../app/chat/titles.ts';
 
 /**
  * A scripted OpenAI-compatible Chat Completions server on 127.0.0.1 for the chat stream's tests
@@ -48,23 +49,42 @@ export type OpenAiPeer = {
   /** Base URL, ending `/v1`. */
   url: string;
   requests: ReceivedRequest[];
+  /** The title calls answered apart from the script. */
+  titleRequests: ReceivedRequest[];
   /** Resolves with each request's socket closing: `finished` false when the client hung up first. */
   closes: Promise<{ finished: boolean }>[];
   close(): Promise<void>;
 };
 
-/** `script` answers the n-th request (0-based) given its body; it is called once per request. */
-export async function startOpenAiPeer(script: (request: ChatRequest, index: number) => Reply): Promise<OpenAiPeer> {
-  const peer: OpenAiPeer = { url: '', requests: [], closes: [], close: async () => {} };
+/** What the peer answers a title call with, unless the script answers titles itself. */
+export const DEFAULT_TITLE = 'A titled conversation';
+
+/**
+ * `script` answers the n-th request (0-based) given its body, now or later; it is called once per
+ * request. Title calls (app/chat/titles.ts) are answered `DEFAULT_TITLE` and kept in
+ * `titleRequests`, unless `titles: 'script'` hands them to the script too.
+ */
+export async function startOpenAiPeer(
+  script: (request: ChatRequest, index: number) => Reply | Promise<Reply>,
+  options: { titles?: 'answer' | 'script' } = {},
+): Promise<OpenAiPeer> {
+  const peer: OpenAiPeer = { url: '', requests: [], titleRequests: [], closes: [], close: async () => {} };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
+      // A new conversation's title call runs beside its first turn: answered here, apart from the script's requests.
+      if (options.titles !== 'script' && body.messages[0]?.content === TITLE_PROMPT) {
+        peer.titleRequests.push({ body, headers: request.headers });
+        answer({ kind: 'text', text: DEFAULT_TITLE, usage: { prompt: 40, completion: 3 } }, body, response);
+        return;
+      }
       const index = peer.requests.length;
       peer.requests.push({ body, headers: request.headers });
       peer.closes.push(new Promise((resolve) => response.on('close', () => resolve({ finished: response.writableFinished }))));
-      answer(script(body, index), body, response);
+      // A script may answer later (a promise): the reply waits for what the test waits on.
+      void Promise.resolve(script(body, index)).then((reply) => answer(reply, body, response));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

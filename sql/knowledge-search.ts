@@ -37,13 +37,23 @@ export function withStatementTimeout<T>(
 /**
  * Passages one step of the full-text search ranks at most: the first this many of the agent's
  * passages matching the step's query (in the order the database finds them), so the ranking
- * (`ts_rank_cd` over each candidate's tsvector) costs the same at 1,000 matches as at 300,000.
+ * (`ts_rank` over each candidate's tsvector, some microseconds each) costs the same at 300
+ * matches as at 300,000.
  */
-export const SEARCH_CANDIDATES = 1_000;
-/** Most distinct words of a question the relaxation uses (the AND query uses all). */
-const MAX_LADDER_WORDS = 8;
+export const SEARCH_CANDIDATES = 300;
+/** Most words the relaxation combines (the first step uses all): C(6, 3) = 20 groups at most in one step. */
+const MAX_LADDER_WORDS = 6;
+/** Most words the last step (any one word) ORs. */
+const MAX_ANY_WORDS = 16;
+/**
+ * A word PostgreSQL's statistics of knowledge_chunks (all agents) put in more passages than this
+ * is too common to find passages by in the relaxation: the GIN index walks every passage holding
+ * a word of an OR of AND groups, whoever's they are. At 300,000 passages, "any 4 of 7 words" of
+ * about 40,000 passages each took 1 s (bench/knowledge).
+ */
+export const COMMON_WORD_PASSAGES = 2_000;
 
-const QueryShape = z.strictObject({ operators: z.boolean(), words: z.array(z.string()) });
+const QueryShape = z.strictObject({ operators: z.boolean(), words: z.array(z.string()), common: z.array(z.string()) });
 
 /** `words` combined `size` at a time: `('a' & 'b') | ('a' & 'c') | ...` (lexemes as PostgreSQL normalized them). */
 function atLeast(words: readonly string[], size: number): string {
@@ -61,13 +71,15 @@ function atLeast(words: readonly string[], size: number): string {
  * The agent's passages for `query` (English stemming, `websearch_to_tsquery` syntax), best
  * first. A question rarely has every one of its words in the passage that answers it, so the
  * search relaxes step by step until it has `limit` passages: passages holding all n words, then
- * any n-1 of them, ... then any 2, then any one, each step a GIN query. Each step ranks at most
- * SEARCH_CANDIDATES passages (ranking every passage that shares a common word is what made an
- * unbounded OR slow: bench/knowledge). A passage's score is the number of the question's words it
- * holds (the step that found it) plus its `ts_rank_cd` (normalized to 0..1; heading words weigh
- * more), so more words always rank first. A query with operators (a quoted phrase, `-word`,
- * `or`) is taken as written, without relaxing, and ranked among SEARCH_CANDIDATES likewise. A
- * query of stop words only finds nothing. Every statement stops after `timeoutMs`.
+ * any n-1 of them, ... then any one, each step a GIN query. The relaxation combines the
+ * question's words that are not common (COMMON_WORD_PASSAGES, by the table's statistics; at most
+ * MAX_LADDER_WORDS of them), and a last step takes passages holding any word, common ones
+ * included. Each step ranks at most SEARCH_CANDIDATES passages (ranking every passage that
+ * shares a common word is what made an unbounded OR slow: bench/knowledge). A passage's score is
+ * the number of words of the step that found it plus its `ts_rank` (normalized to 0..1; heading
+ * words weigh more), so more words always rank first. A query with operators (a quoted phrase,
+ * `-word`, `or`) is taken as written, without relaxing, and ranked among SEARCH_CANDIDATES
+ * likewise. A query of stop words only finds nothing. Every statement stops after `timeoutMs`.
  */
 export function searchPassages(
   db: CommonQueryMethods,
@@ -77,10 +89,18 @@ export function searchPassages(
   timeoutMs: number,
 ): Promise<Passage[]> {
   return withStatementTimeout(db, timeoutMs, async (tx) => {
+    // most_common_elem_freqs ends with 3 summary numbers; unnest pads the words with nulls there.
     const shape = await tx.one(sql.type(QueryShape)`
+      WITH words AS (SELECT DISTINCT word FROM unnest(tsvector_to_array(to_tsvector('english', ${query}))) AS word),
+      common AS (
+        SELECT e.word FROM pg_stats s,
+             unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(word, frequency)
+        WHERE s.schemaname = current_schema() AND s.tablename = 'knowledge_chunks' AND s.attname = 'search'
+          AND e.frequency * (SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'knowledge_chunks'::regclass) > ${COMMON_WORD_PASSAGES}
+      )
       SELECT q::text ~ '[!|]|<' AS operators,
-             coalesce((SELECT array_agg(DISTINCT word ORDER BY word) FROM unnest(tsvector_to_array(to_tsvector('english', ${query}))) AS word),
-                      '{}') AS words
+             coalesce((SELECT array_agg(word ORDER BY word) FROM words), '{}') AS words,
+             coalesce((SELECT array_agg(word ORDER BY word) FROM words WHERE word IN (SELECT word FROM common)), '{}') AS common
       FROM websearch_to_tsquery('english', ${query}) AS q`);
     if (shape.words.length === 0) return [];
     const found = new Map<string, Passage>();
@@ -92,7 +112,7 @@ export function searchPassages(
           LIMIT ${SEARCH_CANDIDATES}
         )
         SELECT c.document_id AS "documentId", d.name AS "documentName", c.ordinal, c.heading, c.body AS text,
-               (${words} + ts_rank_cd(c.search, m.q, 32))::float8 AS score
+               (${words} + ts_rank(c.search, m.q, 32))::float8 AS score
         FROM matching c JOIN knowledge_documents d ON d.id = c.document_id, (SELECT ${match} AS q) AS m
         ORDER BY score DESC, c.document_id, c.ordinal
         LIMIT ${limit + found.size}`);
@@ -100,11 +120,14 @@ export function searchPassages(
     };
     const all = shape.words.length;
     await step(sql.fragment`websearch_to_tsquery('english', ${query})`, all);
-    if (!shape.operators) {
-      const words = shape.words.slice(0, MAX_LADDER_WORDS);
-      for (let size = Math.min(all, words.length) - 1; size >= 1 && found.size < limit; size--)
-        await step(sql.fragment`${atLeast(words, size)}::tsquery`, size);
-    }
+    if (shape.operators) return [...found.values()].slice(0, limit);
+    const common = new Set(shape.common);
+    const rare = shape.words.filter((word) => !common.has(word));
+    const ladder = rare.slice(0, MAX_LADDER_WORDS);
+    for (let size = ladder.length === all ? all - 1 : ladder.length; size >= 1 && found.size < limit; size--)
+      await step(sql.fragment`${atLeast(ladder, size)}::tsquery`, size);
+    if (found.size < limit && ladder.length < all)
+      await step(sql.fragment`${atLeast([...rare, ...shape.common].slice(0, MAX_ANY_WORDS), 1)}::tsquery`, 1);
     return [...found.values()].sort((a, b) => b.score - a.score).slice(0, limit);
   });
 }

@@ -2,7 +2,7 @@ import anyTest from 'ava';
 import type { UIMessage } from 'ai';
 import { sql, type DatabasePool } from 'slonik';
 import { searchKnowledge } from '../../app/knowledge/service.ts';
-import { SEARCH_CANDIDATES } from '../../sql/knowledge-search.ts';
+import { COMMON_WORD_PASSAGES, SEARCH_CANDIDATES } from '../../sql/knowledge-search.ts';
 import { seedDemoKnowledge } from '../../seeds/demo-knowledge.ts';
 import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
 import { testConfig, withTestApp } from '../helpers/app.ts';
@@ -33,29 +33,32 @@ async function insertChunks(pool: DatabasePool, agentId: string, name: string, c
 }
 
 // First in the file: the table is fresh, so rows lie in the order they were inserted.
-test.serial('each search step ranks a bounded candidate set: a better passage past the first 1,000 matches is not ranked', async (t) => {
-  const fillers = Array.from({ length: SEARCH_CANDIDATES }, (_, i) => ({
-    heading: `Note ${i}`,
-    body: `An ordinary zephyr note, number ${i}.`,
-  }));
-  const best = { heading: 'Zephyr', body: 'Zephyr zephyr zephyr: everything about the zephyr.' };
-  const pool = t.context.t.db.pool;
-  const deps = t.context.t.app.deps;
-  // Ten matches and the best one: it ranks first.
-  await insertChunks(pool, AGENTS.research.id, 'few.md', [...fillers.slice(0, 10), best]);
-  const [few] = await searchKnowledge(deps, { ...support, agentId: AGENTS.research.id }, 'zephyr', 3);
-  t.is(few!.heading, 'Zephyr');
-  // 1,000 matches before it: the ranking never sees it, and answers among the first 1,000.
-  await pool.query(sql.unsafe`DELETE FROM knowledge_documents WHERE agent_id = ${AGENTS.research.id}`);
-  await insertChunks(pool, AGENTS.research.id, 'many.md', [...fillers, best]);
-  const many = await searchKnowledge(deps, { ...support, agentId: AGENTS.research.id }, 'zephyr', 3);
-  t.is(many.length, 3);
-  t.false(many.some((passage) => passage.heading === 'Zephyr'));
-  // An `or` query, taken as written, is bounded the same way.
-  const or = await searchKnowledge(deps, { ...support, agentId: AGENTS.research.id }, 'zephyr or everything', 3);
-  t.false(or.some((passage) => passage.heading === 'Zephyr'));
-  await pool.query(sql.unsafe`DELETE FROM knowledge_documents WHERE agent_id = ${AGENTS.research.id}`);
-});
+test.serial(
+  'each search step ranks a bounded candidate set: a better passage past the first SEARCH_CANDIDATES (300) matches is not ranked',
+  async (t) => {
+    const fillers = Array.from({ length: SEARCH_CANDIDATES }, (_, i) => ({
+      heading: `Note ${i}`,
+      body: `An ordinary zephyr note, number ${i}.`,
+    }));
+    const best = { heading: 'Zephyr', body: 'Zephyr zephyr zephyr: everything about the zephyr.' };
+    const pool = t.context.t.db.pool;
+    const deps = t.context.t.app.deps;
+    // Ten matches and the best one: it ranks first.
+    await insertChunks(pool, AGENTS.research.id, 'few.md', [...fillers.slice(0, 10), best]);
+    const [few] = await searchKnowledge(deps, { ...support, agentId: AGENTS.research.id }, 'zephyr', 3);
+    t.is(few!.heading, 'Zephyr');
+    // SEARCH_CANDIDATES matches before it: the ranking never sees it, and answers among them.
+    await pool.query(sql.unsafe`DELETE FROM knowledge_documents WHERE agent_id = ${AGENTS.research.id}`);
+    await insertChunks(pool, AGENTS.research.id, 'many.md', [...fillers, best]);
+    const many = await searchKnowledge(deps, { ...support, agentId: AGENTS.research.id }, 'zephyr', 3);
+    t.is(many.length, 3);
+    t.false(many.some((passage) => passage.heading === 'Zephyr'));
+    // An `or` query, taken as written, is bounded the same way.
+    const or = await searchKnowledge(deps, { ...support, agentId: AGENTS.research.id }, 'zephyr or everything', 3);
+    t.false(or.some((passage) => passage.heading === 'Zephyr'));
+    await pool.query(sql.unsafe`DELETE FROM knowledge_documents WHERE agent_id = ${AGENTS.research.id}`);
+  },
+);
 
 type ToolPart = { type: string; state: string; errorText?: string };
 
@@ -116,5 +119,37 @@ test.serial(
     // Within the bound, the question is embedded and the rankings fused.
     await searchKnowledge(t.context.t.rebuild({ config: config(10_000) }).deps, support, 'How long does it take to get my money back?', 3);
     t.is(peer.requests.length, requests + 1);
+  },
+);
+
+test.serial(
+  "a word common in the table's statistics (any agent's passages) is left out of the relaxation, so it counts less",
+  async (t) => {
+    const pool = t.context.t.db.pool;
+    const research = { ...support, agentId: AGENTS.research.id };
+    const question = 'quokka basalt gneiss';
+    await insertChunks(pool, AGENTS.research.id, 'rocks.md', [
+      { heading: 'Basalt', body: 'The quokka sits on basalt.' },
+      { heading: 'Gneiss', body: 'Basalt turns into gneiss.' },
+    ]);
+    // Rare words: holding two of the three counts 2 for both passages.
+    const rare = await searchKnowledge(t.context.t.app.deps, research, question, 2);
+    t.deepEqual(
+      rare.map((passage) => Math.floor(passage.score)),
+      [2, 2],
+    );
+    // Another agent's passages make "quokka" common: only basalt and gneiss relax the question.
+    const filler = Array.from({ length: COMMON_WORD_PASSAGES + 500 }, (_, i) => ({ heading: '', body: `A quokka, number ${i}.` }));
+    await insertChunks(pool, AGENTS.support.id, 'quokkas.md', filler);
+    await pool.query(sql.unsafe`ANALYZE knowledge_chunks`);
+    const common = await searchKnowledge(t.context.t.app.deps, research, question, 2);
+    t.deepEqual(
+      common.map((passage) => [passage.heading, Math.floor(passage.score)]),
+      [
+        ['Gneiss', 2],
+        ['Basalt', 1],
+      ],
+    );
+    await pool.query(sql.unsafe`DELETE FROM knowledge_documents`);
   },
 );

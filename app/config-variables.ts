@@ -220,6 +220,11 @@ export const CONFIG_VARIABLES = {
       meaning:
         '`statement_timeout` of each statement of a knowledge search; a search past it ends the `search_knowledge_base` call `output-error` with a message the model reads',
     }),
+    searchesPerOrganization: variable('KNOWLEDGE_SEARCHES_PER_ORGANIZATION', int(1, 1000), {
+      default: '2',
+      meaning:
+        "knowledge searches of one organization that run at once in one instance; the next wait their turn (at most 32; one more ends `output-error` at once), so one tenant's parallel chat turns cannot take the database from the others",
+    }),
     exactScanMaxChunks: variable('KNOWLEDGE_EXACT_SCAN_MAX_CHUNKS', int(0, 1_000_000), {
       default: '10000',
       meaning:

@@ -22,7 +22,10 @@ export type Passage = z.infer<typeof Passage>;
 const passageColumns = sql.fragment`
   c.document_id AS "documentId", d.name AS "documentName", c.ordinal, c.heading, c.body AS text`;
 
-/** Runs `run` in a transaction (a savepoint inside one) whose statements each stop after `timeoutMs`. */
+/**
+ * Runs `run` in a transaction whose statements each stop after `timeoutMs`. Inside a caller's
+ * transaction it is a savepoint, and the timeout then lasts until that transaction ends.
+ */
 export function withStatementTimeout<T>(
   db: CommonQueryMethods,
   timeoutMs: number,

@@ -17,6 +17,7 @@ import { embedTexts, embeddingsEnabled, type EmbeddingScope } from './embeddings
 import { documentText, DocumentProblem, type DocumentType } from './parse.ts';
 import { KnowledgeSearchTimeout } from './errors.ts';
 import { checkKnowledgeLimits, footprintOf } from './limits.ts';
+import { SearchSlots } from './search-slots.ts';
 
 /** Largest upload (the file, or the JSON text in UTF-8). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
@@ -25,6 +26,15 @@ export const DEFAULT_PASSAGES = 5;
 export const MAX_PASSAGES = 20;
 /** The constant of reciprocal rank fusion: a passage at rank r of a list scores 1 / (RRF_K + r). */
 export const RRF_K = 60;
+/** Searches of one organization waiting for a slot (KNOWLEDGE_SEARCHES_PER_ORGANIZATION) at most; one more is refused. */
+export const SEARCHES_WAITING_PER_ORGANIZATION = 32;
+
+const slots = new WeakMap<AppDeps, SearchSlots>();
+const searchSlots = (deps: AppDeps) => {
+  let found = slots.get(deps);
+  if (!found) slots.set(deps, (found = new SearchSlots(deps.config.knowledge.searchesPerOrganization, SEARCHES_WAITING_PER_ORGANIZATION)));
+  return found;
+};
 
 const stores = new WeakMap<AppDeps['db'], Promise<VectorStore>>();
 
@@ -147,7 +157,10 @@ async function vectorRankingRuns(deps: AppDeps, agentId: string): Promise<boolea
  * a passage's fused score is the sum of 1 / (RRF_K + rank) over the lists holding it. Without
  * embeddings the score is the full-text one. Every statement of the search stops after
  * `KNOWLEDGE_SEARCH_TIMEOUT_MS`: the search then throws KnowledgeSearchTimeout, whose message the
- * tool call's `output-error` carries to the model.
+ * tool call's `output-error` carries to the model. An organization's searches run at most
+ * `KNOWLEDGE_SEARCHES_PER_ORGANIZATION` at once in this process (search-slots.ts), so one
+ * tenant's parallel turns take a bounded share of the database; past the waiting ones, a search
+ * is refused at once (SearchSlotsFull, an `output-error` too).
  */
 export async function searchKnowledge(
   deps: AppDeps,
@@ -157,6 +170,7 @@ export async function searchKnowledge(
   signal?: AbortSignal,
 ): Promise<Passage[]> {
   const timeoutMs = deps.config.knowledge.searchTimeoutMs;
+  const release = await searchSlots(deps).acquire(scope.organizationId, signal);
   try {
     if (!embeddingsEnabled(deps)) return await searchPassages(deps.db, scope.agentId, query, limit, timeoutMs);
     const depth = limit * 4;
@@ -170,6 +184,8 @@ export async function searchKnowledge(
   } catch (error) {
     if (error instanceof StatementTimeoutError) throw new KnowledgeSearchTimeout(timeoutMs);
     throw error;
+  } finally {
+    release();
   }
 }
 

@@ -134,6 +134,13 @@ export const CONFIG_VARIABLES = {
       meaning: "how long a server's listed tools are reused (`?refresh=true` bypasses)",
     }),
   },
+  agents: {
+    perOrganization: variable('AGENTS_PER_ORGANIZATION', int(1, 100_000), {
+      default: '100',
+      meaning:
+        'most agents an organization may have; creating one more is 409 `AI.AGENT_LIMIT_REACHED`. Archived agents do not count ([agents-and-tools.md](agents-and-tools.md#archiving-an-agent))',
+    }),
+  },
   ai: {
     gatewayUrl: variable('AI_GATEWAY_URL', web.transform(withoutTrailingSlash), {
       default: 'https://ai-gateway.vercel.sh/v1',
@@ -161,6 +168,11 @@ export const CONFIG_VARIABLES = {
     providerTimeoutMs: variable('AI_PROVIDER_TIMEOUT_MS', int(100, 600_000), {
       default: '30000',
       meaning: "longest wait for the provider's next chunk (the first one included)",
+    }),
+    budgetOutputTokens: variable('AI_BUDGET_OUTPUT_TOKENS', int(1, 128_000), {
+      default: '4096',
+      meaning:
+        "output limit of a model call whose agent sets no `maxOutputTokens`, when the organization's budget is enforced: the call is sent with it and reserves its cost ([analytics.md](analytics.md#budgets))",
     }),
     turnTimeoutMs: variable('AI_TURN_TIMEOUT_MS', int(100, 3_600_000), {
       default: '300000',

@@ -1,6 +1,15 @@
-import { sql, type CommonQueryMethods } from 'slonik';
+import { sql, type CommonQueryMethods, type IdentifierSqlToken } from 'slonik';
 import { z } from 'zod';
-import { IdRow } from './rows.ts';
+import { CountRow, IdRow } from './rows.ts';
+
+/*
+ * The archive rule lives here: an archived agent (`archived_at` set) is absent for every caller.
+ * Every lookup of an agent on someone's behalf (the route scope, the locks of writes under an
+ * agent, the list, a channel that serves an agent) goes through `findAgentInAgency`,
+ * `lockAgentInAgency` or `listAgentsOfAgency`, or, from a statement of another table, through
+ * `agentInUse`. Usage rows of an archived agent stay readable to analytics, which read
+ * `usage_events` and only join `agents` for a name.
+ */
 
 const Agent = z.strictObject({
   id: z.string(),
@@ -19,25 +28,57 @@ const agentColumns = sql.fragment`
   id, name, description, model_id AS "modelId", instructions, temperature, max_output_tokens AS "maxOutputTokens",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-/** The agent with this id if it belongs to this agency (another agency's agent is absent). */
+/**
+ * A condition for a statement on another table: the agent `agentId` belongs to the agency
+ * `agencyId` and is not archived (each a column of that table or a value).
+ */
+export const agentInUse = (agentId: IdentifierSqlToken | string, agencyId: IdentifierSqlToken | string) => sql.fragment`
+  EXISTS (SELECT 1 FROM agents in_use WHERE in_use.id = ${agentId} AND in_use.agency_id = ${agencyId} AND in_use.archived_at IS NULL)`;
+
+/** The agent with this id if it belongs to this agency and is not archived (another agency's agent is absent). */
 export function findAgentInAgency(db: CommonQueryMethods, agencyId: string, agentId: string) {
   return db.maybeOne(sql.type(Agent)`
-    SELECT ${agentColumns} FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId}`);
+    SELECT ${agentColumns} FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL`);
 }
 
 /**
  * The id of this agency's agent, locked until the transaction ends: concurrent replacements
- * of its tool set run one after the other.
+ * of its tool set run one after the other. Null for an archived agent; an archive waits for
+ * the lock, so a write that holds it finishes first.
  */
 export function lockAgentInAgency(db: CommonQueryMethods, agencyId: string, agentId: string) {
   return db.maybeOneFirst(sql.type(IdRow)`
-    SELECT id FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId} FOR UPDATE`);
+    SELECT id FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL FOR UPDATE`);
 }
 
-/** Every agent of the agency, oldest first. */
+/** Every agent of the agency that is not archived, oldest first. */
 export function listAgentsOfAgency(db: CommonQueryMethods, agencyId: string) {
   return db.any(sql.type(Agent)`
-    SELECT ${agentColumns} FROM agents WHERE agency_id = ${agencyId} ORDER BY created_at, id`);
+    SELECT ${agentColumns} FROM agents WHERE agency_id = ${agencyId} AND archived_at IS NULL ORDER BY created_at, id`);
+}
+
+/**
+ * How many agents of the agency are not archived, counted under a lock on the organization's
+ * row that the caller's transaction keeps until it ends: concurrent creates of one agency count
+ * one after another, so the cap cannot be passed twice. Two statements on purpose: in READ
+ * COMMITTED the count, a statement of its own, sees what a create that held the lock before
+ * committed. `FOR NO KEY UPDATE`: foreign-key checks of other tables on the organization are
+ * not blocked.
+ */
+export async function countAgentsUnderLock(tx: CommonQueryMethods, agencyId: string): Promise<number> {
+  await tx.maybeOne(sql.type(IdRow)`
+    SELECT id FROM organizations WHERE id = ${agencyId} FOR NO KEY UPDATE`);
+  return tx.oneFirst(sql.type(CountRow)`
+    SELECT count(*)::int AS n FROM agents WHERE agency_id = ${agencyId} AND archived_at IS NULL`);
+}
+
+/** Archives this agency's agent; false when it has no such agent in use (missing, another agency's, or archived already). */
+export async function archiveAgent(db: CommonQueryMethods, agencyId: string, agentId: string, now: Date): Promise<boolean> {
+  const archived = await db.maybeOneFirst(sql.type(IdRow)`
+    UPDATE agents SET archived_at = ${sql.timestamp(now)}, updated_at = ${sql.timestamp(now)}
+    WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL
+    RETURNING id`);
+  return archived !== null;
 }
 
 /** The fields a client sets on an agent (docs/agents-and-tools.md). */
@@ -58,7 +99,7 @@ export function insertAgent(db: CommonQueryMethods, agent: { id: string; agencyI
     RETURNING ${agentColumns}`);
 }
 
-/** Changes the given fields of this agency's agent (a nullable field given `null` is cleared); null when there is no such agent. */
+/** Changes the given fields of this agency's agent (a nullable field given `null` is cleared); null when there is no such agent in use. */
 export function updateAgent(db: CommonQueryMethods, agencyId: string, agentId: string, edit: Partial<AgentDefinition>) {
   const sets = [
     ...(edit.name === undefined ? [] : [sql.fragment`name = ${edit.name}`]),
@@ -71,6 +112,6 @@ export function updateAgent(db: CommonQueryMethods, agencyId: string, agentId: s
   ];
   return db.maybeOne(sql.type(Agent)`
     UPDATE agents SET ${sql.join(sets, sql.fragment`, `)}
-    WHERE id = ${agentId} AND agency_id = ${agencyId}
+    WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL
     RETURNING ${agentColumns}`);
 }

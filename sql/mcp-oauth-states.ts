@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { agentInUse } from './agents.ts';
 
 export type PendingAuthorization = {
   stateHash: Buffer;
@@ -42,6 +43,9 @@ export function deleteExpiredAuthorizations(db: CommonQueryMethods, now: Date) {
     WHERE expires_at <= ${sql.timestamp(now)} AND (handoff_expires_at IS NULL OR handoff_expires_at <= ${sql.timestamp(now)})`);
 }
 
+/** The flow's agent is in use: a flow of an archived agent is unknown to every step (never taken, never landed). */
+const ofAgentInUse = agentInUse(sql.identifier(['mcp_oauth_states', 'agent_id']), sql.identifier(['mcp_oauth_states', 'agency_id']));
+
 const TakenAuthorization = z.strictObject({
   userId: z.string(),
   agencyId: z.string(),
@@ -63,13 +67,14 @@ export type TakenAuthorization = z.infer<typeof TakenAuthorization>;
 
 /**
  * Takes (deletes and answers) the caller's pending authorization with this state hash: a
- * state is used at most once, also under concurrent callbacks. Another user's state is
- * neither answered nor consumed. An expired row is taken too, and reported as `expired`.
+ * state is used at most once, also under concurrent callbacks. Another user's state, and one
+ * of an archived agent, is neither answered nor consumed. An expired row is taken too, and
+ * reported as `expired`.
  */
 export function takePendingAuthorization(db: CommonQueryMethods, stateHash: Buffer, userId: string, now: Date) {
   return db.maybeOne(sql.type(TakenAuthorization)`
     DELETE FROM mcp_oauth_states
-    WHERE state_hash = ${sql.binary(stateHash)} AND user_id = ${userId}
+    WHERE state_hash = ${sql.binary(stateHash)} AND user_id = ${userId} AND ${ofAgentInUse}
     RETURNING user_id AS "userId", agency_id AS "agencyId", agent_id AS "agentId", server_id AS "serverId",
               key_id AS "keyId", sealed, issuer, iss_parameter_supported AS "issParameterSupported",
               client_id AS "clientId", token_endpoint_auth_method AS "tokenEndpointAuthMethod",
@@ -82,7 +87,7 @@ const Landed = z.strictObject({ agentId: z.string(), serverId: z.string() });
 /**
  * A browser landed with this state: records the authorization response (sealed) and the hash
  * of a one-time hand-off on the pending flow, once. Answers the flow's agent and server, or
- * null for a state that is unknown, expired or already landed (the first landing wins: a
+ * null for a state that is unknown, expired, already landed or of an archived agent (the first landing wins: a
  * later one, e.g. with a code obtained elsewhere, cannot replace the response).
  */
 export function recordLanding(
@@ -94,7 +99,7 @@ export function recordLanding(
     SET handoff_hash = ${sql.binary(landing.handoffHash)}, landing_key_id = ${landing.keyId},
         landing_sealed = ${sql.binary(landing.sealed)}, handoff_expires_at = ${sql.timestamp(landing.handoffExpiresAt)}
     WHERE state_hash = ${sql.binary(landing.stateHash)} AND handoff_hash IS NULL
-      AND expires_at > ${sql.timestamp(landing.now)}
+      AND expires_at > ${sql.timestamp(landing.now)} AND ${ofAgentInUse}
     RETURNING agent_id AS "agentId", server_id AS "serverId"`);
 }
 
@@ -109,7 +114,8 @@ export type TakenLanding = z.infer<typeof TakenLanding>;
 /**
  * Takes (deletes and answers) the landed flow with this hand-off, started by this user with
  * this browser key, in one statement: a hand-off is completed at most once. Another user's
- * hand-off, or one presented with another key, is neither answered nor consumed. `expired`
+ * hand-off, one presented with another key, and one of an archived agent, is neither answered
+ * nor consumed. `expired`
  * is the hand-off's expiry; an expired one is taken too.
  */
 export function takeLandedAuthorization(
@@ -119,7 +125,7 @@ export function takeLandedAuthorization(
   return db.maybeOne(sql.type(TakenLanding)`
     DELETE FROM mcp_oauth_states
     WHERE handoff_hash = ${sql.binary(handoff.handoffHash)} AND user_id = ${handoff.userId}
-      AND browser_key_hash = ${sql.binary(handoff.browserKeyHash)}
+      AND browser_key_hash = ${sql.binary(handoff.browserKeyHash)} AND ${ofAgentInUse}
     RETURNING user_id AS "userId", agency_id AS "agencyId", agent_id AS "agentId", server_id AS "serverId",
               key_id AS "keyId", sealed, issuer, iss_parameter_supported AS "issParameterSupported",
               client_id AS "clientId", token_endpoint_auth_method AS "tokenEndpointAuthMethod",

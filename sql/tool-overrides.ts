@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { agentInUse } from './agents.ts';
 
 const ToolOverride = z.strictObject({ toolName: z.string(), createdAt: z.string() });
 export type ToolOverride = z.infer<typeof ToolOverride>;
@@ -18,7 +19,7 @@ export function upsertToolOverride(db: CommonQueryMethods, userId: string, agent
     RETURNING tool_name AS "toolName", created_at AS "createdAt"`);
 }
 
-/** Removes the user's override of this tool of an agent of this agency, if there is one. */
+/** Removes the user's override of this tool of an agent of this agency in use, if there is one (an archived agent's are kept). */
 export async function deleteToolOverride(
   db: CommonQueryMethods,
   scope: { agencyId: string; userId: string; agentId: string },
@@ -26,9 +27,8 @@ export async function deleteToolOverride(
 ) {
   await db.query(sql.unsafe`
     DELETE FROM tool_overrides o
-    USING agents a
     WHERE o.user_id = ${scope.userId} AND o.agent_id = ${scope.agentId} AND o.tool_name = ${toolName}
-      AND a.id = o.agent_id AND a.agency_id = ${scope.agencyId}`);
+      AND ${agentInUse(sql.identifier(['o', 'agent_id']), scope.agencyId)}`);
 }
 
 /** The user's own overrides for this agent, oldest first. */

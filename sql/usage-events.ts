@@ -89,8 +89,14 @@ export async function insertUsageEvents(
              e."outputTokens", e."cacheReadTokens",
              CASE WHEN e."costUsd" IS NOT NULL THEN e."costUsd"
                   WHEN p.model_id IS NULL THEN 0
-                  ELSE least((e."inputTokens" * p.input_usd_per_mtok + e."outputTokens" * p.output_usd_per_mtok
-                              + e."cacheReadTokens" * p.cache_read_usd_per_mtok) / 1000000, 9999999999) END,
+                  ELSE ${tokensCost(
+                    {
+                      input: sql.fragment`e."inputTokens"`,
+                      output: sql.fragment`e."outputTokens"`,
+                      cacheRead: sql.fragment`e."cacheReadTokens"`,
+                    },
+                    sql.fragment`p`,
+                  )} END,
              e."latencyMs", e."createdAt"
       FROM batch e
       LEFT JOIN fresh f ON f.organization_id = e."organizationId" AND f.ingest_key = e."ingestKey"
@@ -101,3 +107,14 @@ export async function insertUsageEvents(
     )
     SELECT count(*) AS inserted FROM inserted`);
 }
+
+/**
+ * The cost of a row's tokens at the price of `pricing` (a `model_pricing` row), in USD, capped at
+ * the column's largest value: the one formula of a priced usage row (`insertUsageEvents` and the
+ * settlement of a reservation).
+ */
+export const tokensCost = (
+  tokens: { input: FragmentSqlToken; output: FragmentSqlToken; cacheRead: FragmentSqlToken },
+  pricing: FragmentSqlToken,
+) => sql.fragment`least((${tokens.input} * ${pricing}.input_usd_per_mtok + ${tokens.output} * ${pricing}.output_usd_per_mtok
+                         + ${tokens.cacheRead} * ${pricing}.cache_read_usd_per_mtok) / 1000000, 9999999999)`;

@@ -30,7 +30,10 @@ export async function findUnstoredIngestKeys(
       SELECT 1 FROM usage_ingest_keys s WHERE s.organization_id = ${organizationId} AND s.ingest_key = k.ingest_key)`);
 }
 
-/** Which of these agent ids are agents of the organization. */
+/**
+ * Which of these agent ids are agents of the organization, archived ones included: usage is
+ * reported after the fact, and an archived agent's usage stays counted (docs/analytics.md).
+ */
 export async function findAgentIdsOfOrganization(
   db: CommonQueryMethods,
   organizationId: string,

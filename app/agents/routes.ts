@@ -1,8 +1,8 @@
 import { uuidv7 } from 'uuidv7';
-import { insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
+import { archiveAgent, countAgentsUnderLock, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
-import { agentNotFound } from './errors.ts';
+import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './errors.ts';
 import { AGENT_SCOPE } from './scope.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, UpdateAgentBody } from './schemas.ts';
 
@@ -14,32 +14,42 @@ export const agentRoutes = [
     method: 'POST',
     path: '/ai/agents',
     summary: "Create an agent in the caller's agency",
+    description:
+      'At most `AGENTS_PER_ORGANIZATION` (default 100) agents in use per organization: one more is 409 `AI.AGENT_LIMIT_REACHED` ' +
+      '(archived agents do not count).',
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'create' },
+    rateLimit: { limit: 20, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { body: CreateAgentBody },
     status: 201,
     idempotent: true,
+    errors: [AI_AGENT_LIMIT_REACHED],
     responses: {
       201: { description: 'The new agent', schema: AgentSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },
     },
     handler: ({ deps, auth, body }) =>
-      insertAgent(deps.db, {
-        id: uuidv7(),
-        agencyId: auth.agencyId,
-        name: body.name,
-        description: body.description ?? '',
-        modelId: body.modelId ?? null,
-        instructions: body.instructions ?? '',
-        temperature: body.temperature ?? null,
-        maxOutputTokens: body.maxOutputTokens ?? null,
+      deps.db.transaction(async (tx) => {
+        // Counted under the organization's lock: concurrent creates at the cap make up to the cap, never more.
+        const limit = deps.config.agents.perOrganization;
+        if ((await countAgentsUnderLock(tx, auth.agencyId)) >= limit) throw agentLimitReached(limit);
+        return insertAgent(tx, {
+          id: uuidv7(),
+          agencyId: auth.agencyId,
+          name: body.name,
+          description: body.description ?? '',
+          modelId: body.modelId ?? null,
+          instructions: body.instructions ?? '',
+          temperature: body.temperature ?? null,
+          maxOutputTokens: body.maxOutputTokens ?? null,
+        });
       }),
   }),
   defineRoute({
     method: 'GET',
     path: '/ai/agents',
-    summary: "List the agents of the caller's agency",
+    summary: "List the agents of the caller's agency (archived ones are not listed)",
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },
@@ -75,8 +85,31 @@ export const agentRoutes = [
       200: { description: 'The agent as changed', schema: AgentSchema },
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
     },
-    // The UPDATE is the agent's own write: its WHERE keeps the agency (agents are never deleted).
+    // The UPDATE is the agent's own write: its WHERE keeps the agency and skips an agent archived since the scope read it.
     handler: async ({ deps, auth, agent, body }) =>
       (await updateAgent(deps.db, auth.agencyId, agent.id, body)) ?? Promise.reject(agentNotFound()),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/ai/agents/:agentId',
+    summary: "Archive an agent of the caller's agency",
+    description:
+      'The agent leaves the list and every route under it answers 404 `AI.AGENT_NOT_FOUND` (a second DELETE too); its ' +
+      'conversations, documents, MCP servers and usage are kept, and analytics go on counting its usage. A turn already ' +
+      'running finishes.',
+    tags: ['agents'],
+    auth: 'jwt',
+    policy: { subject: AGENT, action: 'update' },
+    scope: AGENT_SCOPE,
+    schemas: { params: AgentIdParams },
+    status: 204,
+    responses: {
+      204: { description: 'Archived' },
+      400: { description: 'agentId is not a UUID', schema: ValidationErrorBody },
+    },
+    // A concurrent DELETE that archived it first leaves this one nothing to archive: the same 404 as a second DELETE.
+    handler: async ({ deps, auth, agent }) => {
+      if (!(await archiveAgent(deps.db, auth.agencyId, agent.id, deps.clock()))) throw agentNotFound();
+    },
   }),
 ];

@@ -1,41 +1,14 @@
-import { createHash } from 'node:crypto';
 import type { ModelMessage } from 'ai';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { estimateTokens, MESSAGE_OVERHEAD_TOKENS } from '../metering/tokens.ts';
 
 /**
  * The context window of a model call (docs/chat.md, "A context that fits"): the newest whole
- * messages that fit `AI_CONTEXT_MAX_TOKENS`, estimated with the o200k tokenizer (GPT-4o's, through
- * `gpt-tokenizer`), counted per message and remembered by content, so a turn counts only what it
- * has not seen before.
+ * messages that fit `AI_CONTEXT_MAX_TOKENS`, estimated per message (`estimateTokens`, remembered by
+ * content, so a turn counts only what it has not seen before).
  */
 
-/** Chat format tokens around each message (role and separators, as OpenAI counts them). */
-export const MESSAGE_OVERHEAD_TOKENS = 4;
 /** Estimated tokens of one offered tool's name, description and input schema. */
 export const TOOL_RESERVE_TOKENS = 150;
-/** Text is tokenized in slices of this many characters: BPE cost grows with the square of a long run of letters. */
-const SLICE_CHARS = 2_000;
-/** Longer text is tokenized up to here and the rest estimated at the same characters per token. */
-const EXACT_CHARS = 64 * 1024;
-const MAX_REMEMBERED = 20_000;
-const remembered = new Map<string, number>();
-/** User text may hold `<|endoftext|>` and the like: counted as text, never refused. */
-const AS_TEXT = { disallowedSpecial: new Set<string>() };
-
-/** Estimated tokens of `text` (o200k_base; within a few tokens of the real count below `EXACT_CHARS`). */
-export function estimateTokens(text: string): number {
-  if (text.length === 0) return 0;
-  const key = createHash('sha256').update(text).digest('base64');
-  const known = remembered.get(key);
-  if (known !== undefined) return known;
-  const exact = Math.min(text.length, EXACT_CHARS);
-  let tokens = 0;
-  for (let at = 0; at < exact; at += SLICE_CHARS) tokens += countTokens(text.slice(at, Math.min(at + SLICE_CHARS, exact)), AS_TEXT);
-  if (exact < text.length) tokens = Math.ceil((tokens * text.length) / exact);
-  if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value!);
-  remembered.set(key, tokens);
-  return tokens;
-}
 
 /** The text a message puts in the model's context: its text, tool calls (name and input) and tool results. */
 function textOf(message: ModelMessage): string {

@@ -15,18 +15,10 @@ export const providerNotConfigured = () =>
 export const conversationNotFound = () =>
   new CodedError(AI_CONVERSATION_NOT_FOUND, { en: 'Conversation not found', es: 'Conversación no encontrada' });
 
-export const AI_MODEL_NOT_AVAILABLE = errorCode(400, 'AI.MODEL_NOT_AVAILABLE');
 export const AI_CONVERSATION_FULL = errorCode(409, 'AI.CONVERSATION_FULL');
 
 /** Most messages one conversation holds (user messages and answers together). */
 export const MAX_CONVERSATION_MESSAGES = 1000;
-
-/** On the platform key, a model the price list does not have (the platform never pays for an unpriced model). */
-export const modelNotAvailable = (modelId: string) =>
-  new CodedError(AI_MODEL_NOT_AVAILABLE, {
-    en: `The model "${modelId}" is not available on this platform: choose a model from GET /api/ai/models, or add your organization's own provider key to use any model.`,
-    es: `El modelo "${modelId}" no está disponible en esta plataforma: elige un modelo de GET /api/ai/models, o añade la clave de proveedor de tu organización para usar cualquier modelo.`,
-  });
 
 /** A new user message in a conversation that has no room for it and its answer. */
 export const conversationFull = () =>

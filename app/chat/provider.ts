@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { LanguageModelV3, LanguageModelV3Middleware, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type { LanguageModelV3, LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { wrapLanguageModel } from 'ai';
-import { findProviderKey, type ProviderKeyRow } from '../../sql/provider-keys.ts';
+import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson } from '../crypto/credentials.ts';
 import { guardedSession, providerFetch, type ProviderFailure } from '../net/guarded-fetch.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
-import { estimateTokens } from './context-window.ts';
+import { modelMeter, type MeteredCall } from '../metering/meter.ts';
+import { estimateTokens } from '../metering/tokens.ts';
 import { DEMO_MODEL_ID, demoModel } from './demo-model.ts';
 import { providerNotConfigured } from './errors.ts';
 import type { UsageSource } from '../../sql/usage-window.ts';
@@ -15,7 +16,7 @@ import type { UsageSource } from '../../sql/usage-window.ts';
 /*
  * The model of a chat turn: its provider (the organization's key, the platform's gateway or the
  * demo model) over the bounded provider fetch, wrapped in two language-model middlewares, the
- * usage meter (`usageMeter`) outside the answer's byte cap (`answerCap`).
+ * meter (`modelMeter`: budget reservations and usage) outside the answer's byte cap (`answerCap`).
  */
 
 /** Most bytes one provider response may stream (a hostile provider cannot stream forever). */
@@ -31,22 +32,20 @@ export type ChatModel = {
   modelId: string;
   source: UsageSource;
   calls: MeteredCall[];
+  /** Budget reservations of the calls (an enforced budget), released with their usage rows. */
+  reservations: string[];
   failures: ProviderFailure[];
   /** Ends the turn's outbound connections (BYOK). */
   close(): Promise<void>;
 };
 
 /**
- * Picks the provider of a turn: the organization's own key (BYOK, its `baseUrl` under the
- * outbound URL policy), else the platform's `AI_GATEWAY_*` (operator configuration, trusted),
- * else the demo model outside production; in production 503 `AI.PROVIDER_NOT_CONFIGURED`.
- * Throws before any stream starts.
+ * The model of a turn (or of a title or guardrail call) at `requestedModelId`: the organization's
+ * own key (`stored`, read by the caller with `findProviderKey`; BYOK, its `baseUrl` under the
+ * outbound URL policy), else the platform's `AI_GATEWAY_*` (operator configuration, trusted), else
+ * the demo model outside production; in production 503 `AI.PROVIDER_NOT_CONFIGURED`. Throws before
+ * any stream starts.
  */
-export async function chatModelFor(deps: AppDeps, organizationId: string, requestedModelId: string, turn: AbortSignal): Promise<ChatModel> {
-  return chatModelWith(deps, organizationId, requestedModelId, turn, await findProviderKey(deps.db, organizationId));
-}
-
-/** `chatModelFor` given the organization's stored key (`findProviderKey`), read by the caller. */
 export function chatModelWith(
   deps: AppDeps,
   organizationId: string,
@@ -54,10 +53,19 @@ export function chatModelWith(
   turn: AbortSignal,
   stored: ProviderKeyRow | null,
 ): ChatModel {
-  const meter = usageMeter(deps.clock);
   const limits = { idleTimeoutMs: deps.config.ai.providerTimeoutMs, maxResponseBytes: MAX_PROVIDER_RESPONSE_BYTES };
-  // The meter outside the cap: a call the cap ends is still metered (with the cap's estimate).
-  const metered = (model: LanguageModelV3) => wrapLanguageModel({ model, middleware: [meter.middleware, answerCap()] }) as LanguageModelV3;
+  const metered = (
+    model: LanguageModelV3,
+    modelId: string,
+    source: UsageSource,
+    failures: ProviderFailure[],
+    close: () => Promise<void>,
+  ) => {
+    const meter = modelMeter(deps, { organizationId, modelId });
+    // The meter outside the cap: a call the cap ends is still metered (with the cap's estimate).
+    const wrapped = wrapLanguageModel({ model, middleware: [meter.middleware, answerCap()] });
+    return { model: wrapped, modelId, source, calls: meter.calls, reservations: meter.reservations, failures, close };
+  };
   if (stored) {
     const apiKey = openJson<string>(
       deps.config.credentialsKeyring,
@@ -74,37 +82,17 @@ export function chatModelWith(
       : undefined;
     const endpoint = { name: 'byok', baseURL: stored.baseUrl ?? deps.config.ai.gatewayUrl, apiKey };
     const outbound = providerFetch(session ? session.fetch : fetch, limits);
-    return { ...openAiCompatible(endpoint, outbound, 'byok'), close: async () => session?.close() };
+    const model = chatModelOver(endpoint, requestedModelId, outbound.fetch);
+    return metered(model, requestedModelId, 'byok', outbound.failures, async () => session?.close());
   }
   const apiKey = deps.config.ai.gatewayApiKey;
   if (apiKey === undefined) {
     if (deps.config.nodeEnv === 'production') throw providerNotConfigured();
-    return {
-      model: metered(demoModel()),
-      modelId: DEMO_MODEL_ID,
-      source: 'system',
-      calls: meter.calls,
-      failures: [],
-      close: async () => {},
-    };
+    return metered(demoModel(), DEMO_MODEL_ID, 'system', [], async () => {});
   }
-  const endpoint = { name: 'gateway', baseURL: deps.config.ai.gatewayUrl, apiKey };
-  return { ...openAiCompatible(endpoint, providerFetch(fetch, limits), 'system'), close: async () => {} };
-
-  /** A Chat Completions model at `endpoint`, over the turn's bounded fetch, metered. */
-  function openAiCompatible(
-    endpoint: { name: string; baseURL: string; apiKey: string },
-    outbound: ReturnType<typeof providerFetch>,
-    source: ChatModel['source'],
-  ): Omit<ChatModel, 'close'> {
-    return {
-      model: metered(chatModelOver(endpoint, requestedModelId, outbound.fetch)),
-      modelId: requestedModelId,
-      source,
-      calls: meter.calls,
-      failures: outbound.failures,
-    };
-  }
+  const outbound = providerFetch(fetch, limits);
+  const model = chatModelOver({ name: 'gateway', baseURL: deps.config.ai.gatewayUrl, apiKey }, requestedModelId, outbound.fetch);
+  return metered(model, requestedModelId, 'system', outbound.failures, async () => {});
 }
 
 /** Most chat model instances kept for reuse (one per endpoint, key and model id). */
@@ -129,58 +117,6 @@ function chatModelOver(endpoint: { name: string; baseURL: string; apiKey: string
   }
   const config = (shared as unknown as { config: Record<string, unknown> }).config;
   return Object.assign(Object.create(shared) as LanguageModelV3, { config: { ...config, fetch } });
-}
-
-/** One model call as measured: tokens as the provider reported them and the time to its last chunk. */
-export type MeteredCall = {
-  inputTokens: number;
-  cacheReadTokens: number;
-  outputTokens: number;
-  latencyMs: number;
-  finishedAt: Date;
-};
-
-/**
- * A language-model middleware that records every streamed call whose usage the provider
- * reported: its usage from the `finish` part and the milliseconds from sending the request to it
- * (the stream's last part).
- * Input tokens are counted without the cached ones (the usage event's convention).
- */
-export function usageMeter(clock: () => Date): { middleware: LanguageModelV3Middleware; calls: MeteredCall[] } {
-  const calls: MeteredCall[] = [];
-  const middleware: LanguageModelV3Middleware = {
-    specificationVersion: 'v3',
-    wrapStream: async ({ doStream }) => {
-      const started = performance.now();
-      const result = await doStream();
-      let usage: LanguageModelV3Usage | undefined;
-      const stream = result.stream.pipeThrough(
-        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
-          // Recorded when the provider reports the usage (its last part): a turn stopped after it
-          // still records the call (the stop route saves "the usage already reported").
-          transform(part, controller) {
-            if (part.type === 'finish' && !usage) {
-              usage = part.usage;
-              calls.push({ ...tokensOf(usage), latencyMs: Math.round(performance.now() - started), finishedAt: clock() });
-            }
-            controller.enqueue(part);
-          },
-        }),
-      );
-      return { ...result, stream };
-    },
-  };
-  return { middleware, calls };
-}
-
-function tokensOf(usage: LanguageModelV3Usage) {
-  const cacheReadTokens = usage.inputTokens.cacheRead ?? 0;
-  const total = usage.inputTokens.total ?? 0;
-  return {
-    inputTokens: usage.inputTokens.noCache ?? Math.max(0, total - cacheReadTokens),
-    cacheReadTokens,
-    outputTokens: usage.outputTokens.total ?? 0,
-  };
 }
 
 /** Most bytes (UTF-8) of text, reasoning and tool input one assistant answer stores, over all its model calls. */

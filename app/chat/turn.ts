@@ -10,11 +10,11 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { insertUsageEvents } from '../../sql/usage-events.ts';
-import { afterUsageWritten } from '../analytics/budget/checker.ts';
 import { messageWrites, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
+import { CodedError } from '../core/errors.ts';
+import { recordModelCalls } from '../metering/record.ts';
 import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
@@ -148,8 +148,6 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
         for (const chunk of stopped.chunks) writer.write(chunk);
         const ending = endingChunk(turn.signal, finish);
         if (ending) writer.write(ending);
-        // Budgets are checked after every usage write (it logs rather than throws; the minute sweep retries).
-        if (model.calls.length > 0) await afterUsageWritten(turn.deps, turn.organizationId);
       } finally {
         await model.close();
       }
@@ -157,37 +155,30 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
   });
 }
 
-/** The assistant message and one usage event per model call, together (the single write of chat usage). */
+/** The assistant message and one usage row per model call, together (`recordModelCalls` with the answer alongside). */
 async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Date): Promise<void> {
   const { deps, model } = turn;
-  const now = deps.clock();
   let conversationId: string | undefined;
   try {
     const written = await turn.conversationId;
     conversationId = written;
     const answerWrites =
       answer && answer.parts.length > 0
-        ? messageWrites(written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, now)
+        ? messageWrites(written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, deps.clock())
         : undefined;
-    // One statement: the answer and the usage commit together without BEGIN and COMMIT round trips.
-    await insertUsageEvents(
-      deps.db,
-      model.calls.map((call) => ({
-        id: uuidv7(),
+    // One statement: the answer, the usage and the release of the calls' reservations commit together.
+    await recordModelCalls(
+      deps,
+      {
         organizationId: turn.organizationId,
         agentId: turn.agent.id,
         userId: turn.userId,
         modelId: model.modelId,
-        actionType: 'user_interaction',
         source: model.source,
-        inputTokens: call.inputTokens,
-        cacheReadTokens: call.cacheReadTokens,
-        outputTokens: call.outputTokens,
-        costUsd: null,
-        latencyMs: call.latencyMs,
-        createdAt: call.finishedAt.getTime() < startedAt.getTime() ? startedAt : call.finishedAt,
-      })),
-      answerWrites,
+        actionType: 'user_interaction',
+      },
+      model.calls,
+      { reservations: model.reservations, ...(answerWrites ? { alongside: answerWrites } : {}), notBefore: startedAt },
     );
   } catch (error) {
     deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
@@ -246,6 +237,8 @@ export class TurnNotSaved extends Error {
  */
 export function describeFailure(error: unknown, failures: readonly ProviderFailure[]): string {
   if (error instanceof ToolFailure) return error.message;
+  // A refused budget reservation (app/metering/reservations.ts): the call was not made.
+  if (error instanceof CodedError) return `${error.errorCode}: ${error.messages.en}`;
   if (error instanceof TurnNotSaved) return 'The conversation could not be saved; this answer was not kept. Try again.';
   if (failures.includes('timeout')) return 'The model provider did not answer in time.';
   if (failures.includes('too_large')) return 'The model provider sent more data than allowed.';

@@ -1,14 +1,22 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { embedMany } from 'ai';
-import { uuidv7 } from 'uuidv7';
-import { insertUsageEvents } from '../../sql/usage-events.ts';
+import { embedMany, wrapEmbeddingModel } from 'ai';
+import { isModelPriced } from '../../sql/model-pricing.ts';
+import { checkBudgetBeforeTurn } from '../analytics/budget/checker.ts';
 import type { AppDeps } from '../core/deps.ts';
+import { CodedError } from '../core/errors.ts';
+import { modelNotAvailable } from '../metering/errors.ts';
+import { embeddingMeter } from '../metering/meter.ts';
+import { recordModelCalls } from '../metering/record.ts';
+import { reserveCall } from '../metering/reservations.ts';
 import { providerFetch } from '../net/guarded-fetch.ts';
 
 /** Most bytes one embedding response may have (a hostile provider cannot stream forever). */
 const MAX_EMBEDDING_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 export type EmbeddingScope = { organizationId: string; agentId: string; userId: string };
+
+/** What the texts are embedded for: a document being added, or a `search_knowledge_base` question. */
+export type EmbeddingAction = 'document_indexing' | 'rag_query_embedding';
 
 /** Whether chunks and questions are embedded: `AI_EMBEDDING_MODEL` and the platform key are set. */
 export const embeddingsEnabled = (deps: AppDeps) => Boolean(deps.config.tools.embeddingModel && deps.config.ai.gatewayApiKey);
@@ -20,56 +28,82 @@ const unit = (vector: readonly number[]): number[] => {
 
 /**
  * Embeds `texts` with `AI_EMBEDDING_MODEL` at `AI_GATEWAY_URL` (the platform key; the AI SDK's
- * `embedMany`, which batches as the model allows, within the provider timeout and a response cap) and records the
- * tokens as one usage event of the scope, priced like chat. Answers unit vectors in the order of
- * `texts`, or null when embeddings are not configured.
+ * `embedMany`, which batches as the model allows, within the provider timeout and a response cap).
+ * Answers unit vectors in the order of `texts`, or null when they are not embedded: embeddings
+ * not configured, or a question the platform will not pay for (an unpriced model, a budget with no
+ * room: the search ranks by full text alone).
+ *
+ * The platform pays only for a priced model: a document with an unpriced one is 400
+ * `AI.MODEL_NOT_AVAILABLE`. A document is refused with 402 `AI.BUDGET_EXCEEDED` when an enforced
+ * budget is used up, or has no room for the worst case of its embedding (every UTF-8 byte a token),
+ * which is reserved before the first call. Every call is recorded as one usage row of `action`.
  */
 export async function embedTexts(
   deps: AppDeps,
   scope: EmbeddingScope,
   texts: readonly string[],
-  signal?: AbortSignal,
+  options: { action: EmbeddingAction; signal?: AbortSignal },
 ): Promise<number[][] | null> {
   const modelId = deps.config.tools.embeddingModel;
   const apiKey = deps.config.ai.gatewayApiKey;
   if (!modelId || !apiKey || texts.length === 0) return null;
+  const indexing = options.action === 'document_indexing';
+  const [priced] = await Promise.all([
+    isModelPriced(deps.db, modelId),
+    indexing ? checkBudgetBeforeTurn(deps, scope.organizationId) : null,
+  ]);
+  if (!priced) {
+    if (indexing) throw modelNotAvailable(modelId);
+    return null;
+  }
+  let reservation: string | null;
+  try {
+    reservation = await reserveCall(deps, {
+      organizationId: scope.organizationId,
+      modelId,
+      worstCase: () => ({ inputTokens: texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0), outputTokens: 0 }),
+    });
+  } catch (error) {
+    if (!indexing && error instanceof CodedError) return null;
+    throw error;
+  }
   const outbound = providerFetch(fetch, {
     idleTimeoutMs: deps.config.ai.providerTimeoutMs,
     maxResponseBytes: MAX_EMBEDDING_RESPONSE_BYTES,
   });
-  const model = createOpenAICompatible({
-    name: 'gateway',
-    baseURL: deps.config.ai.gatewayUrl,
-    apiKey,
-    fetch: outbound.fetch,
-  }).embeddingModel(modelId);
-  const started = Date.now();
-  const result = await embedMany({
-    model,
-    values: [...texts],
-    maxRetries: 0,
-    maxParallelCalls: 2,
-    ...(signal ? { abortSignal: signal } : {}),
-  }).catch((error: unknown) => {
-    const failure = outbound.failures[0];
-    throw new Error(`the embedding provider failed: ${failure ? failure : error instanceof Error ? error.message : String(error)}`);
-  });
-  await insertUsageEvents(deps.db, [
-    {
-      id: uuidv7(),
-      organizationId: scope.organizationId,
-      agentId: scope.agentId,
-      userId: scope.userId,
+  const meter = embeddingMeter(deps);
+  const model = wrapEmbeddingModel({
+    model: createOpenAICompatible({ name: 'gateway', baseURL: deps.config.ai.gatewayUrl, apiKey, fetch: outbound.fetch }).embeddingModel(
       modelId,
-      actionType: 'user_interaction',
-      source: 'system',
-      inputTokens: result.usage.tokens ?? 0,
-      cacheReadTokens: 0,
-      outputTokens: 0,
-      costUsd: null,
-      latencyMs: Date.now() - started,
-      createdAt: deps.clock(),
-    },
-  ]);
-  return result.embeddings.map(unit);
+    ),
+    middleware: meter.middleware,
+  });
+  try {
+    const result = await embedMany({
+      model,
+      values: [...texts],
+      maxRetries: 0,
+      maxParallelCalls: 2,
+      ...(options.signal ? { abortSignal: options.signal } : {}),
+    }).catch((error: unknown) => {
+      const failure = outbound.failures[0];
+      throw new Error(`the embedding provider failed: ${failure ? failure : error instanceof Error ? error.message : String(error)}`);
+    });
+    return result.embeddings.map(unit);
+  } finally {
+    // The calls made are paid for, whether or not the whole batch succeeded.
+    await recordModelCalls(
+      deps,
+      {
+        organizationId: scope.organizationId,
+        agentId: scope.agentId,
+        userId: scope.userId,
+        modelId,
+        source: 'system',
+        actionType: options.action,
+      },
+      meter.calls,
+      { reservations: reservation ? [reservation] : [] },
+    );
+  }
 }

@@ -1,5 +1,7 @@
 import { deleteDocument, listDocuments } from '../../sql/knowledge.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
+import { AI_BUDGET_EXCEEDED } from '../analytics/budget/errors.ts';
+import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { AGENT_SCOPE } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
@@ -31,7 +33,7 @@ export const knowledgeRoutes = [
     schemas: { params: AgentIdParams },
     body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES },
     status: 201,
-    errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED],
+    errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED],
     responses: {
       201: { description: 'The document was added', schema: DocumentSchema },
       400: { description: 'Invalid body, or a file the knowledge base cannot take', schema: ValidationErrorBody },

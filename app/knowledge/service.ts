@@ -72,6 +72,7 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
     deps,
     scope,
     chunks.map((chunk) => (chunk.heading ? `${chunk.heading}\n\n${chunk.body}` : chunk.body)),
+    { action: 'document_indexing' },
   );
   const store = vectors ? await knowledgeVectorStore(deps) : 'bytes';
   return deps.db.transaction(async (tx) => {
@@ -176,7 +177,7 @@ export async function searchKnowledge(
     const depth = limit * 4;
     const ranked = async () => {
       if (!(await vectorRankingRuns(deps, scope.agentId))) return [];
-      const vectors = await embedTexts(deps, scope, [query], signal);
+      const vectors = await embedTexts(deps, scope, [query], { action: 'rag_query_embedding', ...(signal ? { signal } : {}) });
       return vectors ? nearestPassages(deps, scope.agentId, vectors[0]!, depth) : [];
     };
     const [textual, vector] = await Promise.all([searchPassages(deps.db, scope.agentId, query, depth, timeoutMs), ranked()]);

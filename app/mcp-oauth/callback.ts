@@ -2,6 +2,7 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Context } from 'koa';
 import { ForeignKeyIntegrityConstraintViolationError } from 'slonik';
+import { lockAgentInAgency } from '../../sql/agents.ts';
 import { recordLanding, takeLandedAuthorization, takePendingAuthorization, type TakenAuthorization } from '../../sql/mcp-oauth-states.ts';
 import { upsertServerOAuthTokens } from '../../sql/mcp-oauth-tokens.ts';
 import { userHasPermission } from '../../sql/policies.ts';
@@ -95,10 +96,19 @@ async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buf
     // RFC 6749 §5.1: an omitted scope is the scope requested.
     tokens = tokenSetOf(answer, now, pending.scope ?? undefined);
     const row = { ...pending, ...seal(deps, tokens, tokensContext(agencyId, serverId)), now };
-    // A foreign key violation: the server was deleted while the user was at the authorization server.
-    await upsertServerOAuthTokens(deps.db, row).catch((error: unknown) => {
-      throw error instanceof ForeignKeyIntegrityConstraintViolationError ? notFound('MCP server') : error;
-    });
+    // Stored under the agent's lock, only while the agent is in use: a flow whose agent was archived
+    // while the user was at the authorization server ends as an unknown state, with nothing stored.
+    // A foreign key violation: the server was deleted meanwhile.
+    const stored = await deps.db
+      .transaction(async (tx) => {
+        if (!(await lockAgentInAgency(tx, agencyId, pending.agentId))) return false;
+        await upsertServerOAuthTokens(tx, row);
+        return true;
+      })
+      .catch((error: unknown) => {
+        throw error instanceof ForeignKeyIntegrityConstraintViolationError ? notFound('MCP server') : error;
+      });
+    if (!stored) throw invalidState();
   };
   const discovery = tokenEndpointState(issuer, pending.tokenEndpoint, pending.resource);
   const provider = flowProvider(deps, discovery, { client, verifier: secrets.codeVerifier, saveTokens });

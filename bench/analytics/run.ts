@@ -94,7 +94,7 @@ async function measureImport(db: DatabasePool): Promise<number> {
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   const started = performance.now();
-  const rows = await importUsageFile(db, path);
+  const { rows } = await importUsageFile(db, path);
   const rate = rows / ((performance.now() - started) / 1000);
   log(`import-usage: ${rows} rows, ${Math.round(rate)} rows/s`);
   await db.query(sql.unsafe`DELETE FROM organizations WHERE id = ${organizationId}`);

@@ -211,7 +211,7 @@ async function cliImport(db: DatabasePool, rows: UsageEventInput[]): Promise<Run
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   const started = performance.now();
-  const imported = await importUsageFile(db, path);
+  const { rows: imported } = await importUsageFile(db, path);
   const seconds = (performance.now() - started) / 1000;
   await rm(dir, { recursive: true, force: true });
   return { rows: imported, seconds, latencies: [] };

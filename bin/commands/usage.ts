@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { SingleBar, Presets } from 'cli-progress';
 import { parsePricingFile } from '../../app/analytics/ingest/pricing-file.ts';
 import { UsageLineError } from '../../app/analytics/ingest/usage-event-parser.ts';
-import { sweepBudgets } from '../../app/analytics/budget/checker.ts';
+import { afterUsageWritten } from '../../app/analytics/budget/checker.ts';
 import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
 import { generateUsage } from '../../seeds/usage-generator.ts';
 import { insertUsageEvents } from '../../sql/usage-events.ts';
@@ -28,17 +28,17 @@ export function registerUsage(program: Command) {
       await withDatabase(async ({ pool }, config) => {
         const started = Date.now();
         try {
-          const rows = await importUsageFile(
+          const imported = await importUsageFile(
             pool,
             file,
             (count) => say(`imported ${count} rows...`),
             () => say('another usage import is running; waiting for it to finish...'),
           );
           const seconds = (Date.now() - started) / 1000;
-          say(`imported ${rows} usage rows in ${seconds.toFixed(1)} s`);
-          // Budgets the import pushed over a threshold alert now, not at the server's next sweep.
-          const queued = await sweepBudgets({ db: pool, config, clock: () => new Date(), logger: pino({ level: 'warn' }) });
-          if (queued) say(`queued ${queued} budget alert emails`);
+          say(`imported ${imported.rows} usage rows in ${seconds.toFixed(1)} s`);
+          // The check every usage write runs: budgets the import pushed over a threshold alert now.
+          const deps = { db: pool, config, clock: () => new Date(), logger: pino({ level: 'warn' }) };
+          for (const organizationId of imported.organizationIds) await afterUsageWritten(deps, organizationId);
         } catch (error) {
           if (error instanceof UsageLineError) throw new CliError(`${error.message} (nothing was imported)`);
           if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no such file: ${file}`);

@@ -391,7 +391,7 @@ export type Api = {
       updatedAt: string;
     };
   };
-  /** List the agents of the caller's agency */
+  /** List the agents of the caller's agency (archived ones are not listed) */
   'GET /ai/agents': {
     response: {
       agents: {
@@ -447,6 +447,12 @@ export type Api = {
       maxOutputTokens: number | null;
       createdAt: string;
       updatedAt: string;
+    };
+  };
+  /** Archive an agent of the caller's agency */
+  'DELETE /ai/agents/:agentId': {
+    params: {
+      agentId: string;
     };
   };
   /** The static catalog of built-in tools, and whether this deployment runs each */

@@ -47,3 +47,17 @@ export function pageHeading(text: string): HTMLHeadingElement {
   queueMicrotask(() => heading.focus());
   return heading;
 }
+
+let notice = '';
+
+/** A message for the next page to show in its status line (an agent archived, before the list opens). */
+export function leaveNotice(message: string): void {
+  notice = message;
+}
+
+/** The message left for this page, once. */
+export function takeNotice(): string {
+  const message = notice;
+  notice = '';
+  return message;
+}

@@ -44,7 +44,7 @@ test('import-usage inserts every line and the analytics see them', async (t) => 
     event(tenant.organizationId, { latencyMs: i % 7 === 0 ? null : i, costUsd: '0.5' }),
   );
   const path = await file('ok.ndjson', `${lines.join('\n')}\n\n`);
-  t.is(await importUsageFile(t.context.t.db.pool, path), 12_000);
+  t.deepEqual(await importUsageFile(t.context.t.db.pool, path), { rows: 12_000, organizationIds: [tenant.organizationId] });
   // Raw rows plus their rollup counts: both hold the 12,000 rows.
   t.is(await count(t, tenant.organizationId), 24_000);
   const { body } = await getUsage(t.context.t, tenant.ownerToken, 'summary', {
@@ -136,6 +136,6 @@ test.serial('imports run one at a time: one started while another holds the lock
   t.is(await count(t, tenant.organizationId), 0, 'nothing imported while the other import runs');
   release();
   await other;
-  t.is(await imported, 1);
+  t.is((await imported).rows, 1);
   t.is(await count(t, tenant.organizationId), 2);
 });

@@ -1,6 +1,7 @@
 import test from 'ava';
 import type { ModelMessage } from 'ai';
-import { estimateTokens, fitContext } from '../../app/chat/context-window.ts';
+import { fitContext } from '../../app/chat/context-window.ts';
+import { estimateTokens } from '../../app/metering/tokens.ts';
 
 const words = (n: number, word = 'refund') => Array.from({ length: n }, () => word).join(' ');
 const user = (text: string): ModelMessage => ({ role: 'user', content: text });

@@ -3,7 +3,7 @@ import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { estimateTokens } from '../../app/chat/context-window.ts';
+import { estimateTokens } from '../../app/metering/tokens.ts';
 import { withTestApp } from '../helpers/app.ts';
 import type { ChatRequest } from '../helpers/openai-peer.ts';
 import { agentId, bearer, chatConfig, provider, sendChat, serve, userMessage, type T } from './support.ts';

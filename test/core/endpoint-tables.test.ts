@@ -24,10 +24,10 @@ test('the agents table lists every agent route, PATCH with modelId among its key
 test('a route added to an area shows in its table, so a stale page fails the first tests', (t) => {
   const extra = {
     ...areaRoutes.find((route) => route.path === '/ai/agents/:agentId' && route.method === 'GET')!,
-    method: 'DELETE' as const,
+    method: 'PUT' as const,
   };
-  t.truthy(rowOf(renderEndpointTable(agents, [...areaRoutes, extra]), 'DELETE /ai/agents/:agentId'));
-  t.falsy(rowOf(renderEndpointTable(agents, areaRoutes), 'DELETE /ai/agents/:agentId'));
+  t.truthy(rowOf(renderEndpointTable(agents, [...areaRoutes, extra]), 'PUT /ai/agents/:agentId'));
+  t.falsy(rowOf(renderEndpointTable(agents, areaRoutes), 'PUT /ai/agents/:agentId'));
 });
 
 test('a shape names keys two levels deep, marks optional ones, and reads a union as either shape', (t) => {

@@ -32,7 +32,9 @@ const RELEASED: Record<string, string> = {
   '1020_chat_turns.sql': 'b3e8e7d5126e9263f419cab99a7e4c2de1cf223c09dbad98464c9097a1163ab1',
   '1030_knowledge_base.sql': 'b3768abbbff6fde532d41305e7ec461eeb91eabc6e975def4094be476093bd85',
   '1040_knowledge_vectors.sql': '5ab3a1ac6a9b1002a3a4af0730cd14ccdf961fe4545ec0195565c4d7bcbeea0a',
+  '1100_usage_reservations.sql': 'a1ceb734ecf46692a44228245d6c14b144c5440ed447c355fc3dea4ca265e96d',
   '1110_knowledge_text_bytes.sql': 'b36f0d2a03cc7758d029f2bc5fc704138bbd65ea5ef53cf2e80323d89540c650',
+  '1120_agents_archived.sql': 'e6f581cb654cf96dd10595dab211960f1baf73d01df97ff4bfb39e7d0f340af3',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

@@ -1,43 +1,25 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import anyTest, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
+import { seriousViolations } from '../helpers/axe.ts';
 import { screenshot } from '../helpers/browser.ts';
 import { signIn, waitForReports, withDashboard, type DashboardContext } from '../helpers/dashboard.ts';
 
 const test = withDashboard(anyTest);
 type T = ExecutionContext<DashboardContext>;
 
-const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const agent = AGENTS.support.id;
 
 /** Every page of the console, with what shows it is ready. */
 const PAGES: { name: string; hash: string; ready: string }[] = [
   { name: 'usage', hash: '#/usage', ready: '#dashboard[data-loaded="true"]' },
-  { name: 'agents', hash: '#/agents', ready: '#agent-list li' },
-  { name: 'agent', hash: `#/agents/${agent}`, ready: '#agent-form button[type="submit"]' },
+  { name: 'agents', hash: '#/agents', ready: '#agent-create-form button[type="submit"]' },
+  { name: 'agent', hash: `#/agents/${agent}`, ready: '#agent-archive' },
   { name: 'tools', hash: `#/agents/${agent}/tools`, ready: '#tool-form button[type="submit"]' },
   { name: 'mcp-servers', hash: `#/agents/${agent}/mcp-servers`, ready: '#add-server .note, #add-server-form' },
   { name: 'chat', hash: `#/agents/${agent}/chat`, ready: '#composer' },
   { name: 'settings', hash: '#/settings', ready: '#budget-state:not(:empty)' },
 ];
-
-type AxeResult = { violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] };
-
-/** axe-core's serious and critical violations on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: await axeSource });
-  const result = (await page.evaluate(() =>
-    (globalThis as unknown as { axe: { run(options: unknown): Promise<unknown> } }).axe.run({ resultTypes: ['violations'] }),
-  )) as AxeResult;
-  return result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.impact} ${violation.id}: ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
-    );
-}
 
 /** Interactive elements no Tab press reaches (one radio per group counts for its group). */
 async function unreachableByTab(page: Page): Promise<string[]> {

@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import anyTest, { type ExecutionContext } from 'ava';
 import { pino } from 'pino';
 import request from 'supertest';
@@ -11,7 +16,7 @@ import { BUDGET_SWEEP_LOCK_KEY } from '../../sql/usage-budgets.ts';
 import { insertUsageEvents } from '../../sql/usage-events.ts';
 import { createTenant, type Tenant } from '../analytics/support.ts';
 import { withAdmin } from '../helpers/database.ts';
-import { withTestApp, type TestContext } from '../helpers/app.ts';
+import { TEST_CREDENTIALS_KEY, withTestApp, type TestContext } from '../helpers/app.ts';
 import { SmtpPeer } from '../notifications/smtp-peer.ts';
 import { createApiKey, usageEvent } from './support.ts';
 
@@ -218,4 +223,29 @@ test('budget routes: validation, 404 without a budget, members read but cannot c
   await t.context.t.http().delete('/api/ai/org-usage/budget').set(auth(tenant.memberToken)).expect(403);
   await t.context.t.http().delete('/api/ai/org-usage/budget').set(auth(tenant.ownerToken)).expect(204);
   await t.context.t.http().get('/api/ai/org-usage/budget').set(auth(tenant.ownerToken)).expect(404);
+});
+
+test.serial('`cli import-usage` runs the budget check every usage write runs: spend it imports past a threshold is mailed', async (t) => {
+  const { tenant, delivered, http } = await setUp(t, 'Import Agency', new Date().toISOString());
+  const [ownerEmail] = await emailsOf(t, tenant);
+  await http()
+    .put('/api/ai/org-usage/budget')
+    .set('authorization', `Bearer ${tenant.ownerToken}`)
+    .send({ monthlyLimitUsd: 10 })
+    .expect(200);
+  const dir = mkdtempSync(join(tmpdir(), 'import-alert-'));
+  const file = join(dir, 'usage.ndjson');
+  const { id: _id, ...event } = usageEvent({ costUsd: 6, createdAt: new Date().toISOString() });
+  writeFileSync(file, `${JSON.stringify({ ...event, organizationId: tenant.organizationId })}\n`);
+
+  const { stderr } = await promisify(execFile)(process.execPath, ['--conditions=agents-source', 'bin/cli.ts', 'import-usage', file], {
+    // The operator's keyring: the outbox seals the mail with it and the service's worker opens it.
+    env: { ...process.env, DATABASE_URL: t.context.t.db.url, NODE_ENV: 'test', DATA_DIR: dir, CREDENTIALS_KEY: TEST_CREDENTIALS_KEY },
+  });
+
+  t.regex(stderr, /imported 1 usage rows/);
+  const mails = await delivered();
+  t.is(mails.length, 1);
+  t.deepEqual(mails[0]!.to, [ownerEmail]);
+  t.regex(mails[0]!.text, /50 ?%/);
 });

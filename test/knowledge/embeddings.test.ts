@@ -31,6 +31,13 @@ const embeddingConfig = (peer: EmbeddingPeer) => {
 
 const count = z.strictObject({ n: z.number() });
 
+/** The platform pays only for a priced model: the embedding model gets a price. */
+const priceEmbeddingModel = (db: AppDeps['db'], usdPerMTok = 0.02) =>
+  db.query(sql.unsafe`
+    INSERT INTO model_pricing (model_id, input_usd_per_mtok, output_usd_per_mtok, cache_read_usd_per_mtok)
+    VALUES ('test/concepts', ${usdPerMTok}, 0, 0)
+    ON CONFLICT (model_id) DO UPDATE SET input_usd_per_mtok = excluded.input_usd_per_mtok`);
+
 /** Seeds the help center with embeddings, then checks the fused ranking answers what full-text search alone misses. */
 async function fusedSearchFindsTheMeaning(t: ExecutionContext, deps: AppDeps, peer: EmbeddingPeer) {
   t.is(await seedDemoKnowledge(deps), 4);
@@ -51,6 +58,7 @@ test.serial('with AI_EMBEDDING_MODEL, chunks and questions are embedded, usage i
   const peer = await startEmbeddingPeer();
   t.teardown(() => peer.close());
   const deps = t.context.t.rebuild({ config: embeddingConfig(peer) }).deps;
+  await priceEmbeddingModel(deps.db);
   // This server has no pgvector (Debian 12's PostgreSQL 15): the service scans the float32 bytes.
   t.is(await knowledgeVectorStore(deps), 'bytes');
   await fusedSearchFindsTheMeaning(t, deps, peer);
@@ -58,10 +66,14 @@ test.serial('with AI_EMBEDDING_MODEL, chunks and questions are embedded, usage i
     SELECT count(*)::int AS n FROM knowledge_chunks WHERE agent_id = ${scope.agentId} AND embedding IS NULL`);
   t.is(unembedded, 0);
 
-  const usage = await t.context.t.db.pool.any(sql.type(z.strictObject({ model: z.string(), tokens: z.number() }))`
-    SELECT model_id AS model, input_tokens::int AS tokens FROM usage_events WHERE model_id = 'test/concepts' AND agent_id = ${scope.agentId}`);
-  t.true(usage.length >= 5);
-  t.true(usage.every((row) => row.tokens > 0));
+  // One row per embedding call: the documents' as document_indexing, the question's as rag_query_embedding.
+  const usage = await t.context.t.db.pool.any(sql.type(z.strictObject({ action: z.string(), tokens: z.number(), cost: z.number() }))`
+    SELECT action_type::text AS action, input_tokens::int AS tokens, cost_usd::float8 AS cost
+    FROM usage_events WHERE model_id = 'test/concepts' AND agent_id = ${scope.agentId} ORDER BY created_at, id`);
+  t.true(usage.filter((row) => row.action === 'document_indexing').length >= 4);
+  t.is(usage.filter((row) => row.action === 'rag_query_embedding').length, 1);
+  t.is(usage.length, peer.requests.length);
+  t.true(usage.every((row) => row.tokens > 0 && Math.abs(row.cost - (row.tokens * 0.02) / 1e6) < 1e-12));
 });
 
 test('on the embedded default (PGlite with pgvector), vectors are stored as pgvector vectors and the fused search finds the meaning, HNSW-indexed dimension or not', async (t) => {
@@ -69,6 +81,7 @@ test('on the embedded default (PGlite with pgvector), vectors are stored as pgve
   const database = await openDatabase({ databaseUrl: undefined, dataDir: mkdtempSync(join(tmpdir(), 'knowledge-pgvector-')) });
   t.teardown(() => database.close());
   await seedDemo(database.pool);
+  await priceEmbeddingModel(database.pool);
   // 256 dimensions have an HNSW index (sql/migrations/1040_knowledge_vectors.sql); 5 have none.
   for (const dimensions of [256, 5]) {
     await database.pool.query(sql.unsafe`DELETE FROM knowledge_documents WHERE agent_id = ${scope.agentId}`);

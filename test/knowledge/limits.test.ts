@@ -24,11 +24,18 @@ const fill = (t: T, agentId: string, count: number, sizes: { bytes?: number; chu
 
 const empty = (t: T) => t.context.t.db.pool.query(sql.unsafe`DELETE FROM knowledge_documents`);
 
+/** The platform embeds only with a priced model: the scripted one gets a price. */
+const priceEmbeddingModel = (t: T) =>
+  t.context.t.db.pool.query(sql.unsafe`
+    INSERT INTO model_pricing (model_id, input_usd_per_mtok, output_usd_per_mtok, cache_read_usd_per_mtok)
+    VALUES ('test/concepts', 0.02, 0, 0) ON CONFLICT (model_id) DO NOTHING`);
+
 /**
  * An app whose uploads embed through a scripted provider that records every request, with these
  * knowledge limits (the rest as declared); `upload` posts JSON `{ name, text }` to it as the owner.
  */
 async function embeddingApp(t: T, limits: Partial<Config['knowledge']>) {
+  await priceEmbeddingModel(t);
   const peer: EmbeddingPeer = await startEmbeddingPeer();
   t.teardown(() => peer.close());
   const base = testConfig();

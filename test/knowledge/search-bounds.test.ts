@@ -103,6 +103,10 @@ test.serial(
       knowledge: { ...base.knowledge, exactScanMaxChunks },
     });
     await t.context.t.db.pool.query(sql.unsafe`DELETE FROM knowledge_documents WHERE agent_id = ${support.agentId}`);
+    // The platform embeds only with a priced model.
+    await t.context.t.db.pool.query(sql.unsafe`
+      INSERT INTO model_pricing (model_id, input_usd_per_mtok, output_usd_per_mtok, cache_read_usd_per_mtok)
+      VALUES ('test/concepts', 0.02, 0, 0) ON CONFLICT (model_id) DO NOTHING`);
     t.is(await seedDemoKnowledge(t.context.t.rebuild({ config: config(10_000) }).deps), 4);
 
     const capped = t.context.t.rebuild({ config: config(2) }).deps;

@@ -7,6 +7,7 @@ import {
   tryBudgetSweepLock,
   findSpendOfDays,
 } from '../../../sql/usage-budgets.ts';
+import { deleteExpiredReservations } from '../../../sql/usage-reservations.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { outboxTransport } from '../../notifications/outbox-transport.ts';
 import { alertsFor } from './alerts.ts';
@@ -118,6 +119,8 @@ export function afterUsageWritten(deps: BudgetCheckDeps, organizationId: string)
 export async function sweepBudgets(deps: BudgetCheckDeps): Promise<number | undefined> {
   return deps.db.transaction(async (tx) => {
     if (!(await tryBudgetSweepLock(tx))) return undefined;
+    // Reservations whose writer died (app/metering/reservations.ts) stop holding budget at their expiry; they go here.
+    await deleteExpiredReservations(tx, deps.clock());
     let queued = 0;
     for (const organizationId of await listBudgetedOrganizationIds(tx)) queued += await checkBudgetOn(tx, deps, organizationId);
     return queued;
@@ -210,6 +213,17 @@ export function usageWritten(pool: object, organizationId: string): void {
   const entries = gatesByPool.get(pool);
   const budget = entries?.get(organizationId)?.budget;
   if (budget !== 'none' && budget !== 'unenforced') entries?.delete(organizationId);
+}
+
+/**
+ * Whether this process read, less than `SPEND_MAX_AGE_MS` ago, that the organization has no
+ * enforced budget (none, or one that only alerts): its model calls then reserve nothing
+ * (app/metering/reservations.ts). A budget made enforced here is seen at once, elsewhere within
+ * that time.
+ */
+export function knownUnenforced(pool: object, organizationId: string): boolean {
+  const entry = gatesByPool.get(pool)?.get(organizationId);
+  return (entry?.budget === 'none' || entry?.budget === 'unenforced') && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS;
 }
 
 /**

@@ -10,7 +10,8 @@ export const IMPORT_BATCH_SIZE = 5_000;
 /**
  * Imports an NDJSON file of usage events: streamed line by line, inserted in batches, all in
  * one transaction, so a bad line (named with its number and field) leaves nothing behind.
- * Blank lines are skipped. Returns the number of rows inserted. Imports run one at a time: while
+ * Blank lines are skipped. Returns the number of rows inserted and the organizations they belong
+ * to (whose budgets the caller checks, `afterUsageWritten`). Imports run one at a time: while
  * another holds the import lock this one waits (`onWait` is told once) and then starts.
  */
 export async function importUsageFile(
@@ -18,7 +19,7 @@ export async function importUsageFile(
   path: string,
   onProgress: (rows: number) => void = () => {},
   onWait: () => void = () => {},
-): Promise<number> {
+): Promise<{ rows: number; organizationIds: string[] }> {
   return db.transaction(async (tx) => {
     if (!(await tryLockUsageImport(tx))) {
       onWait();
@@ -69,6 +70,6 @@ export async function importUsageFile(
       throw error;
     }
     await pending;
-    return total;
+    return { rows: total, organizationIds: [...knownOrganizations] };
   });
 }

@@ -1,7 +1,8 @@
 /**
  * One agent's definition: its instructions (the system message, verbatim), its model (one of
  * `GET /api/ai/models`, or any id with the organization's own provider key), temperature and
- * output limit. Saved with `PATCH /api/ai/agents/:agentId` (`update` on `ai.agent`).
+ * output limit. Saved with `PATCH /api/ai/agents/:agentId` (`update` on `ai.agent`). Archived
+ * from here too (`agent-archive.ts`).
  */
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
@@ -9,52 +10,8 @@ import type { PageContext } from '../page.ts';
 import type { Agent, ModelCatalog } from '../console-types.ts';
 import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
-
-const DEFAULT_MODEL = '';
-const price = (usd: number) => `$${usd}`;
-
-/** The model chooser: a select of the priced models, or free text (with them as suggestions) when any model may run. */
-function modelChooser(catalog: ModelCatalog, current: string | null): { block: HTMLElement; value(): string | null } {
-  if (catalog.anyModel) {
-    const options = el('datalist', { id: 'agent-model-options' }, ...catalog.models.map((model) => el('option', { value: model.modelId })));
-    const input = field(
-      'agent-model',
-      'Model',
-      { list: 'agent-model-options', value: current ?? '', placeholder: "The platform's default model", autocomplete: 'off' },
-      "Your organization's own provider key is set: any model id it serves; empty for the default.",
-    );
-    input.block.append(options);
-    return { block: input.block, value: () => input.input.value.trim() || null };
-  }
-  const select = el(
-    'select',
-    { id: 'agent-model', name: 'agent-model', 'aria-describedby': 'agent-model-help' },
-    el('option', { value: DEFAULT_MODEL }, "The platform's default model"),
-    ...catalog.models.map((model) =>
-      el(
-        'option',
-        { value: model.modelId },
-        `${model.modelId} (in ${price(model.inputUsdPerMTok)} / out ${price(model.outputUsdPerMTok)} per million tokens)`,
-      ),
-    ),
-  );
-  // A model that is no longer priced stays visible, so saving other fields does not change it silently.
-  if (current !== null && !catalog.models.some((model) => model.modelId === current))
-    select.append(el('option', { value: current }, `${current} (not available on the platform's key)`));
-  select.value = current ?? DEFAULT_MODEL;
-  const block = el(
-    'div',
-    { class: 'field' },
-    el('label', { for: 'agent-model' }, 'Model'),
-    select,
-    el(
-      'p',
-      { id: 'agent-model-help', class: 'note' },
-      "The models the platform prices. Add your organization's own provider key (Settings) to use any model.",
-    ),
-  );
-  return { block, value: () => select.value || null };
-}
+import { archiveCard } from './agent-archive.ts';
+import { modelChooser } from './model-chooser.ts';
 
 /** A number field's value: null when empty, else the number (NaN when not one). */
 const numberOf = (input: HTMLInputElement) => (input.value.trim() === '' ? null : Number(input.value));
@@ -82,7 +39,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     { id: 'agent-instructions', name: 'agent-instructions', rows: '16', maxlength: '32000', 'aria-describedby': 'agent-instructions-help' },
     agent.instructions,
   );
-  const model = modelChooser(catalog, agent.modelId);
+  const model = modelChooser('agent-model', catalog, agent.modelId);
   const temperature = field(
     'agent-temperature',
     'Temperature',
@@ -134,6 +91,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   root.append(
     card('agent-definition', agent.name, agent.description ? el('p', { class: 'note' }, agent.description) : '', form),
     el('p', { class: 'links' }, el('a', { href: `#/agents/${agent.id}/chat` }, `Chat with ${agent.name}`)),
+    archiveCard(agent),
   );
 
   form.addEventListener('submit', (event) => {

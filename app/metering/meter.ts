@@ -1,0 +1,127 @@
+import type {
+  EmbeddingModelV3Middleware,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Middleware,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
+import { promptTokens } from './tokens.ts';
+import { reserveCall, settleCall, type ReserveDeps } from './reservations.ts';
+
+/*
+ * The meter of a language model: a middleware every model call of the service goes through (chat
+ * steps, titles, guardrail checks). Before a call it reserves the call's worst case against an
+ * enforced budget; after it, it records the call's usage as the provider reported it and settles
+ * the reservation. Writing the usage rows is `recordModelCalls` (app/metering/record.ts).
+ */
+
+/** One model call as measured: tokens as the provider reported them and the time to its last chunk. */
+export type MeteredCall = {
+  inputTokens: number;
+  cacheReadTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+  finishedAt: Date;
+};
+
+export type Meter = {
+  middleware: LanguageModelV3Middleware;
+  /** The calls whose usage the provider reported, in order. */
+  calls: MeteredCall[];
+  /** The reservations taken (an enforced budget), released when the calls' usage is written. */
+  reservations: string[];
+};
+
+/**
+ * A middleware that meters every call of `account`'s model:
+ * - under an enforced budget, reserves the call's worst case first (throwing 402
+ *   `AI.BUDGET_EXCEEDED` instead of making a call that could cross the limit); a call without an
+ *   output limit is sent with `AI_BUDGET_OUTPUT_TOKENS`, so the worst case is a bound;
+ * - records the usage the provider reports (streamed: its `finish` part, which a stopped turn still
+ *   records; generated: the result), input tokens counted without the cached ones, and the
+ *   milliseconds from sending the request to its last part.
+ */
+export function modelMeter(deps: ReserveDeps, account: { organizationId: string; modelId: string }): Meter {
+  const calls: MeteredCall[] = [];
+  const reservations: string[] = [];
+
+  async function reserve(params: LanguageModelV3CallOptions) {
+    const outputTokens = params.maxOutputTokens ?? deps.config.ai.budgetOutputTokens;
+    const id = await reserveCall(deps, {
+      ...account,
+      worstCase: () => ({ inputTokens: promptTokens(params.prompt, params.tools), outputTokens }),
+    });
+    if (id === null) return { id, sent: params };
+    reservations.push(id);
+    return { id, sent: params.maxOutputTokens === undefined ? { ...params, maxOutputTokens: outputTokens } : params };
+  }
+
+  function measured(usage: LanguageModelV3Usage, id: string | null, started: number) {
+    const call = { ...tokensOf(usage), latencyMs: Math.round(performance.now() - started), finishedAt: deps.clock() };
+    calls.push(call);
+    if (id !== null) void settleCall(deps, id, { modelId: account.modelId, ...call });
+  }
+
+  const middleware: LanguageModelV3Middleware = {
+    specificationVersion: 'v3',
+    wrapStream: async ({ params, model }) => {
+      const { id, sent } = await reserve(params);
+      const started = performance.now();
+      const result = await model.doStream(sent);
+      let reported = false;
+      const stream = result.stream.pipeThrough(
+        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          // Recorded when the provider reports the usage (its last part): a turn stopped after it
+          // still records the call (the stop route saves "the usage already reported").
+          transform(part, controller) {
+            if (part.type === 'finish' && !reported) {
+              reported = true;
+              measured(part.usage, id, started);
+            }
+            controller.enqueue(part);
+          },
+        }),
+      );
+      return { ...result, stream };
+    },
+    wrapGenerate: async ({ params, model }) => {
+      const { id, sent } = await reserve(params);
+      const started = performance.now();
+      const result = await model.doGenerate(sent);
+      measured(result.usage, id, started);
+      return result;
+    },
+  };
+  return { middleware, calls, reservations };
+}
+
+function tokensOf(usage: LanguageModelV3Usage) {
+  const cacheReadTokens = usage.inputTokens.cacheRead ?? 0;
+  const total = usage.inputTokens.total ?? 0;
+  return {
+    inputTokens: usage.inputTokens.noCache ?? Math.max(0, total - cacheReadTokens),
+    cacheReadTokens,
+    outputTokens: usage.outputTokens.total ?? 0,
+  };
+}
+
+/** The meter of an embedding model: every `doEmbed` call's tokens and latency (reservations are the caller's: `embedTexts`). */
+export function embeddingMeter(deps: Pick<ReserveDeps, 'clock'>): { middleware: EmbeddingModelV3Middleware; calls: MeteredCall[] } {
+  const calls: MeteredCall[] = [];
+  const middleware: EmbeddingModelV3Middleware = {
+    specificationVersion: 'v3',
+    wrapEmbed: async ({ doEmbed }) => {
+      const started = performance.now();
+      const result = await doEmbed();
+      calls.push({
+        inputTokens: result.usage?.tokens ?? 0,
+        cacheReadTokens: 0,
+        outputTokens: 0,
+        latencyMs: Math.round(performance.now() - started),
+        finishedAt: deps.clock(),
+      });
+      return result;
+    },
+  };
+  return { middleware, calls };
+}

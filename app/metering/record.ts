@@ -1,0 +1,68 @@
+import type { FragmentSqlToken } from 'slonik';
+import { sql } from 'slonik';
+import { uuidv7 } from 'uuidv7';
+import { insertUsageEvents } from '../../sql/usage-events.ts';
+import { deleteReservations, releaseReservations } from '../../sql/usage-reservations.ts';
+import type { ActionType, UsageSource } from '../../sql/usage-window.ts';
+import { afterUsageWritten, type BudgetCheckDeps } from '../analytics/budget/checker.ts';
+import type { MeteredCall } from './meter.ts';
+
+/*
+ * The one way a model call of the service is recorded (docs/analytics.md, "What writes each
+ * action type"): its usage row, written through `insertUsageEvents`, then the organization's
+ * budget check.
+ */
+
+/** Whose calls they are and what for: every row of one `recordModelCalls` shares it. */
+export type CallAccount = {
+  organizationId: string;
+  agentId: string | null;
+  userId: string | null;
+  modelId: string;
+  source: UsageSource;
+  actionType: ActionType;
+};
+
+/**
+ * Writes one usage row per call (priced from the price list as it is written, like every usage
+ * row) and, in the same statement, releases the calls' budget reservations and runs `alongside`
+ * (a chat turn's answer); then checks the organization's budget (alerts and `enforce`). A row's
+ * time is the call's end, never before `notBefore` (a turn's start).
+ */
+export async function recordModelCalls(
+  deps: BudgetCheckDeps,
+  account: CallAccount,
+  calls: readonly MeteredCall[],
+  options: { reservations?: readonly string[]; alongside?: FragmentSqlToken; notBefore?: Date } = {},
+): Promise<void> {
+  const reservations = options.reservations ?? [];
+  const alongside = [
+    ...(options.alongside ? [options.alongside] : []),
+    ...(reservations.length > 0 ? [releaseReservations(reservations)] : []),
+  ];
+  const rows = calls.map((call) => ({
+    id: uuidv7(),
+    organizationId: account.organizationId,
+    agentId: account.agentId,
+    userId: account.userId,
+    modelId: account.modelId,
+    actionType: account.actionType,
+    source: account.source,
+    inputTokens: call.inputTokens,
+    cacheReadTokens: call.cacheReadTokens,
+    outputTokens: call.outputTokens,
+    costUsd: null,
+    latencyMs: call.latencyMs,
+    createdAt: options.notBefore && call.finishedAt.getTime() < options.notBefore.getTime() ? options.notBefore : call.finishedAt,
+  }));
+  if (rows.length === 0 && alongside.length === 0) return;
+  await insertUsageEvents(deps.db, rows, alongside.length > 0 ? sql.fragment`${sql.join(alongside, sql.fragment`, `)}` : undefined);
+  if (rows.length > 0) await afterUsageWritten(deps, account.organizationId);
+}
+
+/** Releases reservations whose calls wrote no usage (a refused or failed call); never throws. */
+export async function releaseUnused(deps: BudgetCheckDeps, reservations: readonly string[]): Promise<void> {
+  await deleteReservations(deps.db, reservations).catch((error: unknown) =>
+    deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'budget reservations not released'),
+  );
+}

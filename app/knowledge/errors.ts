@@ -16,3 +16,17 @@ export const knowledgeLimitReached = (limit: string) =>
     en: `The knowledge base is full: ${limit}.`,
     es: `La base de conocimiento está llena: ${limit}.`,
   });
+
+/**
+ * A knowledge search stopped at its statement timeout (`KNOWLEDGE_SEARCH_TIMEOUT_MS`): the
+ * `search_knowledge_base` call ends `output-error` with this message, which the model reads.
+ */
+export class KnowledgeSearchTimeout extends Error {
+  override name = 'KnowledgeSearchTimeout';
+  constructor(timeoutMs: number) {
+    super(
+      `The knowledge base search was stopped after ${timeoutMs} ms (the knowledge base is large or busy). ` +
+        'Try again with fewer, more specific words, or without "or".',
+    );
+  }
+}

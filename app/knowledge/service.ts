@@ -1,34 +1,40 @@
+import { StatementTimeoutError } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { lockAgentInAgency } from '../../sql/agents.ts';
+import { insertDocument, lockOrganizationKnowledge, vectorStore, type KnowledgeDocument, type VectorStore } from '../../sql/knowledge.ts';
 import {
-  insertDocument,
-  knowledgeUsage,
+  embeddedChunksUpTo,
   findPassages,
   listEmbeddings,
   nearestChunks,
   searchPassages,
-  vectorStore,
-  type KnowledgeDocument,
   type Passage,
-  type VectorStore,
-} from '../../sql/knowledge.ts';
+} from '../../sql/knowledge-search.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import { chunkText } from './chunking.ts';
 import { embedTexts, embeddingsEnabled, type EmbeddingScope } from './embeddings.ts';
 import { documentText, DocumentProblem, type DocumentType } from './parse.ts';
-import { knowledgeLimitReached } from './errors.ts';
+import { KnowledgeSearchTimeout } from './errors.ts';
+import { checkKnowledgeLimits, footprintOf } from './limits.ts';
+import { SearchSlots } from './search-slots.ts';
 
 /** Largest upload (the file, or the JSON text in UTF-8). */
 export const MAX_DOCUMENT_BYTES = 10 * 1024 * 1024;
-/** Per agent: most documents, and most bytes uploaded (the sum of `bytes`). */
-export const MAX_DOCUMENTS_PER_AGENT = 10_000;
-export const MAX_KNOWLEDGE_BYTES_PER_AGENT = 500 * 1024 * 1024;
 /** Passages a search answers without `limit`, and the most it may ask for. */
 export const DEFAULT_PASSAGES = 5;
 export const MAX_PASSAGES = 20;
 /** The constant of reciprocal rank fusion: a passage at rank r of a list scores 1 / (RRF_K + r). */
 export const RRF_K = 60;
+/** Searches of one organization waiting for a slot (KNOWLEDGE_SEARCHES_PER_ORGANIZATION) at most; one more is refused. */
+export const SEARCHES_WAITING_PER_ORGANIZATION = 32;
+
+const slots = new WeakMap<AppDeps, SearchSlots>();
+const searchSlots = (deps: AppDeps) => {
+  let found = slots.get(deps);
+  if (!found) slots.set(deps, (found = new SearchSlots(deps.config.knowledge.searchesPerOrganization, SEARCHES_WAITING_PER_ORGANIZATION)));
+  return found;
+};
 
 const stores = new WeakMap<AppDeps['db'], Promise<VectorStore>>();
 
@@ -50,14 +56,18 @@ export type Upload = { name: string; contentType: DocumentType; bytes: Uint8Arra
 
 /**
  * Adds a document to the agent's knowledge base: its text (parse.ts), chunks (chunking.ts) and,
- * when embeddings are configured, their vectors, stored in one transaction that first locks the
- * agent's row and checks the per-agent limits (so concurrent uploads cannot pass them together).
- * Parsing and embedding run before the transaction: no lock is held across a provider call.
+ * when embeddings are configured, their vectors. The knowledge limits (limits.ts) are checked
+ * before anything is spent, and again in the transaction that stores the document, under the
+ * organization's knowledge lock and the agent's row lock (concurrent uploads cannot pass a limit
+ * together). Parsing and embedding run before the transaction: no lock is held across a provider call.
  */
 export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: Upload): Promise<KnowledgeDocument> {
   const text = await documentText(upload.contentType, upload.bytes);
   const chunks = chunkText(text);
   if (chunks.length === 0) throw new DocumentProblem('the file has no text');
+  const footprint = footprintOf(chunks);
+  await checkKnowledgeLimits(deps.db, deps.config.knowledge, scope, footprint);
+  // Everything above is free; the embedding call below is the upload's one paid call (the platform key).
   const vectors = await embedTexts(
     deps,
     scope,
@@ -66,12 +76,9 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
   );
   const store = vectors ? await knowledgeVectorStore(deps) : 'bytes';
   return deps.db.transaction(async (tx) => {
+    await lockOrganizationKnowledge(tx, scope.organizationId);
     if (!(await lockAgentInAgency(tx, scope.organizationId, scope.agentId))) throw agentNotFound();
-    const usage = await knowledgeUsage(tx, scope.agentId);
-    if (usage.documents + 1 > MAX_DOCUMENTS_PER_AGENT)
-      throw knowledgeLimitReached(`at most ${MAX_DOCUMENTS_PER_AGENT} documents per agent`);
-    if (usage.bytes + upload.bytes.byteLength > MAX_KNOWLEDGE_BYTES_PER_AGENT)
-      throw knowledgeLimitReached(`at most ${MAX_KNOWLEDGE_BYTES_PER_AGENT / 1024 / 1024} MiB of documents per agent`);
+    await checkKnowledgeLimits(tx, deps.config.knowledge, scope, footprint);
     return insertDocument(
       tx,
       {
@@ -81,6 +88,7 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
         name: upload.name,
         contentType: upload.contentType,
         bytes: upload.bytes.byteLength,
+        textBytes: footprint.textBytes,
         createdAt: deps.clock(),
       },
       chunks.map((chunk, index) => ({ ...chunk, embedding: vectors?.[index] ?? null })),
@@ -93,21 +101,22 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
  * The agent's `limit` passages nearest to `query` (a unit vector) by cosine, best first: where
  * the server has pgvector, its HNSW index (nearestChunks); elsewhere an exact scan of the agent's
  * embeddings in this process (float32 dot products; a dot product per row in SQL cost about 70 us
- * a chunk at 256 dimensions), whose cost grows with the agent's chunks (docs/chat.md, Decisions).
+ * a chunk at 256 dimensions), whose cost grows with the agent's chunks (docs/agents-and-tools.md, Decisions).
  */
 async function nearestPassages(deps: AppDeps, agentId: string, query: readonly number[], limit: number): Promise<Passage[]> {
+  const timeoutMs = deps.config.knowledge.searchTimeoutMs;
   const best =
     (await knowledgeVectorStore(deps)) === 'pgvector'
-      ? await nearestChunks(deps.db, agentId, query, limit)
-      : await scanEmbeddings(deps, agentId, query, limit);
+      ? await nearestChunks(deps.db, agentId, query, limit, timeoutMs)
+      : await scanEmbeddings(deps.db, agentId, query, limit, timeoutMs);
   if (best.length === 0) return [];
-  const passages = await findPassages(deps.db, agentId, best);
+  const passages = await findPassages(deps.db, agentId, best, timeoutMs);
   return [...passages].sort((a, b) => b.score - a.score);
 }
 
-/** The exact scan: every embedding of the agent read and scored here; the `limit` best keys, best first. */
-export async function scanEmbeddings(deps: Pick<AppDeps, 'db'>, agentId: string, query: readonly number[], limit: number) {
-  const rows = await listEmbeddings(deps.db, agentId);
+/** The exact scan: every embedding of the agent read (within `timeoutMs`) and scored here; the `limit` best keys, best first. */
+export async function scanEmbeddings(db: AppDeps['db'], agentId: string, query: readonly number[], limit: number, timeoutMs: number) {
+  const rows = await listEmbeddings(db, agentId, timeoutMs);
   const q = Float32Array.from(query);
   const best: { documentId: string; ordinal: number; score: number }[] = [];
   for (const row of rows) {
@@ -126,10 +135,33 @@ export async function scanEmbeddings(deps: Pick<AppDeps, 'db'>, agentId: string,
 }
 
 /**
+ * Whether a search ranks the agent's embeddings: always on a pgvector store (the HNSW index
+ * bounds the work), on a bytes store only while the agent has at most
+ * `KNOWLEDGE_EXACT_SCAN_MAX_CHUNKS` embedded chunks (the exact scan reads and scores every one of
+ * them in this process). Past that the search is full-text only, and says so in the log.
+ */
+async function vectorRankingRuns(deps: AppDeps, agentId: string): Promise<boolean> {
+  if ((await knowledgeVectorStore(deps)) === 'pgvector') return true;
+  const cap = deps.config.knowledge.exactScanMaxChunks;
+  if ((await embeddedChunksUpTo(deps.db, agentId, cap, deps.config.knowledge.searchTimeoutMs)) <= cap) return true;
+  deps.logger.warn(
+    { agentId, exactScanMaxChunks: cap },
+    'knowledge search: more embedded passages than KNOWLEDGE_EXACT_SCAN_MAX_CHUNKS and no pgvector; ranked by full text only',
+  );
+  return false;
+}
+
+/**
  * The agent's best passages for `query`: the full-text ranking (searchPassages), fused with the
- * embedding ranking by reciprocal rank fusion when embeddings are configured. Each list is read
- * to 4 × `limit` deep; a passage's fused score is the sum of 1 / (RRF_K + rank) over the lists
- * holding it. Without embeddings the score is the full-text one.
+ * embedding ranking by reciprocal rank fusion when embeddings are configured (and ranked: see
+ * vectorRankingRuns; the question is embedded only then). Each list is read to 4 × `limit` deep;
+ * a passage's fused score is the sum of 1 / (RRF_K + rank) over the lists holding it. Without
+ * embeddings the score is the full-text one. Every statement of the search stops after
+ * `KNOWLEDGE_SEARCH_TIMEOUT_MS`: the search then throws KnowledgeSearchTimeout, whose message the
+ * tool call's `output-error` carries to the model. An organization's searches run at most
+ * `KNOWLEDGE_SEARCHES_PER_ORGANIZATION` at once in this process (search-slots.ts), so one
+ * tenant's parallel turns take a bounded share of the database; past the waiting ones, a search
+ * is refused at once (SearchSlotsFull, an `output-error` too).
  */
 export async function searchKnowledge(
   deps: AppDeps,
@@ -138,16 +170,30 @@ export async function searchKnowledge(
   limit: number,
   signal?: AbortSignal,
 ): Promise<Passage[]> {
-  if (!embeddingsEnabled(deps)) return searchPassages(deps.db, scope.agentId, query, limit);
-  const depth = limit * 4;
-  const [textual, vector] = await Promise.all([
-    searchPassages(deps.db, scope.agentId, query, depth),
-    embedTexts(deps, scope, [query], { action: 'rag_query_embedding', ...(signal ? { signal } : {}) }).then((vectors) =>
-      vectors ? nearestPassages(deps, scope.agentId, vectors[0]!, depth) : [],
-    ),
-  ]);
+  const timeoutMs = deps.config.knowledge.searchTimeoutMs;
+  const release = await searchSlots(deps).acquire(scope.organizationId, signal);
+  try {
+    if (!embeddingsEnabled(deps)) return await searchPassages(deps.db, scope.agentId, query, limit, timeoutMs);
+    const depth = limit * 4;
+    const ranked = async () => {
+      if (!(await vectorRankingRuns(deps, scope.agentId))) return [];
+      const vectors = await embedTexts(deps, scope, [query], { action: 'rag_query_embedding', ...(signal ? { signal } : {}) });
+      return vectors ? nearestPassages(deps, scope.agentId, vectors[0]!, depth) : [];
+    };
+    const [textual, vector] = await Promise.all([searchPassages(deps.db, scope.agentId, query, depth, timeoutMs), ranked()]);
+    return fuse([textual, vector], limit);
+  } catch (error) {
+    if (error instanceof StatementTimeoutError) throw new KnowledgeSearchTimeout(timeoutMs);
+    throw error;
+  } finally {
+    release();
+  }
+}
+
+/** Reciprocal rank fusion of best-first lists: each passage scores the sum of 1 / (RRF_K + rank) over the lists holding it. */
+function fuse(lists: readonly Passage[][], limit: number): Passage[] {
   const fused = new Map<string, Passage>();
-  for (const list of [textual, vector]) {
+  for (const list of lists) {
     list.forEach((passage, rank) => {
       const key = `${passage.documentId}/${passage.ordinal}`;
       const score = 1 / (RRF_K + rank + 1);

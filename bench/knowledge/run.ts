@@ -17,14 +17,15 @@
  *   npm run bench:knowledge                          # 10,000 documents (~100,000 chunks): ~15 min
  *   BENCH_DOCS=1000 BENCH_QUERIES=200 npm run bench:knowledge
  *   BENCH_MODES=fts npm run bench:knowledge          # only the full-text run (no embeddings uploaded)
+ *   BENCH_MODES=scale npm run bench:knowledge        # 300,000 passages in one agent, loaded in SQL: scale.ts
  */
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
-import { sql } from 'slonik';
+import { sql, type DatabasePool } from 'slonik';
 import { z } from 'zod';
 import { createApp, type App } from '../../app/app.ts';
-import { searchKnowledge } from '../../app/knowledge/service.ts';
+import { knowledgeVectorStore, searchKnowledge } from '../../app/knowledge/service.ts';
 import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { accessToken } from '../../test/analytics/support.ts';
@@ -32,6 +33,7 @@ import { testConfig } from '../../test/helpers/config.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { document, generator, question } from './corpus.ts';
 import { DIMENSIONS, startEmbedder } from './embedder.ts';
+import { scaleRows } from './scale.ts';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 10_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 500);
@@ -100,7 +102,13 @@ async function main() {
   const db = await createTestDatabase();
   await seedDemo(db.pool);
   const embedder = MODES.includes('embeddings') ? await startEmbedder() : undefined;
-  const base = testConfig({ nodeEnv: 'production' });
+  const defaults = testConfig({ nodeEnv: 'production' });
+  // The corpus passes the default per-agent limits (100,000 passages): they are raised, the search's bounds are not.
+  const unlimited = { maxDocumentsPerAgent: 1e7, maxChunksPerAgent: 1e8, maxChunksPerOrganization: 1e9 };
+  const base = {
+    ...defaults,
+    knowledge: { ...defaults.knowledge, ...unlimited, maxTextBytesPerAgent: 2 ** 40, maxTextBytesPerOrganization: 2 ** 40 },
+  };
   const plain = createApp({ db: db.pool, config: base, logger: pino({ level: 'warn' }), rateLimits: false });
   const fused = embedder
     ? createApp({
@@ -123,6 +131,18 @@ async function main() {
     rows.push(row);
   };
 
+  if (MODES.includes('scale')) for (const row of await scaleRows(plain, db.pool, log)) record(row);
+  if (MODES.includes('fts') || MODES.includes('embeddings')) await corpusRuns(db.pool, plain, fused, record);
+  await embedder?.close();
+  await db.drop();
+  console.log('| measure | value |\n|---|---:|');
+  for (const row of rows) console.log(`| ${row.measure} | ${row.value} |`);
+  log('done');
+}
+
+/** The modes `fts` and `embeddings`: the corpus uploaded through the route, then searched. */
+async function corpusRuns(pool: DatabasePool, plain: App, fused: App | undefined, record: (row: Row) => void) {
+  const db = { pool };
   // The upload rate without embeddings, on a second agent whose documents are deleted again.
   const small = await upload(plain, AGENTS.research.id, FTS_UPLOAD_DOCS, 'upload without embeddings');
   await db.pool.query(sql.unsafe`DELETE FROM knowledge_documents WHERE agent_id = ${AGENTS.research.id}`);
@@ -164,7 +184,9 @@ async function main() {
     }
   };
   if (MODES.includes('fts')) await searches(plain, 'full-text only', QUERIES);
-  if (fused) await searches(fused, `embeddings (exact scan) + FTS, RRF`, Math.min(QUERIES, EMBEDDING_QUERIES));
+  // Without pgvector, past KNOWLEDGE_EXACT_SCAN_MAX_CHUNKS embedded passages the vector ranking is skipped.
+  const vectors = `${(await knowledgeVectorStore(fused?.deps ?? plain.deps)) === 'pgvector' ? 'HNSW' : 'exact scan'}, up to ${plain.deps.config.knowledge.exactScanMaxChunks} passages without pgvector`;
+  if (fused) await searches(fused, `embeddings (${vectors}) + FTS, RRF`, Math.min(QUERIES, EMBEDDING_QUERIES));
 
   const explain = async (statement: ReturnType<typeof sql.unsafe>) => {
     const row = await db.pool.one(sql.unsafe`EXPLAIN (ANALYZE, FORMAT JSON) ${statement}`);
@@ -194,11 +216,6 @@ async function main() {
     measure: `PostgreSQL alone: words OR-ed, every match ranked (the unbounded relaxation), ${or.length} questions, p50 / p99 ms`,
     value: fmt(or),
   });
-  await embedder?.close();
-  await db.drop();
-  console.log('| measure | value |\n|---|---:|');
-  for (const row of rows) console.log(`| ${row.measure} | ${row.value} |`);
-  log('done');
 }
 
 await main();

@@ -9,7 +9,7 @@ import { createApp } from '../../app/app.ts';
 import type { AppDeps } from '../../app/core/deps.ts';
 import { openDatabase } from '../../app/db/open.ts';
 import { knowledgeVectorStore, searchKnowledge } from '../../app/knowledge/service.ts';
-import { searchPassages } from '../../sql/knowledge.ts';
+import { searchPassages } from '../../sql/knowledge-search.ts';
 import { seedDemoKnowledge } from '../../seeds/demo-knowledge.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
@@ -47,7 +47,7 @@ async function fusedSearchFindsTheMeaning(t: ExecutionContext, deps: AppDeps, pe
   // Full-text search alone puts "Tracking a parcel" first for this question (it shares "parcel");
   // the embedding ranking knows "arrive" is about delivery times, and the fused ranking follows it.
   const question = 'When will my parcel arrive in the US?';
-  const [lexical] = await searchPassages(deps.db, scope.agentId, question, 1);
+  const [lexical] = await searchPassages(deps.db, scope.agentId, question, 1, 2_000);
   t.is(lexical!.heading, 'Shipping > Tracking a parcel');
   const [fused] = await searchKnowledge(deps, scope, question, 3);
   t.is(fused!.heading, 'Shipping > Delivery times');

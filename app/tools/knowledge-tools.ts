@@ -34,7 +34,7 @@ export async function searchKnowledgeBaseTool({ deps, scope, input, signal }: Bu
   };
 }
 
-/** Documents of one `list_documents` page when the call names no `limit`, and the most it may ask for (about 300 characters each). */
+/** Documents of one `list_documents` page when the call names no `limit`, and the most it may ask for (at most about 300 characters each, at the longest names). */
 export const DOCUMENTS_PAGE_DEFAULT = 50;
 export const DOCUMENTS_PAGE_MAX = 100;
 

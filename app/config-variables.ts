@@ -204,6 +204,11 @@ export const CONFIG_VARIABLES = {
           'embedding model of `AI_GATEWAY_URL` (platform key) the knowledge base embeds chunks and questions with; rankings are then fused with the full-text one ([agents-and-tools.md](agents-and-tools.md#knowledge-base))',
       },
     ),
+    sendEmailPerUserPerDay: variable('SEND_EMAIL_PER_USER_PER_DAY', int(1, 50), {
+      default: '20',
+      meaning:
+        "emails (one per recipient) the `send_email` tool may queue for one user per UTC day, a share of the organization's 50 ([agents-and-tools.md](agents-and-tools.md#email))",
+    }),
   },
   knowledge: {
     maxDocumentsPerAgent: variable('KNOWLEDGE_MAX_DOCUMENTS_PER_AGENT', int(1, 10_000_000), {

@@ -1,15 +1,24 @@
 import { sql, type CommonQueryMethods } from 'slonik';
-import { CountRow } from './rows.ts';
+import { z } from 'zod';
+
+const SentRow = z.strictObject({ organization: z.number(), user: z.number() });
 
 /**
- * Emails the organization's agents queued since `since` (one per recipient), counted after
- * taking a transaction-scoped lock per organization: concurrent sends count one after the other.
+ * Emails the organization's agents queued since `since` (one per recipient), in all and for
+ * `userId`, counted after taking a transaction-scoped lock per organization: concurrent sends
+ * count one after the other.
  */
-export async function lockAndCountSentEmails(db: CommonQueryMethods, organizationId: string, since: Date): Promise<number> {
-  await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`agent_sent_emails:${organizationId}`}, 0))`);
-  return db.oneFirst(sql.type(CountRow)`
-    SELECT coalesce(sum(recipients), 0)::int AS n FROM agent_sent_emails
-    WHERE organization_id = ${organizationId} AND created_at >= ${sql.timestamp(since)}`);
+export async function lockAndCountSentEmails(
+  db: CommonQueryMethods,
+  ids: { organizationId: string; userId: string },
+  since: Date,
+): Promise<{ organization: number; user: number }> {
+  await db.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtextextended(${`agent_sent_emails:${ids.organizationId}`}, 0))`);
+  return db.one(sql.type(SentRow)`
+    SELECT coalesce(sum(recipients), 0)::int AS organization,
+           coalesce(sum(recipients) FILTER (WHERE user_id = ${ids.userId}), 0)::int AS "user"
+    FROM agent_sent_emails
+    WHERE organization_id = ${ids.organizationId} AND created_at >= ${sql.timestamp(since)}`);
 }
 
 export function insertSentEmail(

@@ -102,6 +102,24 @@ export function listDocuments(db: CommonQueryMethods, agentId: string) {
     SELECT ${documentColumns} FROM knowledge_documents WHERE agent_id = ${agentId} ORDER BY created_at, id`);
 }
 
+/**
+ * One page of the agent's documents, oldest first: at most `limit` of those after `after` (the
+ * `createdAt` and `id` of the last document of the page before), or from the first when null.
+ * Keyed on the order's columns, so a document added or removed between pages shifts nothing.
+ */
+export function listDocumentsPage(
+  db: CommonQueryMethods,
+  agentId: string,
+  page: { after: { createdAt: string; id: string } | null; limit: number },
+) {
+  const after = page.after
+    ? sql.fragment`AND (created_at, id) > (${page.after.createdAt}::timestamptz, ${page.after.id}::uuid)`
+    : sql.fragment``;
+  return db.any(sql.type(Document)`
+    SELECT ${documentColumns} FROM knowledge_documents WHERE agent_id = ${agentId} ${after}
+    ORDER BY created_at, id LIMIT ${page.limit}`);
+}
+
 const KnowledgeUsageRow = z.strictObject({
   agentDocuments: z.number(),
   agentChunks: z.number(),

@@ -69,7 +69,9 @@ function answer(options: LanguageModelV3CallOptions): Answer {
 function inputFor(tool: LanguageModelV3FunctionTool, said: string): Record<string, unknown> {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { type?: unknown }>;
   const url = /https?:\/\/\S+/.exec(said)?.[0];
-  const asked = said.replace(new RegExp(`^(?:please\\s+)?(?:use|call|run)\\s+${tool.name}\\b\\s*[:,-]?\\s*`, 'i'), '').trim() || said;
+  // The name is a literal: an MCP server names its tools, and `(a+)+` in a name must not become a pattern.
+  const literal = tool.name.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  const asked = said.replace(new RegExp(`^(?:please\\s+)?(?:use|call|run)\\s+${literal}(?!\\w)\\s*[:,-]?\\s*`, 'i'), '').trim() || said;
   const input: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(properties)) {
     if (schema.type !== 'string') continue;

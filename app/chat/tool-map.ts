@@ -1,4 +1,4 @@
-import { jsonSchema, tool, type ToolSet } from 'ai';
+import { InvalidToolInputError, jsonSchema, NoSuchToolError, tool, type ToolSet } from 'ai';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AppDeps } from '../core/deps.ts';
@@ -7,10 +7,13 @@ import { callServerTool } from '../mcp-client/call-tool.ts';
 import { listingOf, type DiscoveredTool } from '../mcp-client/tool-discovery.ts';
 import { findBuiltinTool } from '../tools/builtins.ts';
 import type { OfferedTool } from '../tools/resolution.ts';
+import { builtinInputSchema, type ToolInput } from '../tools/tool-input.ts';
+import { cutText } from './context-window.ts';
 
 /*
  * The tools of one turn: the map the model is offered (`buildToolSet`), how an MCP tool of it is
- * called (`callMcpTool`) and how a failed call reads (`ToolFailure`).
+ * called (`callMcpTool`), how much of a result the model is given (`boundedResult`) and how a
+ * failed call reads (`ToolFailure`, `toolFailureText`).
  */
 
 /** A tool call that failed; its message is the tool part's `errorText` (the model sees it too). */
@@ -18,14 +21,30 @@ export class ToolFailure extends Error {
   override name = 'ToolFailure';
 }
 
+/** Most characters of a failed call's text (its part's `errorText`). */
+const MAX_FAILURE_CHARS = 2000;
+
 /** Runs a tool, turning whatever it throws into a ToolFailure with a bounded message. */
 export async function asToolFailure<R>(run: () => Promise<R>): Promise<R> {
   try {
     return await run();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new ToolFailure(message.slice(0, 2000));
+    throw new ToolFailure(cutText(message, MAX_FAILURE_CHARS));
   }
+}
+
+/**
+ * The text of a tool call that failed, or undefined when `error` is no such failure: a tool's
+ * ToolFailure, or the SDK's refusal of a call (an input its schema does not allow, a tool that is
+ * not offered, arguments that are not JSON). The SDK hands the refusal to the tool's
+ * `tool-output-error` as its message, a string; nothing else of a turn fails with a string.
+ */
+export function toolFailureText(error: unknown): string | undefined {
+  if (error instanceof ToolFailure) return error.message;
+  if (InvalidToolInputError.isInstance(error) || NoSuchToolError.isInstance(error)) return cutText(error.message, MAX_FAILURE_CHARS);
+  if (typeof error === 'string') return cutText(error, MAX_FAILURE_CHARS);
+  return undefined;
 }
 
 /** Who runs the MCP tools (`tools/call`); built-in tools run their own executor (app/tools/builtins.ts). */
@@ -73,6 +92,8 @@ export async function buildToolSet(
       if (!found) continue;
       tools[entry.toolName] = tool({
         description: found.description ?? found.title ?? entry.toolName,
+        // Offered as listed and not checked here: the input goes to the server, which checks it, and
+        // compiling a hostile server's schema is the cost docs/agents-and-tools.md (Decisions) declines.
         inputSchema: jsonSchema(found.inputSchema as JSONSchema7),
         needsApproval,
         execute: (input: unknown, { abortSignal }) =>
@@ -89,10 +110,13 @@ export async function buildToolSet(
     tools[entry.toolName] = tool({
       // The catalog's description, read once with the offered set (absent only for a tool stored under another provider).
       description: entry.description ?? builtin.description,
-      inputSchema: jsonSchema<Record<string, unknown>>(builtin.inputSchema),
+      // Checked against the schema before anything runs: an input it refuses never reaches the executor (app/tools/tool-input.ts).
+      inputSchema: builtinInputSchema(builtin),
       needsApproval,
-      execute: (input: Record<string, unknown>, { abortSignal }) =>
-        asToolFailure(() => run({ deps, scope: { agencyId, agentId, userId }, input, signal: abortSignal ?? scope.signal })),
+      execute: async (input: ToolInput, { abortSignal }) =>
+        boundedResult(
+          await asToolFailure(() => run({ deps, scope: { agencyId, agentId, userId }, input, signal: abortSignal ?? scope.signal })),
+        ),
     });
   }
   return tools;
@@ -130,14 +154,25 @@ export type McpToolCall = { agencyId: string; serverId: string; toolName: string
  */
 export type McpToolExecutor = (deps: AppDeps, call: McpToolCall) => Promise<unknown>;
 
-/** Most characters of one tool result handed to the model; the rest is cut and said so. */
+/** Most characters of one tool result, built-in or MCP, handed to the model and stored; the rest is cut and said so. */
 export const MAX_TOOL_RESULT_CHARS = 64 * 1024;
+
+/**
+ * A tool's result as the model gets it and the conversation stores it: unchanged while its text
+ * (its JSON, for a result that is not text) has at most `MAX_TOOL_RESULT_CHARS` characters,
+ * otherwise that text cut there, saying so.
+ */
+export function boundedResult(result: unknown): unknown {
+  const text = typeof result === 'string' ? result : JSON.stringify(result);
+  if (text === undefined || text.length <= MAX_TOOL_RESULT_CHARS) return result;
+  return `${cutText(text, MAX_TOOL_RESULT_CHARS)} [result cut at ${MAX_TOOL_RESULT_CHARS} characters]`;
+}
 
 /**
  * `tools/call` through the project's bounded MCP client (app/mcp-client/call-tool.ts): the
  * server's stored auth (an OAuth token refreshed once after a 401), the outbound deadline that
  * the turn's abort signal also ends, the session's byte cap, no schema compiled; then the result
- * cut to `MAX_TOOL_RESULT_CHARS` for the model.
+ * cut to `MAX_TOOL_RESULT_CHARS` for the model (`boundedResult`).
  */
 export const callMcpTool: McpToolExecutor = async (deps, call) => {
   const outcome = await callServerTool(
@@ -152,10 +187,8 @@ export const callMcpTool: McpToolExecutor = async (deps, call) => {
     throw new Error(`The MCP tool could not be run (${outcome.failure}): ${outcome.message}`);
   }
   const text = resultText(outcome.content, outcome.structuredContent);
-  if (outcome.isError) throw new Error(`The MCP tool failed: ${text.slice(0, 2000)}`);
-  return text.length > MAX_TOOL_RESULT_CHARS
-    ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)} [result cut at ${MAX_TOOL_RESULT_CHARS} characters]`
-    : text;
+  if (outcome.isError) throw new Error(`The MCP tool failed: ${cutText(text, MAX_FAILURE_CHARS)}`);
+  return boundedResult(text);
 };
 
 /** The result as text: text contents joined, `structuredContent` as JSON when there is no text. */

@@ -21,7 +21,7 @@ import type { ChatModel } from './provider.ts';
 import { fitEveryCall } from './context-window.ts';
 import type { GuardrailVerdict } from './guardrails.ts';
 import { TurnEnd } from './running-turns.ts';
-import { ToolFailure } from './tool-map.ts';
+import { toolFailureText } from './tool-map.ts';
 
 /*
  * One chat turn: the system message and settings of its model calls, the stream that runs them
@@ -92,7 +92,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
   );
   const describe = (error: unknown) => {
     const text = describeFailure(error, model.failures);
-    if (error instanceof ToolFailure) return text;
+    if (toolFailureText(error) !== undefined) return text;
     deps.logger.warn({ agentId: turn.agent.id, conversationId, cause: text }, 'chat turn failed');
     return text;
   };
@@ -280,7 +280,8 @@ export class TurnNotSaved extends Error {
  * provider's text is never quoted (a provider may echo the request, key included).
  */
 export function describeFailure(error: unknown, failures: readonly ProviderFailure[]): string {
-  if (error instanceof ToolFailure) return error.message;
+  const tool = toolFailureText(error);
+  if (tool !== undefined) return tool;
   // A refused budget reservation (app/metering/reservations.ts): the call was not made.
   if (error instanceof CodedError) return `${error.errorCode}: ${error.messages.en}`;
   if (error instanceof TurnNotSaved) return 'The conversation could not be saved; this answer was not kept. Try again.';

@@ -4,9 +4,9 @@ import type { BuiltinExecutor } from './builtin-executor.ts';
 import { fetchUrl } from './fetch-url.ts';
 import type { Config } from '../config.ts';
 import { isUuid } from '../core/schemas.ts';
-import { listDocumentsTool, searchKnowledgeBaseTool } from './knowledge-tools.ts';
+import { DOCUMENTS_PAGE_DEFAULT, DOCUMENTS_PAGE_MAX, listDocumentsTool, searchKnowledgeBaseTool } from './knowledge-tools.ts';
 import { sendEmailTool, SEND_EMAIL_INPUT } from './send-email.ts';
-import { webSearch } from './web-search.ts';
+import { webSearch, WEB_SEARCH_MAX_RESULTS } from './web-search.ts';
 import { deploymentExecutor, type DeploymentToolName } from './deployment-executors.ts';
 
 /*
@@ -40,12 +40,14 @@ const object = (properties: Record<string, JSONSchema7>, required: string[]): JS
   required,
   additionalProperties: false,
 });
-const limit = (max: number): JSONSchema7 => ({
+const limit = (max: number, what = 'results'): JSONSchema7 => ({
   type: 'integer',
   minimum: 1,
   maximum: max,
-  description: `How many results, at most ${max}`,
+  description: `How many ${what}, at most ${max}`,
 });
+/** An ISO 8601 date or date-time as a calendar tool takes it. */
+const instant = (description: string) => text(description, { maxLength: 64 });
 
 const always = (): Availability => ({ available: true });
 const runs = (executor: BuiltinExecutor) => () => executor;
@@ -65,7 +67,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = Object.freeze([
     toolName: 'web_search',
     providerKey: 'web',
     description: 'Searches the public web and returns the top results with titles, links and snippets.',
-    inputSchema: object({ query: text('What to search for', { maxLength: 500 }), limit: limit(10) }, ['query']),
+    inputSchema: object({ query: text('What to search for', { maxLength: 500 }), limit: limit(WEB_SEARCH_MAX_RESULTS) }, ['query']),
     suggestedPermission: 'always_allow',
     execute: runs(webSearch),
     availability: (config: Config): Availability =>
@@ -92,8 +94,14 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = Object.freeze([
   {
     toolName: 'list_documents',
     providerKey: 'knowledge',
-    description: "Lists the documents in the agent's knowledge base.",
-    inputSchema: object({}, []),
+    description: `Lists the documents in the agent's knowledge base, oldest first, a page at a time (${DOCUMENTS_PAGE_DEFAULT} unless limit says otherwise).`,
+    inputSchema: object(
+      {
+        cursor: text('Where to go on: the nextCursor of the page before; leave it out for the first page', { maxLength: 200 }),
+        limit: limit(DOCUMENTS_PAGE_MAX, 'documents'),
+      },
+      [],
+    ),
     suggestedPermission: 'always_allow',
     execute: runs(listDocumentsTool),
     availability: always,
@@ -122,7 +130,7 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = Object.freeze([
     toolName: 'list_events',
     providerKey: 'calendar',
     description: "Lists the user's calendar events in a time range.",
-    inputSchema: object({ from: text('Start, ISO 8601'), to: text('End, ISO 8601') }, ['from', 'to']),
+    inputSchema: object({ from: instant('Start, ISO 8601'), to: instant('End, ISO 8601') }, ['from', 'to']),
     suggestedPermission: 'needs_approval',
     ...supplied('list_events'),
   },
@@ -133,8 +141,8 @@ export const BUILTIN_TOOLS: readonly BuiltinTool[] = Object.freeze([
     inputSchema: object(
       {
         title: text('Title', { maxLength: 500 }),
-        start: text('Start, ISO 8601'),
-        end: text('End, ISO 8601'),
+        start: instant('Start, ISO 8601'),
+        end: instant('End, ISO 8601'),
         attendees: { type: 'array', items: text('An email address', { maxLength: 320 }), maxItems: 100 },
       },
       ['title', 'start', 'end'],

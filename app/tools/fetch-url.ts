@@ -10,7 +10,7 @@ export const MAX_FETCHED_TEXT_CHARS = 20_000;
  * time, bytes and redirects), then the readable text of the page, capped.
  */
 export async function fetchUrl({ deps, input }: BuiltinCall): Promise<{ url: string; status: number; text: string; truncated: boolean }> {
-  const url = String(input.url ?? '');
+  const url = input.url as string;
   try {
     const headers = { accept: 'text/html, text/plain;q=0.9, */*;q=0.1' };
     const response = await safeFetch(url, { method: 'GET', headers }, outboundOptions(deps.config));

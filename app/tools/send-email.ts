@@ -11,15 +11,14 @@ export const MAX_EMAILS_PER_ORGANIZATION_PER_DAY = 50;
 export const MAX_EMAIL_SUBJECT_CHARS = 200;
 export const MAX_EMAIL_TEXT_CHARS = 20_000;
 
-/** One address, `local@domain`: no spaces, angle brackets, commas, quotes or line breaks (nothing that could add a header or a recipient). */
-const ADDRESS = /^[^\s@<>,;:"()[\]\\]{1,64}@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/i;
-
 export const SEND_EMAIL_INPUT: JSONSchema7 = {
   type: 'object',
   properties: {
     to: {
       type: 'array',
-      items: { type: 'string', description: 'An email address (local@domain)', maxLength: 254 },
+      // `format: email` is checked by the API's address rule (app/tools/tool-input.ts): a dot-atom
+      // local part and a dotted domain, ASCII, nothing nodemailer would drop or read as another recipient.
+      items: { type: 'string', format: 'email', description: 'An email address (local@domain)', maxLength: 254 },
       minItems: 1,
       maxItems: MAX_EMAIL_RECIPIENTS,
     },
@@ -36,26 +35,26 @@ const hasControlCharacter = (text: string) => [...text].some((char) => char.char
 /** The start of the UTC day of `now`. */
 const dayOf = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 
-/** The checked input, or the reason it cannot be sent (the model reads it and may correct itself). */
+/**
+ * The message of an input the schema allowed (SEND_EMAIL_INPUT, checked before this runs), or the
+ * reason it cannot be sent: what the schema cannot say. Addresses are kept as written but in
+ * lower case, each once; that is what is recorded and what the SMTP envelope carries.
+ */
 function checked(input: Record<string, unknown>): { to: string[]; subject: string; text: string } {
-  const to = Array.isArray(input.to) ? input.to.map((address) => String(address).trim().toLowerCase()) : [];
-  if (to.length < 1 || to.length > MAX_EMAIL_RECIPIENTS) throw new Error(`send_email needs 1 to ${MAX_EMAIL_RECIPIENTS} recipients`);
-  const bad = to.find((address) => address.length > 254 || !ADDRESS.test(address));
-  if (bad !== undefined) throw new Error(`send_email: ${JSON.stringify(bad.slice(0, 100))} is not an email address`);
-  const subject = String(input.subject ?? '');
-  // A line break in the subject would start a header of its own.
-  if (subject.trim() === '' || subject.length > MAX_EMAIL_SUBJECT_CHARS || hasControlCharacter(subject))
+  const to = (input.to as string[]).map((address) => address.toLowerCase());
+  const subject = input.subject as string;
+  if (subject.trim() === '' || hasControlCharacter(subject))
     throw new Error(`send_email: the subject must be one line of 1 to ${MAX_EMAIL_SUBJECT_CHARS} characters`);
-  const text = String(input.text ?? '');
-  if (text.trim() === '' || text.length > MAX_EMAIL_TEXT_CHARS || text.includes('\u0000'))
-    throw new Error(`send_email: the text must be 1 to ${MAX_EMAIL_TEXT_CHARS} characters`);
+  const text = input.text as string;
+  if (text.trim() === '') throw new Error(`send_email: the text must be 1 to ${MAX_EMAIL_TEXT_CHARS} characters`);
   return { to: [...new Set(to)], subject, text };
 }
 
 /**
  * The built-in `send_email`: one plain-text message per recipient queued in the outbox (sent by
  * the outbox worker from `MAIL_FROM`, `Reply-To` the calling user's address), in one transaction
- * with the record the daily limit counts. At most 10 recipients, 50 per organization per UTC day.
+ * with the record the daily limits count. At most 10 recipients, 50 per organization per UTC day,
+ * of which `SEND_EMAIL_PER_USER_PER_DAY` (default 20) for one user.
  */
 export async function sendEmailTool({ deps, scope, input }: BuiltinCall): Promise<{ queued: number; to: string[]; replyTo: string }> {
   const message = checked(input);
@@ -64,10 +63,15 @@ export async function sendEmailTool({ deps, scope, input }: BuiltinCall): Promis
   const now = deps.clock();
   const transport = transportFor(deps);
   await deps.db.transaction(async (tx) => {
-    const sent = await lockAndCountSentEmails(tx, scope.agencyId, dayOf(now));
-    if (sent + message.to.length > MAX_EMAILS_PER_ORGANIZATION_PER_DAY)
+    const sent = await lockAndCountSentEmails(tx, { organizationId: scope.agencyId, userId: scope.userId }, dayOf(now));
+    if (sent.organization + message.to.length > MAX_EMAILS_PER_ORGANIZATION_PER_DAY)
       throw new Error(
-        `send_email: this organization's agents may send ${MAX_EMAILS_PER_ORGANIZATION_PER_DAY} emails a day (UTC); ${sent} were sent today`,
+        `send_email: this organization's agents may send ${MAX_EMAILS_PER_ORGANIZATION_PER_DAY} emails a day (UTC); ${sent.organization} were sent today`,
+      );
+    const perUser = deps.config.tools.sendEmailPerUserPerDay;
+    if (sent.user + message.to.length > perUser)
+      throw new Error(
+        `send_email: agents may send ${perUser} emails a day (UTC) for one user (SEND_EMAIL_PER_USER_PER_DAY); ${sent.user} were sent for this user today`,
       );
     for (const to of message.to)
       await transport.send(tx, {

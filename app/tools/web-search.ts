@@ -28,12 +28,10 @@ const str = (value: unknown, max: number) => (typeof value === 'string' ? value.
 export async function webSearch({ deps, input }: BuiltinCall): Promise<{ query: string; results: WebResult[] }> {
   const base = deps.config.tools.webSearchUrl;
   if (!base) throw new Error('web_search is not available: WEB_SEARCH_URL is not set');
-  const query = String(input.query ?? '').trim();
+  // The schema (app/tools/builtins.ts) was checked: a query of at most 500 characters, a limit of 1 to 10.
+  const query = (input.query as string).trim();
   if (query === '') throw new Error('web_search needs a non-empty query');
-  const limit = Math.min(
-    Math.max(Number(input.limit ?? WEB_SEARCH_DEFAULT_RESULTS) || WEB_SEARCH_DEFAULT_RESULTS, 1),
-    WEB_SEARCH_MAX_RESULTS,
-  );
+  const limit = typeof input.limit === 'number' ? input.limit : WEB_SEARCH_DEFAULT_RESULTS;
   const url = new URL(`${base}/search`);
   url.searchParams.set('q', query);
   url.searchParams.set('format', 'json');

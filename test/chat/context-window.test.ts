@@ -82,7 +82,7 @@ test.serial(
   async (t) => {
     const peer = await provider(t, () => ({ kind: 'text', text: 'Answered from the recent messages.' }));
     const auth = await bearer(t);
-    const narrow = await serve(t, chatConfig({ gatewayUrl: peer.url, contextMaxTokens: 1400 }));
+    const narrow = await serve(t, chatConfig({ gatewayUrl: peer.url, contextMaxTokens: 600 }));
     await seededConversation(t, narrow, auth, 'window');
     const toolUnitTokens = estimateTokens(PAGE);
     t.true(toolUnitTokens > 1000, `the tool result alone is ${toolUnitTokens} tokens`);
@@ -94,24 +94,26 @@ test.serial(
     t.is(sent.messages[0]!.role, 'system');
     t.regex(sentText(sent), /Recent question 0[\s\S]*Recent answer 2/);
     t.regex(sentText(sent), /The refund page says refunds take five business days/);
-    // The call and its result did not fit together: neither is sent, nor anything older.
+    // The call and its result (cut to a quarter of the window) did not fit together: neither is sent, nor anything older.
     t.notRegex(sentText(sent), /call_at_the_cut|Refund policy|Old question|The very first message/);
     assertPaired(t, sent);
     const estimate = sent.messages.reduce((sum, m) => sum + 4 + estimateTokens(contentOf(m)), 0);
-    t.true(estimate <= 1400, `sent about ${estimate} tokens`);
+    t.true(estimate <= 600, `sent about ${estimate} tokens`);
 
-    // A wider window takes the call and its result together, then older messages while they fit.
-    const wide = await serve(t, chatConfig({ gatewayUrl: peer.url, contextMaxTokens: 2300 }));
+    // A wider window takes the call and its result together, the result cut to its quarter, then older messages while they fit.
+    const wide = await serve(t, chatConfig({ gatewayUrl: peer.url, contextMaxTokens: 1400 }));
     await sendChat(wide, auth, 'window', [userMessage('And where did you read that?')]);
     const wider = peer.requests.at(-1)!.body;
     t.regex(sentText(wider), /call_at_the_cut/);
-    t.regex(sentText(wider), /Refund policy/);
+    t.regex(sentText(wider), /Refund policy.*\[cut to fit the context window: about 350 of \d+ tokens\]/);
     t.regex(sentText(wider), /Please check the refund page/);
     t.regex(sentText(wider), /Old answer 5/);
     t.notRegex(sentText(wider), /The very first message|Old question 0/);
     assertPaired(t, wider);
+    const wideEstimate = wider.messages.reduce((sum, m) => sum + 4 + estimateTokens(contentOf(m)), 0);
+    t.true(wideEstimate <= 1400, `sent about ${wideEstimate} tokens`);
 
-    // Nothing is lost: every message stays stored and readable.
+    // Nothing is lost: every message stays stored and readable, the tool result whole.
     const stored = await t.context.t
       .http()
       .get(`/api/ai/agents/${agentId}/conversations/window`)
@@ -120,6 +122,7 @@ test.serial(
       .expect(200);
     t.is(stored.body.messages.length, 2 + HISTORY.length + 4);
     t.regex(JSON.stringify(stored.body.messages[0]), /The very first message/);
+    t.true(JSON.stringify(stored.body.messages).includes(JSON.stringify(PAGE)));
   },
 );
 

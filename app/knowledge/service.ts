@@ -14,9 +14,9 @@ import {
 } from '../../sql/knowledge.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { agentNotFound } from '../agents/errors.ts';
-import { chunkText } from './chunking.ts';
 import { embedTexts, embeddingsEnabled, type EmbeddingScope } from './embeddings.ts';
-import { documentText, DocumentProblem, type DocumentType } from './parse.ts';
+import type { DocumentType } from './parse.ts';
+import { documentChunks } from './readers.ts';
 import { knowledgeLimitReached } from './errors.ts';
 
 /** Largest upload (the file, or the JSON text in UTF-8). */
@@ -49,15 +49,13 @@ export function knowledgeVectorStore(deps: Pick<AppDeps, 'db'>): Promise<VectorS
 export type Upload = { name: string; contentType: DocumentType; bytes: Uint8Array };
 
 /**
- * Adds a document to the agent's knowledge base: its text (parse.ts), chunks (chunking.ts) and,
+ * Adds a document to the agent's knowledge base: its chunks (read off the event loop, readers.ts) and,
  * when embeddings are configured, their vectors, stored in one transaction that first locks the
  * agent's row and checks the per-agent limits (so concurrent uploads cannot pass them together).
  * Parsing and embedding run before the transaction: no lock is held across a provider call.
  */
 export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: Upload): Promise<KnowledgeDocument> {
-  const text = await documentText(upload.contentType, upload.bytes);
-  const chunks = chunkText(text);
-  if (chunks.length === 0) throw new DocumentProblem('the file has no text');
+  const chunks = await documentChunks(deps, upload.contentType, upload.bytes);
   const vectors = await embedTexts(
     deps,
     scope,

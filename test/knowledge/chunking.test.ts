@@ -1,6 +1,6 @@
 import test from 'ava';
 import { chunkText, headingOf } from '../../app/knowledge/chunking.ts';
-import { htmlAsMarkdown } from '../../app/knowledge/parse.ts';
+import { htmlAsMarkdown } from '../../app/knowledge/document-text.ts';
 import { withoutHidden } from '../../app/core/html-text.ts';
 
 test('a heading is 1-6 # and a space; its closing # go when a space precedes them', (t) => {

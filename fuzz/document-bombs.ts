@@ -94,7 +94,7 @@ export function legitimatePdf(bytes: number, pages = 200): Buffer {
   objects.push('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>');
   const images: number[] = [];
   const imageCount = 4;
-  const textBytes = pages * 3_600;
+  const textBytes = pages * 1_100;
   const imageSide = Math.max(16, Math.floor(Math.sqrt(Math.max(0, bytes - textBytes) / imageCount / 3)));
   for (let i = 0; i < imageCount; i++) {
     const pixels = Buffer.alloc(imageSide * imageSide * 3);

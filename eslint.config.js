@@ -4,6 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import regexp from 'eslint-plugin-regexp';
 
 /**
  * Which folder may not import which. Paths are resolved, so `../../app/x.ts` from any depth is
@@ -115,6 +116,17 @@ export default tseslint.config(
   {
     files: ['app/**/errors.ts'],
     rules: { 'no-restricted-syntax': ['error', NO_SESSION_STATE, FILES_OF_OWN_FOLDER, CODED_ERROR_LITERAL_CODE, ROW_SCHEMA_BUILT_ONCE] },
+  },
+  {
+    // No pattern of the service backtracks or moves super-linearly over what a tenant or a peer
+    // sends (documents, headers, tool input): eslint-plugin-regexp's static analysis (scslre) of
+    // every regex literal and RegExp call ("potential" also reports cases that depend on the input).
+    files: ['app/**/*.ts', 'lib/*/src/**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      'regexp/no-super-linear-move': 'error',
+    },
   },
   {
     // The composition root: it alone in app/ runs the start-up seeding.

@@ -256,6 +256,25 @@ export const CONFIG_VARIABLES = {
       meaning:
         'without pgvector: most embedded passages of an agent whose embeddings a search scans in the service; above it the search ranks by full-text only (logged), and the question is not embedded',
     }),
+    readers: variable('DOCUMENT_READERS', int(1, 256), {
+      absent: 'one per core (`os.availableParallelism()`)',
+      meaning:
+        'uploaded documents read at once, each in a process of its own bounded in time and memory ([agents-and-tools.md](agents-and-tools.md#knowledge-base))',
+    }),
+    readerQueue: variable('DOCUMENT_READER_QUEUE', int(0, 10_000), {
+      default: '8',
+      meaning: 'uploads that may wait for a free reader; past them an upload is 503 `CORE.SERVICE_UNAVAILABLE` with `Retry-After`',
+    }),
+    readTimeoutMs: variable('DOCUMENT_READ_TIMEOUT_MS', int(100, 600_000), {
+      default: '15000',
+      meaning:
+        "longest one document's reading (text, chunks) may take; then its process is killed and the upload is 400 `AI.DOCUMENT_INVALID`",
+    }),
+    readerMemoryMb: variable('DOCUMENT_READER_MEMORY_MB', int(128, 65_536), {
+      default: '512',
+      meaning:
+        "most resident memory (MiB, ArrayBuffers included) of one reader's process; past it the process is killed and the upload is 400 `AI.DOCUMENT_INVALID`",
+    }),
   },
   notifications: {
     smtpUrl: variable('SMTP_URL', url(['smtp:', 'smtps:']), {

@@ -35,7 +35,12 @@ export const url = (protocols: string[]) =>
     });
 export const int = (min: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(min).max(max);
 export const flag = z.enum(['true', 'false']);
-export const withoutTrailingSlash = (value: string) => value.replace(/\/+$/, '');
+/** `value` without the slashes it ends with (by hand: `/\/+$/` retries every run of slashes that is not at the end). */
+export function withoutTrailingSlash(value: string): string {
+  let end = value.length;
+  while (end > 0 && value[end - 1] === '/') end--;
+  return value.slice(0, end);
+}
 
 /** `https://app.example.com` yes; `https://app.example.com/`, `*` or a path, no. */
 export function isOrigin(value: string): boolean {

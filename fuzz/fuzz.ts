@@ -2,6 +2,7 @@ import { ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
 import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
 import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
 import { hugeAnswer } from './chat-attacks.ts';
+import { hostileDocumentUploads } from './document-attacks.ts';
 import { dripProvider } from './drip-provider.ts';
 import { otlpSpanBomb, preAuthNestingBomb } from './attack-cases-37.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
@@ -186,6 +187,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     // Issue 37: an OTLP span bomb from a real key, and a pre-auth nesting bomb with a made-up one.
     attacks.push(await otlpSpanBomb(limitedRun, callers.get('owner@demo.test')!));
     attacks.push(await preAuthNestingBomb(limitedRun, 20));
+    // Issue 47: documents that made the heading pattern backtrack, and a PDF decompression bomb.
+    attacks.push(await hostileDocumentUploads(openRun, callers.get('owner@demo.test')!));
     for (const attack of attacks) if (!attack.held) problems.push(`attack got in: ${attack.name}: ${attack.detail}`);
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     const changed = changedTables(before, after);
@@ -215,7 +218,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       operations,
       [
         '',
-        'attack cases (issues 22 and 37):',
+        'attack cases (issues 22, 37 and 47):',
         ...attacks.map((attack) => `  ${attack.held ? 'held' : 'GOT IN'}  ${attack.name}: ${attack.detail}`),
         '',
         ...problems.map((problem) => `PROBLEM: ${problem}`),

@@ -3,6 +3,7 @@ import { ValidationError } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { sealJson } from '../crypto/credentials.ts';
+import { withoutTrailingSlash } from '../env-variable.ts';
 import { checkUrlTextToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
 import { providerKeyContext } from './provider.ts';
 import { ProviderKeyBody, ProviderKeyStatus } from './schemas.ts';
@@ -37,7 +38,7 @@ export const providerKeyRoutes = [
       if (body.baseUrl !== undefined) {
         try {
           // No DNS lookup here: the name is checked at every call (app/net/url-policy.ts).
-          baseUrl = checkUrlTextToSave(body.baseUrl, urlPolicyFor(deps.config)).href.replace(/\/+$/, '');
+          baseUrl = withoutTrailingSlash(checkUrlTextToSave(body.baseUrl, urlPolicyFor(deps.config)).href);
         } catch (error) {
           if (error instanceof UrlRefusedError) throw new ValidationError([{ path: ['baseUrl'], message: error.message }]);
           throw error;

@@ -45,11 +45,17 @@ export function titleFromAnswer(answer: string): string | null {
     .map((candidate) => candidate.trim())
     .find((candidate) => candidate !== '');
   if (line === undefined) return null;
-  const bare = line
-    .replace(/^(?:title:\s*)/i, '')
-    .replace(/^["'*`#\s]+/, '')
-    .replace(/["'*`.\s]+$/, '');
+  const bare = trimmed(line.replace(/^title:/i, ''), '"\'*`# ', '"\'*`. ');
   return bare === '' ? null : cut(bare);
+}
+
+/** `text` without the characters of `leading` at its start and of `trailing` at its end (a scan, no pattern). */
+function trimmed(text: string, leading: string, trailing: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (leading.includes(text[start]!) || /\s/.test(text[start]!))) start += 1;
+  while (end > start && (trailing.includes(text[end - 1]!) || /\s/.test(text[end - 1]!))) end -= 1;
+  return text.slice(start, end);
 }
 
 /** Title models already reported as unpriced (each is logged once per process). */

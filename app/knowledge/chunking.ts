@@ -1,7 +1,7 @@
 /**
  * Splitting a document's text into passages along its structure (docs/agents-and-tools.md,
- * "Knowledge base"). The text is read as Markdown: a line starting with 1-6 `#` is a heading,
- * a blank line ends a paragraph. A chunk never crosses a heading; within a section, whole
+ * "Knowledge base"). The text is read as Markdown: a line starting with 1-6 `#` and a space is a
+ * heading, a blank line ends a paragraph (lines end at `\n`, `\r\n` or a lone `\r`). A chunk never crosses a heading; within a section, whole
  * paragraphs are packed up to `CHUNK_TARGET_CHARS`; a paragraph longer than that is cut at
  * sentence ends (at a space, or hard, when a sentence is longer still). A chunk that continues
  * its section starts with the last `CHUNK_OVERLAP_CHARS` (at most, from a word start) of the
@@ -17,7 +17,28 @@ export type Chunk = { heading: string; body: string };
 
 type Section = { heading: string; paragraphs: string[] };
 
-const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t#]*$/;
+const isBlank = (char: string | undefined) => char === ' ' || char === '\t';
+
+/**
+ * The heading a line is, read by hand in one pass (a pattern such as `^(#{1,6})[ \t]+(.+?)[ \t#]*$`
+ * backtracks cubically on a line of `#` and spaces that does not end as it expects): 1-6 `#`,
+ * a space or tab, then the title without its closing run of `#` (when a space precedes it, as
+ * in CommonMark, so `C#` stays) and without the spaces around it.
+ */
+export function headingOf(line: string): { level: number; title: string } | undefined {
+  let level = 0;
+  while (line[level] === '#') level++;
+  if (level < 1 || level > 6 || !isBlank(line[level])) return undefined;
+  let start = level;
+  while (isBlank(line[start])) start++;
+  let end = line.length;
+  while (end > start && isBlank(line[end - 1])) end--;
+  let hashes = end;
+  while (hashes > start && line[hashes - 1] === '#') hashes--;
+  if (hashes === start || isBlank(line[hashes - 1])) end = hashes;
+  while (end > start && isBlank(line[end - 1])) end--;
+  return { level, title: line.slice(start, end) };
+}
 
 /** Sections of the text: the heading path and its paragraphs (whitespace inside a paragraph collapsed). */
 function sectionsOf(text: string): Section[] {
@@ -26,18 +47,19 @@ function sectionsOf(text: string): Section[] {
   let current: Section = { heading: '', paragraphs: [] };
   let paragraph: string[] = [];
   const endParagraph = () => {
+    if (paragraph.length === 0) return;
     const joined = paragraph.join(' ').replace(/\s+/g, ' ').trim();
     if (joined !== '') current.paragraphs.push(joined);
     paragraph = [];
   };
-  for (const line of text.split(/\r?\n/)) {
-    const heading = HEADING.exec(line);
+  for (const line of text.split(/\r\n|[\n\r]/)) {
+    const heading = headingOf(line);
     if (heading) {
       endParagraph();
       if (current.paragraphs.length > 0) sections.push(current);
-      const level = heading[1]!.length;
-      path.length = Math.min(path.length, level - 1);
-      path[level - 1] = heading[2]!.trim();
+      path.length = Math.min(path.length, heading.level - 1);
+      // Each title is cut before the path is joined: the join's cost stays bounded per heading.
+      path[heading.level - 1] = heading.title.trim().slice(0, MAX_HEADING_CHARS);
       current = { heading: path.filter(Boolean).join(' > ').slice(0, MAX_HEADING_CHARS), paragraphs: [] };
     } else if (line.trim() === '') {
       endParagraph();

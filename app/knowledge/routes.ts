@@ -3,14 +3,18 @@ import { AgentIdParams } from '../agents/schemas.ts';
 import { AI_BUDGET_EXCEEDED } from '../analytics/budget/errors.ts';
 import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { AGENT_SCOPE } from '../agents/scope.ts';
+import { serviceUnavailable } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
-import { ValidationErrorBody } from '../core/schemas.ts';
+import { CodedErrorBody, ValidationErrorBody } from '../core/schemas.ts';
 import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
 import { documentTypeOf, DocumentProblem } from './parse.ts';
 import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';
+import { ReadersBusy } from './readers.ts';
 import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
 
 const tags = ['knowledge'];
+/** The wait a 503 of busy readers asks for: most documents are read within a second. */
+const READERS_BUSY_RETRY_AFTER_SECONDS = 1;
 const policy = { subject: 'ai.agent', action: 'update' };
 
 /** An agent's knowledge base (docs/agents-and-tools.md, "Knowledge base"): the documents its search tools read. */
@@ -22,8 +26,10 @@ export const knowledgeRoutes = [
     description:
       'A `multipart/form-data` file in the field `file` (text/plain, text/markdown, text/html, application/pdf; the name is the ' +
       "file's) or JSON `{ name, text }`, at most 10 MiB. The text is split into passages along its headings and paragraphs and " +
-      'indexed for search. A file that is not what its type says, a corrupt or encrypted PDF, one too slow to read and a file ' +
-      'without text are 400 `AI.DOCUMENT_INVALID` naming the problem.',
+      'indexed for search. A file that is not what its type says, a corrupt or encrypted PDF, a decompression bomb, one too slow ' +
+      'to read or needing too much memory and a file without text are 400 `AI.DOCUMENT_INVALID` naming the problem. Documents are ' +
+      'read a few at once (one per core); when every reader is busy and the queue of waiting uploads is full the answer is 503 ' +
+      '`CORE.SERVICE_UNAVAILABLE` with `Retry-After`.',
     tags,
     auth: 'jwt',
     principal: 'user',
@@ -37,13 +43,22 @@ export const knowledgeRoutes = [
     responses: {
       201: { description: 'The document was added', schema: DocumentSchema },
       400: { description: 'Invalid body, or a file the knowledge base cannot take', schema: ValidationErrorBody },
+      503: {
+        description:
+          'Every document reader is busy and the queue of waiting uploads is full (`CORE.SERVICE_UNAVAILABLE`, with `Retry-After`)',
+        schema: CodedErrorBody,
+      },
     },
-    handler: async ({ deps, auth, agent, body }) => {
+    handler: async ({ deps, auth, agent, body, ctx }) => {
       try {
         const upload = { name: body.name, contentType: documentTypeOf(body.mediaType, body.name), bytes: body.bytes };
         return await addDocument(deps, { organizationId: auth.agencyId, agentId: agent.id, userId: auth.userId }, upload);
       } catch (error) {
         if (error instanceof DocumentProblem) throw documentInvalid(error.message);
+        if (error instanceof ReadersBusy) {
+          ctx.set('Retry-After', String(READERS_BUSY_RETRY_AFTER_SECONDS));
+          throw serviceUnavailable(error, READERS_BUSY_RETRY_AFTER_SECONDS);
+        }
         throw error;
       }
     },

@@ -12,11 +12,11 @@ import {
 } from '../../sql/knowledge-search.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { agentNotFound } from '../agents/errors.ts';
-import { chunkText } from './chunking.ts';
 import { embedTexts, embeddingsEnabled, type EmbeddingScope } from './embeddings.ts';
-import { documentText, DocumentProblem, type DocumentType } from './parse.ts';
+import type { DocumentType } from './parse.ts';
 import { KnowledgeSearchTimeout } from './errors.ts';
 import { checkKnowledgeLimits, footprintOf } from './limits.ts';
+import { documentChunks } from './readers.ts';
 import { SearchSlots } from './search-slots.ts';
 
 /** Largest upload (the file, or the JSON text in UTF-8). */
@@ -55,16 +55,14 @@ export function knowledgeVectorStore(deps: Pick<AppDeps, 'db'>): Promise<VectorS
 export type Upload = { name: string; contentType: DocumentType; bytes: Uint8Array };
 
 /**
- * Adds a document to the agent's knowledge base: its text (parse.ts), chunks (chunking.ts) and,
+ * Adds a document to the agent's knowledge base: its chunks (read off the event loop, readers.ts) and,
  * when embeddings are configured, their vectors. The knowledge limits (limits.ts) are checked
  * before anything is spent, and again in the transaction that stores the document, under the
  * organization's knowledge lock and the agent's row lock (concurrent uploads cannot pass a limit
  * together). Parsing and embedding run before the transaction: no lock is held across a provider call.
  */
 export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: Upload): Promise<KnowledgeDocument> {
-  const text = await documentText(upload.contentType, upload.bytes);
-  const chunks = chunkText(text);
-  if (chunks.length === 0) throw new DocumentProblem('the file has no text');
+  const chunks = await documentChunks(deps, upload.contentType, upload.bytes);
   const footprint = footprintOf(chunks);
   await checkKnowledgeLimits(deps.db, deps.config.knowledge, scope, footprint);
   // Everything above is free; the embedding call below is the upload's one paid call (the platform key).

@@ -6,21 +6,28 @@
  * service's CPU per request is read from /proc. `GET /api/health` is then polled back to back
  * during ten more of each OTLP request (apart, so its CPU is not the row's); RSS is read after a collection before and after them.
  *
+ * The document rows (bench/abuse/documents.ts) come first.
+ *
  *   npm run bench:abuse
  *   BENCH_ABUSE_REPEATS=50 npm run bench:abuse
+ *   BENCH_ABUSE_ONLY=documents npm run bench:abuse
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { newApiKeySecret } from '../../app/core/api-key-secret.ts';
 import { OTLP_MAX_SPANS } from '../../app/otlp/request-body.ts';
 import { emptySpansRequest, NESTING_BOMB_JSON } from '../../fuzz/bombs.ts';
-import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
+import { AGENTS, DEMO_PASSWORD, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { insertApiKey } from '../../sql/api-keys.ts';
 import { TEST_JWT_SECRET } from '../../test/helpers/config.ts';
 import { createTestDatabase } from '../../test/helpers/database.ts';
 import { cpuMsOf, rssAfterGc, rssMbOf, startService, stopService } from '../service-process.ts';
+import { documentRows, documentTable } from './documents.ts';
 
 const REPEATS = Number(process.env.BENCH_ABUSE_REPEATS ?? 30);
+/** `documents`: only the document rows (issue 47); `requests`: only the others; default both. */
+const ONLY = process.env.BENCH_ABUSE_ONLY;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 type Case = { name: string; path: string; headers: Record<string, string>; body: Buffer; peer?: string };
@@ -157,6 +164,27 @@ async function main() {
   ];
   const rows: Row[] = [];
   try {
+    if (ONLY !== 'requests') {
+      const login = await fetch(`${base}/api/identity/auth/user/login`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ email: USERS.owner.email, password: DEMO_PASSWORD }),
+      });
+      const { accessToken } = (await login.json()) as { accessToken: string };
+      const documents = await documentRows({ base, child, token: accessToken, agentId: AGENTS.research.id }, log);
+      const load = loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ');
+      process.stdout.write(
+        [
+          `abuse bench, documents, ${new Date().toISOString()}, service NODE_ENV=production, ${availableParallelism()} cores, load average ${load}`,
+          '',
+          ...documentTable(documents),
+          '',
+        ].join('\n'),
+      );
+    }
+    if (ONLY === 'documents') return;
     for (const spec of refused) {
       log(`measuring ${spec.name}`);
       rows.push(await measure(base, pid, spec, false));

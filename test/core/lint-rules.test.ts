@@ -53,3 +53,13 @@ export const b = new URL('./logos/', import.meta.url);
   ]);
   t.is((await messages(source, 'lib/rate-limit/src/lua.ts')).length, 1);
 });
+
+test('a pattern that can backtrack or move super-linearly is refused in app/, a linear one passes', async (t) => {
+  const source = `export const heading = /^(#{1,6})[ \\t]+(.+?)[ \\t#]*$/;
+export const trailing = (text: string) => text.replace(/\\/+$/, '');
+export const tags = (html: string) => html.replace(/<[^<>]*>/g, ' ');
+`;
+  const [result] = await eslint.lintText(source, { filePath: 'app/knowledge/example.ts' });
+  const refused = (result?.messages ?? []).filter((m) => m.ruleId?.startsWith('regexp/')).map((m) => `${m.line}: ${m.ruleId}`);
+  t.deepEqual([...new Set(refused)], ['1: regexp/no-super-linear-backtracking', '2: regexp/no-super-linear-move']);
+});

@@ -6,7 +6,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { sql } from 'slonik';
 import { z } from 'zod';
+import { uploadBody } from '../../fuzz/document-bombs.ts';
+import { AGENTS, DEMO_PASSWORD, USERS } from '../../seeds/demo-fixtures.ts';
+import { seedDemo } from '../../seeds/demo.ts';
 import { readMigrations } from '../../sql/migrate.ts';
+import { textPdf } from '../knowledge/pdf-fixtures.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { TEST_CREDENTIALS_KEY, TEST_JWT_SECRET } from '../helpers/app.ts';
 
@@ -22,7 +26,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test('NODE_ENV=production npm start runs the compiled build with plain node: migrations and the catalog seed are found from dist', async (t) => {
+test('NODE_ENV=production npm start runs the compiled build with plain node: migrations, the catalog seed and the document reader are found from dist', async (t) => {
   t.timeout(180_000);
   // The build under test, minus its type check (npm run typecheck does that) to keep this cheap.
   await run('npm', ['run', 'build', '--', '--no-check'], { cwd: ROOT });
@@ -69,6 +73,28 @@ test('NODE_ENV=production npm start runs the compiled build with plain node: mig
   const health = await fetch(`http://127.0.0.1:${port}/api/health`);
   t.is(health.status, 200);
   t.deepEqual(await health.json(), { status: 'ok' });
+
+  // Documents are read in a process forked from the reader's compiled entry beside its module.
+  await seedDemo(db.pool);
+  const login = await fetch(`http://127.0.0.1:${port}/api/identity/auth/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: USERS.owner.email, password: DEMO_PASSWORD }),
+  });
+  const { accessToken } = (await login.json()) as { accessToken: string };
+  for (const upload of [
+    { name: 'notes.md', type: 'text/markdown', body: Buffer.from('# Notes\n\nThe compiled reader reads this.') },
+    { name: 'notes.pdf', type: 'application/pdf', body: textPdf([['The compiled reader reads this PDF.']]) },
+  ]) {
+    const { contentType, body } = uploadBody({ ...upload, label: upload.name });
+    const added = await fetch(`http://127.0.0.1:${port}/api/ai/agents/${AGENTS.support.id}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': contentType },
+      body,
+    });
+    t.is(added.status, 201, `${upload.name}: ${await added.clone().text()}`);
+    t.like(await added.json(), { name: upload.name, chunkCount: 1 });
+  }
 
   const applied = await db.pool.anyFirst(sql.type(z.object({ name: z.string() }))`SELECT name FROM schema_migrations ORDER BY name`);
   t.deepEqual(

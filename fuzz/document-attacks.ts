@@ -15,7 +15,7 @@ const RSS_BOUND_MB = 300;
 /**
  * Hostile documents (issue 47): the review's text and HTML that made the heading pattern
  * backtrack (and their 1 MiB variants), and its PDF of a 1 GiB FlateDecode stream, uploaded one
- * after the other by `owner` to the Research Assistant while `/api/health` is polled back to back.
+ * after the other by `owner` to an agent it creates while `/api/health` is polled back to back.
  * Held when each answers 201 or 400 `AI.DOCUMENT_INVALID` (the PDF a 400 naming the
  * decompression bomb), every health check is 200 within `HEALTH_BOUND_MS`, and RSS grows less
  * than `RSS_BOUND_MB`.
@@ -29,7 +29,9 @@ export async function hostileDocumentUploads(run: Run, owner: Caller): Promise<A
   };
   const documents = [...hostileDocuments(), bomb];
   const name = `hostile documents: ${documents.length} uploads (the review's heading text and HTML, 1 MiB variants, a 1 GiB-stream PDF), health polled`;
-  const target = `/api/ai/agents/${AGENTS.research.id}/documents`;
+  // An agent in use: the fuzzed DELETE /api/ai/agents/{agentId} may have archived the demo ones.
+  const agentId = await agentInUse(run, owner);
+  const target = `/api/ai/agents/${agentId}/documents`;
   const rssBefore = process.memoryUsage().rss;
   const health: FuzzResponse[] = [];
   let done = false;
@@ -97,4 +99,23 @@ export async function hostileDocumentUploads(run: Run, owner: Caller): Promise<A
       `${answers.map(({ response }) => `${response.status} in ${response.durationMs.toFixed(0)} ms`).join(', ')}; ` +
       `${health.length} health checks, slowest ${slowestHealth.toFixed(1)} ms; RSS ${rssGrowthMb >= 0 ? '+' : ''}${rssGrowthMb.toFixed(0)} MB`,
   };
+}
+
+/** One of the owner's agents in use (the first listed), or one made for the attack when the fuzzer archived them all. */
+async function agentInUse(run: Run, owner: Caller): Promise<string> {
+  const request = (method: 'GET' | 'POST', body?: string) =>
+    run.context.send({
+      operation: `${method} /api/ai/agents`,
+      kind: 'setup',
+      principal: owner.name,
+      method,
+      target: '/api/ai/agents',
+      headers: { authorization: `Bearer ${owner.token!}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: Buffer.from(body) }),
+    });
+  const listed = (JSON.parse((await request('GET')).text) as { agents?: { id: string }[] }).agents?.[0]?.id;
+  if (listed) return listed;
+  return (
+    (JSON.parse((await request('POST', JSON.stringify({ name: 'Hostile documents' }))).text) as { id?: string }).id ?? AGENTS.research.id
+  );
 }

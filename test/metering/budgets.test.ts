@@ -10,6 +10,8 @@ import { startEmbeddingPeer } from '../knowledge/embedding-peer.ts';
 // Other Agency has no usage of its own: its month's spend is what each test writes.
 const test = withTestApp(anyTest, { app: { config: chatConfig() } });
 const agent = AGENTS.otherHelper.id;
+/** An unpriced title model is never called on the platform key: no title spend or reservation beside the turns measured here. */
+const UNPRICED_TITLES = 'test/unpriced-titles';
 
 async function price(t: T, modelId: string, prices: { input: number; output: number }) {
   await t.context.t.db.pool.query(sql.unsafe`
@@ -58,7 +60,7 @@ test.serial(
   async (t) => {
     // A call costs $0.75: its 1,000 output tokens at $750 per million (input is free), which is also its worst case.
     const peer = await provider(t, () => ({ kind: 'text', text: 'A paid answer.', usage: { prompt: 10, completion: 1000 } }));
-    const base = await serve(t, chatConfig({ gatewayUrl: peer.url }));
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, titleModel: UNPRICED_TITLES }));
     const auth = await bearer(t, 'owner@other.test');
     await price(t, 'test/quarter-model', { input: 0, output: 750 });
     await t.context.t
@@ -95,7 +97,7 @@ test.serial(
         ? { kind: 'tool-call', toolName: 'list_documents', input: {}, usage: { prompt: 10, completion: 1000 } }
         : { kind: 'text', text: 'never sent' },
     );
-    const base = await serve(t, chatConfig({ gatewayUrl: peer.url }));
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, titleModel: UNPRICED_TITLES }));
     const auth = await bearer(t, 'owner@other.test');
     await price(t, 'test/quarter-model', { input: 0, output: 750 });
     const http = t.context.t.http;
@@ -134,7 +136,7 @@ test.serial(
   'under an enforced budget a call of an agent without maxOutputTokens is sent with AI_BUDGET_OUTPUT_TOKENS; without one, with no limit',
   async (t) => {
     const peer = await provider(t, () => ({ kind: 'text', text: 'Bounded.', usage: { prompt: 10, completion: 2 } }));
-    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, budgetOutputTokens: 321 }));
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, budgetOutputTokens: 321, titleModel: UNPRICED_TITLES }));
     const auth = await bearer(t, 'owner@other.test');
     await price(t, 'test/quarter-model', { input: 0, output: 750 });
     await t.context.t

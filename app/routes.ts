@@ -25,6 +25,8 @@ import { planRoutes } from './plans/routes.ts';
 import { toolOverrideRoutes } from './tools/override-routes.ts';
 import { toolRoutes } from './tools/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
+import { channelRoutes } from './channel/routes.ts';
+import { publicRoutes } from './channel/public-routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
 export const areaRoutes: Route[] = [
@@ -54,4 +56,6 @@ export const areaRoutes: Route[] = [
   ...modelPricingRoutes,
   ...budgetRoutes,
   ...otlpRoutes,
+  ...channelRoutes,
+  ...publicRoutes,
 ];

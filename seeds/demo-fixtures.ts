@@ -48,6 +48,14 @@ export const USERS = {
   admin: { id: id(0x304), email: 'admin@platform.test', name: 'Platform Admin', organization: 'platform', roles: ['platformAdmin'] },
 } as const;
 
+/**
+ * The organizations' own end customers (principals of type `client`): they reach an agent only
+ * through its web channel, where a client token makes a verified session (docs/channel.md).
+ */
+export const CLIENTS = {
+  customer: { id: id(0x351), email: 'customer@demo.test', name: 'Demo Customer', organization: 'demoAgency' },
+} as const;
+
 export const PLANS = {
   starter: { id: id(0x401), agency: 'demoAgency', name: 'Starter', isPublic: true, isActive: true, maxUsers: 10 },
   legacy: { id: id(0x402), agency: 'demoAgency', name: 'Legacy', isPublic: true, isActive: false, maxUsers: 5 },

@@ -10,7 +10,7 @@ import {
 } from '../sql/fixtures.ts';
 import { hashPassword } from '../app/identity/passwords.ts';
 import { seedDemoUsage } from './demo-usage.ts';
-import { AGENTS, DEMO_PASSWORD, ORGANIZATIONS, PLANS, ROLES, USERS } from './demo-fixtures.ts';
+import { AGENTS, CLIENTS, DEMO_PASSWORD, ORGANIZATIONS, PLANS, ROLES, USERS } from './demo-fixtures.ts';
 
 /**
  * Creates the demo organizations, roles, accounts, plans and agents of docs/interface.md §3.
@@ -30,6 +30,8 @@ export async function seedDemo(db: DatabasePool, report: (message: string) => vo
       await ensureVerifiedUser(tx, { ...user, organizationId: ORGANIZATIONS[user.organization].id, passwordHash });
       for (const role of user.roles) await ensureUserRole(tx, user.id, ROLES[role].id);
     }
+    for (const client of Object.values(CLIENTS))
+      await ensureVerifiedUser(tx, { ...client, type: 'client', organizationId: ORGANIZATIONS[client.organization].id, passwordHash });
     for (const agent of Object.values(AGENTS)) await ensureAgent(tx, { ...agent, agencyId: ORGANIZATIONS[agent.agency].id });
     report('demo organizations, accounts, plans and agents are present');
   });

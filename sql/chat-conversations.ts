@@ -20,7 +20,34 @@ const StoredMessage = z.strictObject({
 });
 export type StoredMessage = z.infer<typeof StoredMessage>;
 
-export type ConversationScope = { organizationId: string; agentId: string; userId: string };
+/**
+ * Whose conversations: a staff user's (`userId`) or an end user's of the agent's web channel
+ * (`endUserId`), always within one organization and agent. Every statement of a conversation, its
+ * turns and its approvals filters by it (`ownerIs`), so neither kind reaches the other's.
+ */
+export type ConversationScope = StaffScope | EndUserScope;
+export type StaffScope = { organizationId: string; agentId: string; userId: string };
+export type EndUserScope = { organizationId: string; agentId: string; endUserId: string };
+
+export const isEndUserScope = (scope: ConversationScope): scope is EndUserScope => 'endUserId' in scope;
+
+/** `user_id = …` or `end_user_id = …` of the scope's owner (with the table's alias, when given). */
+export function ownerIs(scope: ConversationScope, alias?: string) {
+  const column = (name: string) => (alias ? sql.identifier([alias, name]) : sql.identifier([name]));
+  return isEndUserScope(scope)
+    ? sql.fragment`${column('end_user_id')} = ${scope.endUserId}`
+    : sql.fragment`${column('user_id')} = ${scope.userId}`;
+}
+
+/** The owner's `user_id, end_user_id` values of an INSERT. */
+export const ownerValues = (scope: ConversationScope) =>
+  isEndUserScope(scope) ? sql.fragment`NULL, ${scope.endUserId}::uuid` : sql.fragment`${scope.userId}::uuid, NULL`;
+
+/** The unique key a conversation of this owner meets on (its index differs by owner kind). */
+const conversationKey = (scope: ConversationScope) =>
+  isEndUserScope(scope)
+    ? sql.fragment`(agent_id, end_user_id, client_id) WHERE end_user_id IS NOT NULL`
+    : sql.fragment`(organization_id, agent_id, user_id, client_id)`;
 
 const conversationColumns = sql.fragment`
   id, client_id AS "clientId", title, created_at AS "createdAt", updated_at AS "updatedAt"`;
@@ -30,7 +57,7 @@ export function findConversation(db: CommonQueryMethods, scope: ConversationScop
   return db.maybeOne(sql.type(Conversation)`
     SELECT ${conversationColumns} FROM chat_conversations
     WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId}
-      AND user_id = ${scope.userId} AND client_id = ${clientId}`);
+      AND ${ownerIs(scope)} AND client_id = ${clientId}`);
 }
 
 /**
@@ -43,10 +70,10 @@ export function ensureConversation(
   conversation: { id: string; clientId: string; title: string; now: Date },
 ) {
   return db.one(sql.type(Conversation)`
-    INSERT INTO chat_conversations (id, organization_id, agent_id, user_id, client_id, title, created_at, updated_at)
-    VALUES (${conversation.id}, ${scope.organizationId}, ${scope.agentId}, ${scope.userId}, ${conversation.clientId},
+    INSERT INTO chat_conversations (id, organization_id, agent_id, user_id, end_user_id, client_id, title, created_at, updated_at)
+    VALUES (${conversation.id}, ${scope.organizationId}, ${scope.agentId}, ${ownerValues(scope)}, ${conversation.clientId},
             ${conversation.title}, ${conversation.now.toISOString()}, ${conversation.now.toISOString()})
-    ON CONFLICT (organization_id, agent_id, user_id, client_id) DO UPDATE SET updated_at = chat_conversations.updated_at
+    ON CONFLICT ${conversationKey(scope)} DO UPDATE SET updated_at = chat_conversations.updated_at
     RETURNING ${conversationColumns}`);
 }
 
@@ -59,7 +86,7 @@ export async function setConversationTitle(db: CommonQueryMethods, conversationI
 export function listConversations(db: CommonQueryMethods, scope: ConversationScope) {
   return db.any(sql.type(Conversation)`
     SELECT ${conversationColumns} FROM chat_conversations
-    WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId} AND user_id = ${scope.userId}
+    WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId} AND ${ownerIs(scope)}
     ORDER BY updated_at DESC, id DESC
     LIMIT 500`);
 }
@@ -69,7 +96,7 @@ export async function deleteConversation(db: CommonQueryMethods, scope: Conversa
   const deleted = await db.maybeOne(sql.type(IdRow)`
     DELETE FROM chat_conversations
     WHERE organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId}
-      AND user_id = ${scope.userId} AND client_id = ${clientId}
+      AND ${ownerIs(scope)} AND client_id = ${clientId}
     RETURNING id`);
   return deleted !== null;
 }
@@ -119,10 +146,10 @@ export function saveMessageCreatingConversation(
   // The message's foreign key is checked at the statement's end, when the conversation row exists.
   return db.oneFirst(sql.type(IdRow)`
     WITH conversation AS (
-      INSERT INTO chat_conversations (id, organization_id, agent_id, user_id, client_id, title, created_at, updated_at)
-      VALUES (${conversation.id}, ${scope.organizationId}, ${scope.agentId}, ${scope.userId}, ${conversation.clientId},
+      INSERT INTO chat_conversations (id, organization_id, agent_id, user_id, end_user_id, client_id, title, created_at, updated_at)
+      VALUES (${conversation.id}, ${scope.organizationId}, ${scope.agentId}, ${ownerValues(scope)}, ${conversation.clientId},
               ${conversation.title}, ${now.toISOString()}, ${now.toISOString()})
-      ON CONFLICT (organization_id, agent_id, user_id, client_id) DO UPDATE SET updated_at = excluded.updated_at
+      ON CONFLICT ${conversationKey(scope)} DO UPDATE SET updated_at = excluded.updated_at
       RETURNING id
     ), saved AS (
       INSERT INTO chat_messages (conversation_id, id, role, parts, created_at, updated_at)
@@ -173,7 +200,7 @@ export function findConversationHistory(
          WHERE w.newer_bytes < ${window.maxBytes}), '[]'::json) AS messages
     FROM chat_conversations c
     WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
-      AND c.user_id = ${scope.userId} AND c.client_id = ${clientId}`);
+      AND ${ownerIs(scope, 'c')} AND c.client_id = ${clientId}`);
 }
 
 /**

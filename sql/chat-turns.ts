@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
-import type { ConversationScope } from './chat-conversations.ts';
+import { ownerIs, ownerValues, type ConversationScope } from './chat-conversations.ts';
 import { IdRow } from './rows.ts';
 
 export type TurnOutcome = 'finished' | 'stopped' | 'timed_out' | 'shutdown' | 'lost' | 'failed';
@@ -24,7 +24,7 @@ export type KnownTurn = z.infer<typeof KnownTurn>;
 const asyncCommit = sql.fragment`(SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
 
 const scopeIs = (scope: ConversationScope, clientConversationId: string) => sql.fragment`
-  organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId} AND user_id = ${scope.userId}
+  organization_id = ${scope.organizationId} AND agent_id = ${scope.agentId} AND ${ownerIs(scope)}
   AND client_conversation_id = ${clientConversationId}`;
 
 /**
@@ -38,8 +38,8 @@ export async function claimTurn(
   turn: { id: string; clientConversationId: string; clientMessageId: string | null; now: Date; leaseMs: number },
 ): Promise<boolean> {
   const claimed = await db.maybeOne(sql.type(IdRow)`
-    INSERT INTO chat_turns (id, organization_id, agent_id, user_id, client_conversation_id, client_message_id, started_at, lease_until)
-    SELECT ${turn.id}, ${scope.organizationId}, ${scope.agentId}, ${scope.userId}, ${turn.clientConversationId},
+    INSERT INTO chat_turns (id, organization_id, agent_id, user_id, end_user_id, client_conversation_id, client_message_id, started_at, lease_until)
+    SELECT ${turn.id}, ${scope.organizationId}, ${scope.agentId}, ${ownerValues(scope)}, ${turn.clientConversationId},
            ${turn.clientMessageId}, ${turn.now.toISOString()}, now() + ${turn.leaseMs} * interval '1 millisecond'
     FROM ${asyncCommit}
     ON CONFLICT DO NOTHING

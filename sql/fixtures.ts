@@ -38,11 +38,11 @@ export async function ensurePlan(
 /** A user whose email counts as verified. */
 export async function ensureVerifiedUser(
   db: CommonQueryMethods,
-  user: { id: string; organizationId: string; email: string; name: string; passwordHash: string },
+  user: { id: string; organizationId: string; email: string; name: string; passwordHash: string; type?: 'user' | 'client' },
 ) {
   await db.query(sql.unsafe`
     INSERT INTO users (id, organization_id, type, email, name, password_hash, email_verified_at)
-    VALUES (${user.id}, ${user.organizationId}, 'user', ${user.email}, ${user.name}, ${user.passwordHash}, now())
+    VALUES (${user.id}, ${user.organizationId}, ${user.type ?? 'user'}, ${user.email}, ${user.name}, ${user.passwordHash}, now())
     ON CONFLICT (id) DO NOTHING`);
 }
 

@@ -68,7 +68,7 @@ const OfferableTool = z.strictObject({
  * The agent's tools that may be offered to the model (every level but `blocked`), each with
  * whether this user has an approve-always override for it, in the order of the set.
  */
-export function listOfferableToolsForUser(db: CommonQueryMethods, agentId: string, userId: string) {
+export function listOfferableToolsForUser(db: CommonQueryMethods, agentId: string, userId: string | null) {
   return db.any(sql.type(OfferableTool)`
     SELECT p.tool_name AS "toolName", p.provider_key AS "providerKey", p.permission_status AS "permissionStatus",
            o.tool_name IS NOT NULL AS "hasOverride"

@@ -3,7 +3,7 @@ import { archiveAgent, countAgentsUnderLock, insertAgent, listAgentsOfAgency, up
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './errors.ts';
-import { AGENT_SCOPE } from './scope.ts';
+import { agentRoute } from './scope.ts';
 import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { moderationModelAllowed } from './guardrail-models.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, DEFAULT_REFUSAL, UpdateAgentBody } from './schemas.ts';
@@ -70,9 +70,7 @@ export const agentRoutes = [
     path: '/ai/agents/:agentId',
     summary: "One agent of the caller's agency",
     tags: ['agents'],
-    auth: 'jwt',
-    policy: { subject: AGENT, action: 'read' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'read' }),
     schemas: { params: AgentIdParams },
     responses: {
       200: { description: 'The agent', schema: AgentSchema },
@@ -86,9 +84,7 @@ export const agentRoutes = [
     path: '/ai/agents/:agentId',
     summary: "Change an agent of the caller's agency (name, description, model and its settings, instructions, guardrails)",
     tags: ['agents'],
-    auth: 'jwt',
-    policy: { subject: AGENT, action: 'update' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams, body: UpdateAgentBody },
     errors: [AI_MODEL_NOT_AVAILABLE],
     responses: {
@@ -96,9 +92,9 @@ export const agentRoutes = [
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
     },
     // The UPDATE is the agent's own write: its WHERE keeps the agency and skips an agent archived since the scope read it.
-    handler: async ({ deps, auth, agent, body }) => {
-      await moderationModelAllowed(deps, auth.agencyId, body.guardrails?.moderationModel);
-      return (await updateAgent(deps.db, auth.agencyId, agent.id, body)) ?? Promise.reject(agentNotFound());
+    handler: async ({ deps, scope, agent, body }) => {
+      await moderationModelAllowed(deps, scope.organizationId, body.guardrails?.moderationModel);
+      return (await updateAgent(deps.db, scope.organizationId, agent.id, body)) ?? Promise.reject(agentNotFound());
     },
   }),
   defineRoute({
@@ -110,9 +106,7 @@ export const agentRoutes = [
       'conversations, documents, MCP servers and usage are kept, and analytics go on counting its usage. A turn already ' +
       'running finishes.',
     tags: ['agents'],
-    auth: 'jwt',
-    policy: { subject: AGENT, action: 'update' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams },
     status: 204,
     responses: {
@@ -120,8 +114,8 @@ export const agentRoutes = [
       400: { description: 'agentId is not a UUID', schema: ValidationErrorBody },
     },
     // A concurrent DELETE that archived it first leaves this one nothing to archive: the same 404 as a second DELETE.
-    handler: async ({ deps, auth, agent }) => {
-      if (!(await archiveAgent(deps.db, auth.agencyId, agent.id, deps.clock()))) throw agentNotFound();
+    handler: async ({ deps, scope, agent }) => {
+      if (!(await archiveAgent(deps.db, scope.organizationId, agent.id, deps.clock()))) throw agentNotFound();
     },
   }),
 ];

@@ -1,4 +1,6 @@
-import { findAgentInAgency } from '../../sql/agents.ts';
+import { findAgentInAgency, type Agent } from '../../sql/agents.ts';
+import type { StaffScope } from '../../sql/chat-conversations.ts';
+import type { AccessClaims } from '../core/route.ts';
 import { defineScope } from '../core/route-scope.ts';
 import { AI_AGENT_NOT_FOUND, agentNotFound } from './errors.ts';
 
@@ -13,4 +15,24 @@ export const AGENT_SCOPE = defineScope({
   error: AI_AGENT_NOT_FOUND,
   notFound: agentNotFound,
   find: findAgentInAgency,
+  scopeOf: (claims: AccessClaims, agent: Agent): StaffScope => ({
+    organizationId: claims.agencyId,
+    agentId: agent.id,
+    userId: claims.userId,
+  }),
 });
+
+/**
+ * The declaration every route under `/ai/agents/:agentId` shares: a staff user's access token, the
+ * grant `access` asks for (`read` or `update` on `ai.agent`; `any`: none, any staff user of the
+ * organization, as for a user's own approve-always overrides) and the agent scope (the handler
+ * gets `agent` and `scope`).
+ */
+export function agentRoute(access: { access: 'any' }): { auth: 'jwt'; principal: 'user'; scope: typeof AGENT_SCOPE };
+export function agentRoute<const A extends 'read' | 'update'>(access: {
+  access: A;
+}): { auth: 'jwt'; principal: 'user'; policy: { readonly subject: 'ai.agent'; readonly action: A }; scope: typeof AGENT_SCOPE };
+export function agentRoute(access: { access: 'any' | 'read' | 'update' }) {
+  const common = { auth: 'jwt' as const, principal: 'user' as const, scope: AGENT_SCOPE };
+  return access.access === 'any' ? common : { ...common, policy: { subject: 'ai.agent', action: access.access } as const };
+}

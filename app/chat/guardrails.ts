@@ -1,9 +1,10 @@
 import { generateText } from 'ai';
 import type { Agent } from '../../sql/agents.ts';
+import type { ConversationScope } from '../../sql/chat-conversations.ts';
 import { isModelPriced } from '../../sql/model-pricing.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { recordModelCalls } from '../metering/record.ts';
+import { accountOf, recordModelCalls } from '../metering/record.ts';
 import { DEMO_MODEL_ID } from './demo-model.ts';
 import { chatModelWith } from './provider.ts';
 
@@ -68,7 +69,7 @@ export function hasBlockedTerm(agent: Pick<Agent, 'id' | 'updatedAt' | 'guardrai
 }
 
 /** Who the check is for: its usage row carries them. */
-export type GuardrailScope = { organizationId: string; userId: string | null; storedKey: ProviderKeyRow | null; signal: AbortSignal };
+export type GuardrailScope = { owner: ConversationScope; storedKey: ProviderKeyRow | null; signal: AbortSignal };
 
 /**
  * Checks a new user message against the agent's guardrails: the blocked terms, then the
@@ -83,7 +84,7 @@ export async function checkGuardrails(deps: AppDeps, agent: Agent, text: string,
   const modelId = agent.guardrails.moderationModel;
   if (modelId === null) return { tripped: false };
   const signal = AbortSignal.any([scope.signal, AbortSignal.timeout(MODERATION_TIMEOUT_MS)]);
-  const model = chatModelWith(deps, scope.organizationId, modelId, signal, scope.storedKey);
+  const model = chatModelWith(deps, scope.owner.organizationId, modelId, signal, scope.storedKey);
   try {
     if (model.source === 'system' && model.modelId !== DEMO_MODEL_ID && !(await isModelPriced(deps.db, model.modelId)))
       return { tripped: true, by: 'moderation', failure: 'unpriced' };
@@ -109,9 +110,7 @@ export async function checkGuardrails(deps: AppDeps, agent: Agent, text: string,
     await recordModelCalls(
       deps,
       {
-        organizationId: scope.organizationId,
-        agentId: agent.id,
-        userId: scope.userId,
+        ...accountOf(scope.owner),
         modelId: model.modelId,
         source: model.source,
         actionType: 'guardrail_check',

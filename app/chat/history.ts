@@ -80,11 +80,7 @@ export async function prepareTurn(
     return deps.db.transaction(async (tx) => {
       const answered = new Map<string, { approved: boolean; reason: string | null }>();
       for (const answer of incoming.answers) {
-        const row = await answerToolApproval(
-          tx,
-          { userId: scope.userId, agentId: scope.agentId, conversationId: conversation.id, ...answer },
-          now,
-        );
+        const row = await answerToolApproval(tx, { scope, conversationId: conversation.id, ...answer }, now);
         answered.set(row.id, { approved: row.approved, reason: row.reason });
       }
       const history = [...(await listNewestMessages(tx, conversation.id, historyBytesFor(deps.config)))];
@@ -179,7 +175,7 @@ async function denyPending(db: CommonQueryMethods, scope: ConversationScope, con
   for (const approvalId of denied.approvalIds)
     await answerPendingToolApproval(
       db,
-      { userId: scope.userId, agentId: scope.agentId, conversationId },
+      { ...scope, conversationId },
       { approvalId, approved: false, reason: UNANSWERED_REASON, answeredAt: now },
     );
 }

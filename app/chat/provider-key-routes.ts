@@ -9,7 +9,7 @@ import { providerKeyContext } from './provider.ts';
 import { ProviderKeyBody, ProviderKeyStatus } from './schemas.ts';
 
 const tags = ['chat'];
-const policy = { subject: 'organization', action: 'update' };
+const policy = { subject: 'organization', action: 'update' } as const;
 
 /** BYOK: the organization's own model-provider key (docs/chat.md, "Bring your own key"). The key is never answered or logged. */
 export const providerKeyRoutes = [

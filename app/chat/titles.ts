@@ -1,10 +1,10 @@
 import { generateText } from 'ai';
 import type { Agent } from '../../sql/agents.ts';
-import { setConversationTitle } from '../../sql/chat-conversations.ts';
+import { setConversationTitle, type ConversationScope } from '../../sql/chat-conversations.ts';
 import { isModelPriced } from '../../sql/model-pricing.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { recordModelCalls } from '../metering/record.ts';
+import { accountOf, recordModelCalls } from '../metering/record.ts';
 import { DEMO_MODEL_ID } from './demo-model.ts';
 import { chatModelWith } from './provider.ts';
 
@@ -70,7 +70,7 @@ const reportedUnpriced = new Set<string>();
  */
 export async function generateTitle(
   deps: AppDeps,
-  turn: { organizationId: string; agent: Agent; userId: string | null; storedKey: ProviderKeyRow | null },
+  turn: { owner: ConversationScope; agent: Agent; storedKey: ProviderKeyRow | null },
   conversationId: Promise<string>,
   firstMessage: string,
 ): Promise<string | null> {
@@ -78,7 +78,7 @@ export async function generateTitle(
   const signal = AbortSignal.timeout(TITLE_TIMEOUT_MS);
   let model: ReturnType<typeof chatModelWith> | undefined;
   try {
-    model = chatModelWith(deps, turn.organizationId, modelId, signal, turn.storedKey);
+    model = chatModelWith(deps, turn.owner.organizationId, modelId, signal, turn.storedKey);
     if (model.modelId === DEMO_MODEL_ID) return null;
     if (model.source === 'system' && !(await isModelPriced(deps.db, model.modelId))) {
       if (!reportedUnpriced.has(model.modelId)) {
@@ -106,9 +106,7 @@ export async function generateTitle(
       await recordModelCalls(
         deps,
         {
-          organizationId: turn.organizationId,
-          agentId: turn.agent.id,
-          userId: turn.userId,
+          ...accountOf(turn.owner),
           modelId: model.modelId,
           source: model.source,
           actionType: 'title_generation',

@@ -1,6 +1,7 @@
 import { InvalidToolInputError, jsonSchema, NoSuchToolError, tool, type ToolSet } from 'ai';
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ConversationScope } from '../../sql/chat-conversations.ts';
 import type { AppDeps } from '../core/deps.ts';
 import type { ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
 import { callServerTool } from '../mcp-client/call-tool.ts';
@@ -54,9 +55,8 @@ export type ToolRunners = { mcp: McpToolExecutor };
  * `servers`: the agent's MCP servers (`listAgentServerConnections`, read with the turn's other reads).
  */
 type Scope = {
-  agencyId: string;
-  agentId: string;
-  userId: string;
+  /** Whose turn: the organization, the agent and the staff user or end user. */
+  owner: ConversationScope;
   signal: AbortSignal;
   approvedCallIds: ReadonlySet<string>;
   servers: readonly ServerConnectionRow[];
@@ -98,7 +98,13 @@ export async function buildToolSet(
         needsApproval,
         execute: (input: unknown, { abortSignal }) =>
           asToolFailure(() =>
-            runners.mcp(deps, { agencyId: scope.agencyId, serverId, toolName: entry.toolName, input, signal: abortSignal ?? scope.signal }),
+            runners.mcp(deps, {
+              agencyId: scope.owner.organizationId,
+              serverId,
+              toolName: entry.toolName,
+              input,
+              signal: abortSignal ?? scope.signal,
+            }),
           ),
       });
       continue;
@@ -106,7 +112,6 @@ export async function buildToolSet(
     const builtin = findBuiltinTool(entry.toolName);
     const run = builtin?.availability(deps.config).available ? builtin.execute(deps.config) : undefined;
     if (!builtin || !run) continue;
-    const { agencyId, agentId, userId } = scope;
     tools[entry.toolName] = tool({
       // The catalog's description, read once with the offered set (absent only for a tool stored under another provider).
       description: entry.description ?? builtin.description,
@@ -114,9 +119,7 @@ export async function buildToolSet(
       inputSchema: builtinInputSchema(builtin),
       needsApproval,
       execute: async (input: ToolInput, { abortSignal }) =>
-        boundedResult(
-          await asToolFailure(() => run({ deps, scope: { agencyId, agentId, userId }, input, signal: abortSignal ?? scope.signal })),
-        ),
+        boundedResult(await asToolFailure(() => run({ deps, scope: scope.owner, input, signal: abortSignal ?? scope.signal }))),
     });
   }
   return tools;

@@ -1,8 +1,6 @@
-import { findConversation } from '../../sql/chat-conversations.ts';
+import { findConversation, type ConversationScope } from '../../sql/chat-conversations.ts';
 import { findRunningTurn } from '../../sql/chat-turns.ts';
-import type { Agent } from '../../sql/agents.ts';
-import { AGENT_SCOPE } from '../agents/scope.ts';
-import type { AccessClaims } from '../core/route.ts';
+import { agentRoute } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE, conversationNotFound } from './errors.ts';
@@ -11,16 +9,12 @@ import { ConversationParams } from './schemas.ts';
 import { answerTurnStream } from './turn-claim.ts';
 
 const tags = ['chat'];
-const policy = { subject: 'ai.agent', action: 'read' };
-
-const scopeOf = (auth: AccessClaims, agentId: string) => ({ organizationId: auth.agencyId, agentId, userId: auth.userId });
 
 /**
- * The caller's running turn of a conversation with the scope's agent, or null; 404 for a
- * conversation the caller does not have (another user's looks the same).
+ * The running turn of one of the scope's conversations (a staff user's or an end user's), or null;
+ * 404 for a conversation the caller does not have (another user's looks the same).
  */
-async function runningTurnOf(deps: AppDeps, auth: AccessClaims, agent: Agent, conversationId: string) {
-  const scope = scopeOf(auth, agent.id);
+export async function runningTurnOf(deps: AppDeps, scope: ConversationScope, conversationId: string) {
   const [turn, conversation] = await Promise.all([
     findRunningTurn(deps.db, scope, conversationId),
     findConversation(deps.db, scope, conversationId),
@@ -39,18 +33,15 @@ export const turnRoutes = [
     description:
       "While a turn of the conversation runs (on any instance), its UI message stream from the first chunk, then live, to `data: [DONE]`; 204 when none runs. 503 `AI.STREAM_UNAVAILABLE` while the turn's instance cannot be reached (Redis away): the turn goes on and is saved.",
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy,
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'read' }),
     schemas: { params: ConversationParams },
     errors: [AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE],
     responses: {
       200: { description: 'The running turn’s UI message stream (server-sent events)' },
       204: { description: 'No turn of this conversation runs' },
     },
-    handler: async ({ deps, auth, agent, params, ctx }) => {
-      const turn = await runningTurnOf(deps, auth, agent, params.conversationId);
+    handler: async ({ deps, scope, params, ctx }) => {
+      const turn = await runningTurnOf(deps, scope, params.conversationId);
       if (!turn) return null;
       return answerTurnStream(ctx, chatTurns(deps), turn.id, () => null);
     },
@@ -62,16 +53,13 @@ export const turnRoutes = [
     description:
       'Aborts the provider request and tool calls in flight, saves the answer so far (unfinished tool parts end `output-error`) and the usage already reported, and ends the open streams of the turn with `finish`. 204 also when nothing runs.',
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy,
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'read' }),
     schemas: { params: ConversationParams },
     status: 204,
     errors: [AI_CONVERSATION_NOT_FOUND],
     responses: { 204: { description: 'Stopped, or nothing ran' } },
-    handler: async ({ deps, auth, agent, params }) => {
-      const turn = await runningTurnOf(deps, auth, agent, params.conversationId);
+    handler: async ({ deps, scope, params }) => {
+      const turn = await runningTurnOf(deps, scope, params.conversationId);
       if (turn) await chatTurns(deps).stop(turn.id);
     },
   }),

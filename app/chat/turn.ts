@@ -10,11 +10,11 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { messageWrites, saveMessage, type StoredMessage } from '../../sql/chat-conversations.ts';
+import { messageWrites, saveMessage, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
-import { recordModelCalls } from '../metering/record.ts';
+import { accountOf, recordModelCalls } from '../metering/record.ts';
 import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
@@ -57,8 +57,8 @@ export function callSettingsOf(agent: Pick<Agent, 'temperature' | 'maxOutputToke
 
 export type Turn = {
   deps: AppDeps;
-  organizationId: string;
-  userId: string;
+  /** Whose turn: the organization, the agent and the staff user or end user the conversation belongs to. */
+  scope: ConversationScope;
   agent: Agent;
   /** Resolves once the request's own writes are committed (`PreparedTurn`); awaited before the turn writes. */
   conversationId: Promise<string>;
@@ -139,8 +139,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
             const call = inputs.get(chunk.toolCallId);
             await requestToolApproval(deps.db, {
               id: chunk.approvalId,
-              userId: turn.userId,
-              agentId: turn.agent.id,
+              scope: turn.scope,
               conversationId: await turn.conversationId,
               toolName: call?.toolName ?? 'unknown',
               toolCallId: chunk.toolCallId,
@@ -179,9 +178,7 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     await recordModelCalls(
       deps,
       {
-        organizationId: turn.organizationId,
-        agentId: turn.agent.id,
-        userId: turn.userId,
+        ...accountOf(turn.scope),
         modelId: model.modelId,
         source: model.source,
         actionType: 'user_interaction',

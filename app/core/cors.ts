@@ -15,11 +15,11 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  */
 export function corsFor(origins: readonly string[]): Middleware[] {
   const allowed = new Set(origins);
-  const middleware: Middleware[] = [];
+  const middleware: Middleware[] = [publicChannelCors];
   if (allowed.size > 0) {
     middleware.push(
       cors({
-        origin: (ctx: Context) => (allowed.has(ctx.get('origin')) ? ctx.get('origin') : ''),
+        origin: (ctx: Context) => (!ctx.path.startsWith(PUBLIC_CHANNEL_PREFIX) && allowed.has(ctx.get('origin')) ? ctx.get('origin') : ''),
         credentials: false,
         exposeHeaders: EXPOSED_HEADERS,
         maxAge: PREFLIGHT_MAX_AGE_SECONDS,
@@ -29,6 +29,33 @@ export function corsFor(origins: readonly string[]): Middleware[] {
   }
   middleware.push(answerPreflight);
   return middleware;
+}
+
+/** The routes of agents' web channels (docs/channel.md): their CORS is decided per channel, not by `CORS_ORIGINS`. */
+export const PUBLIC_CHANNEL_PREFIX = '/api/public/';
+
+/**
+ * CORS of the web channels' routes. A preflight carries no key or token, so nothing tells which
+ * channel it is for: it is answered for any origin (`Authorization` and `Content-Type`, no
+ * cookies). The request itself is let through with no CORS header: its route adds
+ * `Access-Control-Allow-Origin` only for an origin the key's or the token's channel allows, and
+ * answers any other 403 (app/channel/origins.ts). `CORS_ORIGINS` does not apply here.
+ */
+async function publicChannelCors(ctx: Context, next: Next) {
+  if (!ctx.path.startsWith(PUBLIC_CHANNEL_PREFIX)) return next();
+  if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
+    ctx.status = 204;
+    const origin = ctx.get('origin');
+    if (origin !== '') {
+      ctx.set('Access-Control-Allow-Origin', origin);
+      ctx.set('Access-Control-Allow-Methods', 'GET, POST, OPTIONS');
+      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
+      ctx.set('Access-Control-Max-Age', String(PREFLIGHT_MAX_AGE_SECONDS));
+      ctx.vary('Origin');
+    }
+    return;
+  }
+  await next();
 }
 
 /**

@@ -15,7 +15,7 @@ import { NotModified } from './not-modified.ts';
 import { Redirect } from './redirect.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
-import { API_PREFIX, apiKeyAccessOf, type AccessClaims, type Route } from './route.ts';
+import { API_PREFIX, apiKeyAccessOf, endUserAuthOf, type AccessClaims, type Route } from './route.ts';
 import { ScopeLookup } from './route-scope.ts';
 import { routeLimiter } from './route-rate-limit.ts';
 import { compileValidator, type Validator } from './validation.ts';
@@ -74,8 +74,15 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Stor
     const layerOf = () => registered.layer!;
     const scopeLookup = route.scope && scopeLookupOf(route, deps, layerOf);
     const apiKey = apiKeyAccessOf(route.auth);
+    const endUser = endUserAuthOf(route.auth);
     if (apiKey) {
       guarded.push(authenticateIngestion(deps, apiKey, requireToken, route.policy));
+    } else if (endUser) {
+      // The end user's session, its channel and the page's origin (its area's rules): the handler's `auth`.
+      guarded.push(async function authenticateEndUser(ctx: Context, next: Next) {
+        ctx.state.caller = await endUser.authenticate(deps, ctx);
+        await next();
+      });
     } else {
       if (route.auth === 'jwt') guarded.push(requireToken);
       if (route.principal) guarded.push(requirePrincipal(route.principal));
@@ -130,8 +137,9 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer, scopeLoo
   const checkResponse = deps.config.nodeEnv === 'test' ? compileResponseCheck(route, successStatus) : undefined;
   // A JSON body is validated; any other kind arrives as its reader left it (a Buffer, decoded spans).
   const readAs = route.body && route.body.kind !== 'json' ? 'read' : 'validated';
-  // A route that takes an API key gets the caller of api-key-auth.ts; any other, the token's claims.
-  const authOf = apiKeyAccessOf(route.auth) ? (ctx: Context) => ctx.state.caller : (ctx: Context) => ctx.state.auth;
+  // A route that takes an API key or an end user gets the caller its authentication established; any other, the token's claims.
+  const authOf =
+    apiKeyAccessOf(route.auth) || endUserAuthOf(route.auth) ? (ctx: Context) => ctx.state.caller : (ctx: Context) => ctx.state.auth;
 
   return async function routeHandler(ctx: Context, _next: Next) {
     if (route.schemas?.body && ctx.request.length && !ctx.request.is('application/json')) {
@@ -140,9 +148,7 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer, scopeLoo
     const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};
     const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
     const body = readAs === 'read' ? ctx.request.body : validators.body ? validators.body(ctx.request.body ?? {}) : {};
-    const scoped = scopeLookup
-      ? await scopeLookup.resolve(ctx, (ctx.state.auth as AccessClaims).agencyId, params as Record<string, unknown>)
-      : {};
+    const scoped = scopeLookup ? await scopeLookup.resolve(ctx, ctx.state.auth as AccessClaims, params as Record<string, unknown>) : {};
     const invoke = (handlerDeps: AppDeps) =>
       route.handler({ ...scoped, params, query, body, auth: authOf(ctx), deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);
     const key = route.idempotent ? idempotencyKeyOf(ctx) : undefined;

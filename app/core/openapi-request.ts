@@ -1,6 +1,6 @@
 import { maxHeaderSize } from 'node:http';
 import type { TSchema } from '@sinclair/typebox';
-import { apiKeyAccessOf, type Route } from './route.ts';
+import { apiKeyAccessOf, endUserAuthOf, type Route } from './route.ts';
 import { NUL_FREE_PATTERN } from './schemas.ts';
 import { JsonUploadBody } from './upload-body.ts';
 import { REQUIRED_BY_HANDLER } from './validation.ts';
@@ -169,6 +169,7 @@ export function requestBodyOf(route: Route): Json | undefined {
 export function securityOf(route: Route): Json[] | undefined {
   const apiKey = apiKeyAccessOf(route.auth);
   if (apiKey) return apiKey.keyOnly ? [{ apiKeyAuth: [] }] : [{ apiKeyAuth: [] }, { bearerAuth: [] }];
+  if (endUserAuthOf(route.auth)) return [{ endUserSession: [] }];
   return route.auth === 'jwt' ? [{ bearerAuth: [] }] : undefined;
 }
 
@@ -180,5 +181,11 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     bearerFormat: 'agk_ API key',
     description: 'An API key of the organization (`Authorization: Bearer agk_...`), carrying the scope the route names',
+  },
+  endUserSession: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT (type end_user)',
+    description: "An end user's session token of an agent's web channel (`POST /api/public/sessions`); the public routes take nothing else",
   },
 };

@@ -9,7 +9,7 @@ import {
   securityOf,
 } from './openapi-request.ts';
 import { acceptedEncodings } from './body-readers.ts';
-import { apiKeyAccessOf, fullPath, type Route } from './route.ts';
+import { apiKeyAccessOf, endUserAuthOf, fullPath, type Route } from './route.ts';
 import type { ErrorCode } from './errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
@@ -109,6 +109,7 @@ function chainResponses(route: Route): Record<string, Json> {
   if (route.schemas) responses['400'] = envelope('Validation failed', ValidationErrorBody);
   const apiKey = apiKeyAccessOf(route.auth);
   if (route.auth === 'jwt') responses['401'] = envelope('Invalid or missing access token', ErrorBody);
+  if (endUserAuthOf(route.auth)) responses['401'] = envelope("Invalid or missing end user's session token", ErrorBody);
   if (apiKey) {
     const credential = apiKey.keyOnly ? `an API key with \`${apiKey.scope}\`` : `an API key with \`${apiKey.scope}\` or an access token`;
     responses['401'] = envelope(`Invalid or missing credential: send ${credential}`, ErrorBody);

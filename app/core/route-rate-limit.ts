@@ -6,7 +6,7 @@ import { presentedApiKey } from './api-key-auth.ts';
 import { bearerClaims } from './auth.ts';
 import type { AppDeps } from './deps.ts';
 import { rateLimitExceededBody } from './rate-limit-body.ts';
-import { fullPath, type Method, type Route, type RouteRateLimit } from './route.ts';
+import { endUserAuthOf, fullPath, type Method, type Route, type RouteRateLimit } from './route.ts';
 
 /** `POST /api/identity/auth/user/login`: a route's method and full path, as the README lists it. */
 export type Endpoint = `${Method} /api/${string}`;
@@ -80,11 +80,16 @@ export function routeLimiter(route: Route, deps: AppDeps, store: Store): Middlew
   const declared = route.rateLimit;
   if (!declared) return undefined;
   const endpoint = endpointOf(route);
+  const endUser = endUserAuthOf(route.auth);
+  // An end-user route's `userId` is the session's end user (its area names it), else the address.
+  const endUserIdentifier: ResolveIdentifier | undefined =
+    endUser && declared.identifierType === 'userId' ? (ctx) => Promise.resolve(endUser.identify(deps, ctx) ?? `ip:${ctx.ip}`) : undefined;
+  const identifier = declared.identifierType === 'apiKey' ? apiKeyIdentifier(deps) : endUserIdentifier;
   return rateLimit({
     windowMs: declared.windowMs,
     limit: declared.limit,
     identifierType: declared.identifierType === 'apiKey' ? 'userId' : declared.identifierType,
-    ...(declared.identifierType === 'apiKey' ? { identifier: apiKeyIdentifier(deps) } : {}),
+    ...(identifier ? { identifier } : {}),
     // An IPv6 client counts by its prefix (RATE_LIMIT_IPV6_PREFIX), in `ip` limits and in `userId` ones without a user.
     ipv6Subnet: deps.config.rateLimitIpv6Prefix,
     endpoint,

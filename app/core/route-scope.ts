@@ -2,17 +2,19 @@ import type { Context } from 'koa';
 import type { CommonQueryMethods } from 'slonik';
 import type { AppDeps } from './deps.ts';
 import type { CodedError, ErrorCode } from './errors.ts';
+import type { AccessClaims } from './route.ts';
 
 /**
  * What a route acts under: a resource of the caller's agency named by a path parameter (the
  * agent of `/ai/agents/:agentId/...`). A route declares it once (`scope` on `defineRoute`); the
  * chain (app/core/mount.ts) reads it beside the policy check and, after validation, answers `error` when the caller's
  * agency has none with that id (another agency's looks missing), and hands the row to the
- * handler as `input[key]`. The OpenAPI document, the declared-errors check and the fuzzer read
+ * handler as `input[key]`, with the caller's scope (`input.scope`, `scopeOf`: the organization, the
+ * resource and the user, one name each). The OpenAPI document, the declared-errors check and the fuzzer read
  * the 404 from here. The area that owns the resource defines its scope (app/agents/scope.ts),
  * so that core/ imports no area.
  */
-export type RouteScope<K extends string = string, T = unknown> = {
+export type RouteScope<K extends string = string, T = unknown, S = unknown> = {
   /** The handler's input field that carries the row (`agent`), and the scope's name in the OpenAPI document. */
   key: K;
   /** The path parameter holding the id (`agentId`). */
@@ -23,12 +25,14 @@ export type RouteScope<K extends string = string, T = unknown> = {
   notFound: () => CodedError;
   /** The row with this id in this agency, or null (one `sql/` function). */
   find: (db: CommonQueryMethods, agencyId: string, id: string) => Promise<T | null>;
+  /** The handler's `scope`: who calls, under what (the JWT's `agencyId` becomes `organizationId` here). */
+  scopeOf(claims: AccessClaims, row: T): S;
 };
 
-export const defineScope = <const K extends string, T>(scope: RouteScope<K, T>): RouteScope<K, T> => scope;
+export const defineScope = <const K extends string, T, S>(scope: RouteScope<K, T, S>): RouteScope<K, T, S> => scope;
 
-/** The handler input a scope adds: `{ agent: Agent }` for the agent scope, nothing without one. */
-export type ScopedInput<Sc> = Sc extends RouteScope<infer K, infer T> ? { [P in K]: T } : unknown;
+/** The handler input a scope adds: `{ agent: Agent, scope: StaffScope }` for the agent scope, nothing without one. */
+export type ScopedInput<Sc> = Sc extends RouteScope<infer K, infer T, infer S> ? { [P in K]: T } & { scope: S } : unknown;
 
 /**
  * The chain's scope link (app/core/mount.ts) for one route. `start` runs beside the policy check:
@@ -39,13 +43,13 @@ export type ScopedInput<Sc> = Sc extends RouteScope<infer K, infer T> ? { [P in 
  * malformed id, a route without a policy) the read runs then.
  */
 export class ScopeLookup {
-  readonly #scope: RouteScope;
+  readonly #scope: RouteScope<string, unknown, unknown>;
   readonly #deps: AppDeps;
   /** The request's id when it passes the route's params schema, else undefined. */
   readonly #wellFormedId: (ctx: Context) => string | undefined;
   readonly #started = new WeakMap<Context, Promise<unknown>>();
 
-  constructor(scope: RouteScope, deps: AppDeps, wellFormedId: (ctx: Context) => string | undefined) {
+  constructor(scope: RouteScope<string, unknown, unknown>, deps: AppDeps, wellFormedId: (ctx: Context) => string | undefined) {
     this.#scope = scope;
     this.#deps = deps;
     this.#wellFormedId = wellFormedId;
@@ -60,12 +64,12 @@ export class ScopeLookup {
     this.#started.set(ctx, read);
   }
 
-  /** The handler input `{ [key]: row }`, or the scope's 404. `params` are the validated ones. */
-  async resolve(ctx: Context, agencyId: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** The handler input `{ [key]: row, scope }`, or the scope's 404. `params` are the validated ones. */
+  async resolve(ctx: Context, claims: AccessClaims, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const started = this.#started.get(ctx);
     this.#started.delete(ctx);
-    const row = await (started ?? this.#scope.find(this.#deps.db, agencyId, params[this.#scope.param] as string));
+    const row = await (started ?? this.#scope.find(this.#deps.db, claims.agencyId, params[this.#scope.param] as string));
     if (row === null) throw this.#scope.notFound();
-    return { [this.#scope.key]: row };
+    return { [this.#scope.key]: row, scope: this.#scope.scopeOf(claims, row) };
   }
 }

@@ -24,7 +24,38 @@ export type AccessClaims = {
   exp: number;
 };
 
-export type Policy = { subject: string; action: string };
+/**
+ * Every grant a route may require, `{ subject, action }` (docs/interface.md §2): a typed list, so a
+ * misspelt subject or action fails to compile.
+ */
+export const POLICIES = [
+  { subject: 'ai.agent', action: 'read' },
+  { subject: 'ai.agent', action: 'create' },
+  { subject: 'ai.agent', action: 'update' },
+  { subject: 'organization', action: 'read' },
+  { subject: 'organization', action: 'update' },
+  { subject: 'plan', action: 'read' },
+  { subject: 'plan', action: 'create' },
+  { subject: 'plan', action: 'update' },
+  { subject: 'platform.ai.available-mcp', action: 'create' },
+  { subject: 'platform.ai.available-mcp', action: 'update' },
+  { subject: 'platform.ai.available-mcp', action: 'delete' },
+  { subject: 'platform.ai.model-pricing', action: 'update' },
+] as const;
+export type Policy = (typeof POLICIES)[number];
+
+/**
+ * How a route authenticates an end user of an agent's web channel (its session token), defined by
+ * the area that owns the channel (app/channel/session-auth.ts), so that core imports no area:
+ * `authenticate` establishes the caller the handler gets as `auth` (or throws its 401/403/404),
+ * `identify` names the caller for the route's rate limit (undefined: the client address), and
+ * `errors` are the coded errors `authenticate` answers.
+ */
+export type EndUserAuth<C = unknown> = {
+  authenticate(deps: AppDeps, ctx: Context): Promise<C>;
+  identify(deps: AppDeps, ctx: Context): string | undefined;
+  errors: readonly ErrorCode[];
+};
 
 /**
  * The credential a route takes, which types its handler's `auth` (`AuthOf`):
@@ -33,10 +64,13 @@ export type Policy = { subject: string; action: string };
  * - `{ apiKey: scope }`: only an API key (`Authorization: Bearer agk_...`) carrying `scope`, an `ApiKeyCaller`;
  * - `{ jwtOrApiKey: scope }`: such a key, or a user's (not a client's) access token, to which
  *   the route's `policy` applies; an `IngestionCaller`.
- * A route that takes a key declares no `principal`, and a key-only one no `policy` (the types refuse them).
+ * - `{ endUser: auth }`: an end user's session token of an agent's web channel, only (`EndUserAuth`);
+ *   a staff token there, and a session token on any other route, are 401.
+ * A route that takes a key or an end user declares no `principal`, and a key-only or end-user one no
+ * `policy` (the types refuse them).
  * Every route that takes no key answers 401 to one (app/core/api-key-auth.ts).
  */
-export type RouteAuth = 'jwt' | 'public' | { apiKey: ApiKeyScope } | { jwtOrApiKey: ApiKeyScope };
+export type RouteAuth = 'jwt' | 'public' | { apiKey: ApiKeyScope } | { jwtOrApiKey: ApiKeyScope } | { endUser: EndUserAuth };
 
 /** The caller of a route that took an API key: the key and the organization it belongs to. */
 export type ApiKeyCaller = { via: 'apiKey'; organizationId: string; apiKeyId: string };
@@ -51,8 +85,13 @@ export type ApiKeyAccess = { scope: ApiKeyScope; keyOnly: boolean };
 /** The API key `auth` takes, or undefined for a route that takes none. */
 export function apiKeyAccessOf(auth: RouteAuth): ApiKeyAccess | undefined {
   if (typeof auth === 'string') return undefined;
-  return 'apiKey' in auth ? { scope: auth.apiKey, keyOnly: true } : { scope: auth.jwtOrApiKey, keyOnly: false };
+  if ('apiKey' in auth) return { scope: auth.apiKey, keyOnly: true };
+  return 'jwtOrApiKey' in auth ? { scope: auth.jwtOrApiKey, keyOnly: false } : undefined;
 }
+
+/** The end-user authentication `auth` takes, or undefined for a route of another credential. */
+export const endUserAuthOf = (auth: RouteAuth): EndUserAuth | undefined =>
+  typeof auth === 'object' && 'endUser' in auth ? auth.endUser : undefined;
 
 type AuthOf<A> = A extends 'jwt'
   ? AccessClaims
@@ -60,7 +99,9 @@ type AuthOf<A> = A extends 'jwt'
     ? ApiKeyCaller
     : A extends { jwtOrApiKey: ApiKeyScope }
       ? IngestionCaller
-      : AccessClaims | undefined;
+      : A extends { endUser: EndUserAuth<infer C> }
+        ? C
+        : AccessClaims | undefined;
 
 /** A non-JSON body (an image) read whole into a Buffer: its documented media types. */
 export type BinaryBody = { kind: 'binary'; limitBytes: number; mediaTypes: readonly string[]; description: string };
@@ -142,7 +183,7 @@ export type RouteSpec<
   /** Only principals of this type may call the route (403 otherwise). */
   principal?: A extends string ? PrincipalType : never;
   /** A `{ subject, action }` grant read from the database at request time (403 otherwise). */
-  policy?: A extends { apiKey: ApiKeyScope } ? never : Policy;
+  policy?: A extends { apiKey: ApiKeyScope } | { endUser: EndUserAuth } ? never : Policy;
   /**
    * The resource of the caller's agency the route acts under (`scope: AGENT_SCOPE`, app/core/route-scope.ts):
    * the chain looks it up from its path parameter after validation, answers its 404 when the

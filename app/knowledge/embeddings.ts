@@ -13,7 +13,8 @@ import { providerFetch } from '../net/guarded-fetch.ts';
 /** Most bytes one embedding response may have (a hostile provider cannot stream forever). */
 const MAX_EMBEDDING_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-export type EmbeddingScope = { organizationId: string; agentId: string; userId: string };
+/** Whose embedding: the organization, the agent and the staff user or end user (a document's uploader, a turn's owner). */
+export type EmbeddingScope = { organizationId: string; agentId: string; userId: string | null; endUserId?: string | null };
 
 /** What the texts are embedded for: a document being added, or a `search_knowledge_base` question. */
 export type EmbeddingAction = 'document_indexing' | 'rag_query_embedding';
@@ -98,6 +99,7 @@ export async function embedTexts(
         organizationId: scope.organizationId,
         agentId: scope.agentId,
         userId: scope.userId,
+        endUserId: scope.endUserId ?? null,
         modelId,
         source: 'system',
         actionType: options.action,

@@ -2,7 +2,7 @@ import { deleteDocument, listDocuments } from '../../sql/knowledge.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
 import { AI_BUDGET_EXCEEDED } from '../analytics/budget/errors.ts';
 import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
-import { AGENT_SCOPE } from '../agents/scope.ts';
+import { agentRoute } from '../agents/scope.ts';
 import { serviceUnavailable } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, ValidationErrorBody } from '../core/schemas.ts';
@@ -15,7 +15,6 @@ import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
 const tags = ['knowledge'];
 /** The wait a 503 of busy readers asks for: most documents are read within a second. */
 const READERS_BUSY_RETRY_AFTER_SECONDS = 1;
-const policy = { subject: 'ai.agent', action: 'update' };
 
 /** An agent's knowledge base (docs/agents-and-tools.md, "Knowledge base"): the documents its search tools read. */
 export const knowledgeRoutes = [
@@ -31,11 +30,8 @@ export const knowledgeRoutes = [
       'read a few at once (one per core); when every reader is busy and the queue of waiting uploads is full the answer is 503 ' +
       '`CORE.SERVICE_UNAVAILABLE` with `Retry-After`.',
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy,
     rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams },
     body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES },
     status: 201,
@@ -49,10 +45,10 @@ export const knowledgeRoutes = [
         schema: CodedErrorBody,
       },
     },
-    handler: async ({ deps, auth, agent, body, ctx }) => {
+    handler: async ({ deps, scope, agent, body, ctx }) => {
       try {
         const upload = { name: body.name, contentType: documentTypeOf(body.mediaType, body.name), bytes: body.bytes };
-        return await addDocument(deps, { organizationId: auth.agencyId, agentId: agent.id, userId: auth.userId }, upload);
+        return await addDocument(deps, { organizationId: scope.organizationId, agentId: agent.id, userId: scope.userId }, upload);
       } catch (error) {
         if (error instanceof DocumentProblem) throw documentInvalid(error.message);
         if (error instanceof ReadersBusy) {
@@ -68,10 +64,7 @@ export const knowledgeRoutes = [
     path: '/ai/agents/:agentId/documents',
     summary: "An agent's documents, oldest first",
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy: { subject: 'ai.agent', action: 'read' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'read' }),
     schemas: { params: AgentIdParams },
     responses: { 200: { description: 'The documents', schema: DocumentListSchema } },
     handler: async ({ deps, agent }) => ({ documents: await listDocuments(deps.db, agent.id) }),
@@ -81,10 +74,7 @@ export const knowledgeRoutes = [
     path: '/ai/agents/:agentId/documents/:documentId',
     summary: "Remove a document (and its passages) from an agent's knowledge base",
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy,
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: DocumentParams },
     status: 204,
     errors: [AI_DOCUMENT_NOT_FOUND],

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
-import { AGENT_SCOPE } from '../agents/scope.ts';
+import { agentRoute } from '../agents/scope.ts';
 import { DateTime, ErrorBody, StrictObject, Uuid } from '../core/schemas.ts';
 import { answerCallback, completeHandoff } from './callback.ts';
 import { initiateAuthorization } from './initiate.ts';
@@ -47,7 +47,7 @@ export const mcpOAuthRoutes = [
       'browserKey is for the front-end that called: keep it to complete the browser landing (POST /ai/mcp-oauth/complete).',
     tags: ['mcp-oauth'],
     ...AGENT_UPDATER,
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'any' }),
     schemas: { params: StrictObject({ agentId: Uuid(), serverId: Uuid() }) },
     responses: {
       200: {

@@ -4,7 +4,7 @@ import { notFound } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { toolsOfServer } from '../mcp-client/tool-discovery.ts';
 import { editMcpServer } from './edit.ts';
-import { AGENT_SCOPE } from '../agents/scope.ts';
+import { agentRoute } from '../agents/scope.ts';
 import { ErrorBody } from '../core/schemas.ts';
 import { MCP_AUTHORIZATION_REQUIRED, MCP_SERVER_ERRORS } from '../mcp-client/errors.ts';
 import { TOKEN_REQUEST_ERRORS } from '../mcp-oauth/errors.ts';
@@ -36,10 +36,7 @@ export const agentMcpServerRoutes = [
       "With `availableMcpId` and `variantType`: the catalog flow (url and transportType default to the variant's). " +
       'Credentials are encrypted at rest and never returned. See docs/mcp.md.',
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy: { subject: 'ai.agent', action: 'update' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: AgentParams, body: AddMcpServerBody },
     status: 201,
     idempotent: true,
@@ -48,34 +45,28 @@ export const agentMcpServerRoutes = [
       404: { description: 'No catalog entry with this id', schema: ErrorBody },
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
-    handler: ({ deps, auth, agent, body }) => addMcpServer(deps, auth.agencyId, agent.id, body),
+    handler: ({ deps, scope, agent, body }) => addMcpServer(deps, scope.organizationId, agent.id, body),
   }),
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId/mcp-servers',
     summary: "An agent's MCP servers",
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy: { subject: 'ai.agent', action: 'read' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'read' }),
     schemas: { params: AgentParams },
     responses: { 200: { description: 'Oldest first', schema: Type.Array(AgentMcpServerDto) } },
-    handler: ({ deps, auth, agent }) => listAgentMcpServers(deps.db, auth.agencyId, agent.id),
+    handler: ({ deps, scope, agent }) => listAgentMcpServers(deps.db, scope.organizationId, agent.id),
   }),
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId/mcp-servers/:serverId',
     summary: "One of an agent's MCP servers, with its connection status",
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy: { subject: 'ai.agent', action: 'read' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'read' }),
     schemas: { params: ServerParams },
     responses: { 200: { description: 'The server', schema: AgentMcpServerDto }, ...ofServer },
-    handler: async ({ deps, auth, params }) => {
-      const server = await findAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId);
+    handler: async ({ deps, scope, params }) => {
+      const server = await findAgentMcpServer(deps.db, scope.organizationId, params.agentId, params.serverId);
       if (!server) throw notFound('MCP server');
       return server;
     },
@@ -91,17 +82,14 @@ export const agentMcpServerRoutes = [
       'A new URL of an OAuth server drops its tokens (authorize again); a URL on another origin drops the stored ' +
       'credentials unless `credentials` are given in the same request.',
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy: { subject: 'ai.agent', action: 'update' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: ServerParams, body: EditMcpServerBody },
     responses: {
       200: { description: 'The changed server', schema: AgentMcpServerDto },
       ...ofServer,
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
-    handler: ({ deps, auth, params, body }) => editMcpServer(deps, { agencyId: auth.agencyId, ...params }, body),
+    handler: ({ deps, scope, params, body }) => editMcpServer(deps, { agencyId: scope.organizationId, ...params }, body),
   }),
   defineRoute({
     method: 'GET',
@@ -115,10 +103,7 @@ export const agentMcpServerRoutes = [
       '(`refresh=true` bypasses). `permissionStatus` is the ' +
       "agent's permission under providerKey `mcp:<serverId>`, null when it has none. Updates the server's status.",
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy: { subject: 'ai.agent', action: 'read' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'read' }),
     schemas: { params: ServerParams, query: ToolsQuery },
     responses: {
       200: { description: 'The tools', schema: ServerToolsDto },
@@ -128,25 +113,23 @@ export const agentMcpServerRoutes = [
     // to do; MCP.SERVER_RESPONSE_TOO_LARGE: one response over its cap; MCP.SERVER_TOOLS_TOO_LARGE: the listing over
     // 4 MiB, or a tool field over its cap (metadata.limit, maxBytes, tool); MCP_OAUTH.*: the token refresh failed.
     errors: [MCP_AUTHORIZATION_REQUIRED, ...MCP_SERVER_ERRORS, ...TOKEN_REQUEST_ERRORS],
-    handler: ({ deps, auth, params, query }) => toolsOfServer(deps, { agencyId: auth.agencyId, ...params }, query.refresh === 'true'),
+    handler: ({ deps, scope, params, query }) =>
+      toolsOfServer(deps, { agencyId: scope.organizationId, ...params }, query.refresh === 'true'),
   }),
   defineRoute({
     method: 'DELETE',
     path: '/ai/agents/:agentId/mcp-servers/:serverId',
     summary: 'Remove an MCP server from an agent',
     tags,
-    auth: 'jwt',
-    principal: 'user',
-    policy: { subject: 'ai.agent', action: 'update' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: ServerParams },
     status: 204,
     responses: {
       204: { description: 'Removed' },
       ...ofServer,
     },
-    handler: async ({ deps, auth, params }) => {
-      if (!(await deleteAgentMcpServer(deps.db, auth.agencyId, params.agentId, params.serverId))) {
+    handler: async ({ deps, scope, params }) => {
+      if (!(await deleteAgentMcpServer(deps.db, scope.organizationId, params.agentId, params.serverId))) {
         throw notFound('MCP server');
       }
     },

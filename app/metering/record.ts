@@ -1,6 +1,7 @@
 import type { FragmentSqlToken } from 'slonik';
 import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
+import { isEndUserScope, type ConversationScope } from '../../sql/chat-conversations.ts';
 import { insertUsageEvents } from '../../sql/usage-events.ts';
 import { deleteReservations, releaseReservations } from '../../sql/usage-reservations.ts';
 import type { ActionType, UsageSource } from '../../sql/usage-window.ts';
@@ -18,10 +19,20 @@ export type CallAccount = {
   organizationId: string;
   agentId: string | null;
   userId: string | null;
+  /** The end user whose turn made the call (the web channel), else null. */
+  endUserId: string | null;
   modelId: string;
   source: UsageSource;
   actionType: ActionType;
 };
+
+/** Whose calls a conversation's turn makes: its organization, agent and staff user or end user. */
+export const accountOf = (scope: ConversationScope) => ({
+  organizationId: scope.organizationId,
+  agentId: scope.agentId,
+  userId: isEndUserScope(scope) ? null : scope.userId,
+  endUserId: isEndUserScope(scope) ? scope.endUserId : null,
+});
 
 /**
  * Writes one usage row per call (priced from the price list as it is written, like every usage
@@ -45,6 +56,7 @@ export async function recordModelCalls(
     organizationId: account.organizationId,
     agentId: account.agentId,
     userId: account.userId,
+    endUserId: account.endUserId,
     modelId: account.modelId,
     actionType: account.actionType,
     source: account.source,

@@ -1,5 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
+import type { ConversationScope } from '../../sql/chat-conversations.ts';
 import { answerPendingToolApproval, insertPendingToolApproval, type AnsweredApproval } from '../../sql/tool-approvals.ts';
 import { approvalReasonTooLong, approvalUnknownId } from './errors.ts';
 import { isUuid } from '../core/schemas.ts';
@@ -15,8 +16,7 @@ export async function requestToolApproval(
   db: CommonQueryMethods,
   pending: {
     id?: string;
-    userId: string;
-    agentId: string;
+    scope: ConversationScope;
     conversationId?: string;
     toolName: string;
     toolCallId?: string;
@@ -26,8 +26,7 @@ export async function requestToolApproval(
   const id = pending.id ?? uuidv7();
   await insertPendingToolApproval(db, {
     id,
-    userId: pending.userId,
-    agentId: pending.agentId,
+    scope: pending.scope,
     conversationId: pending.conversationId ?? null,
     toolName: pending.toolName,
     toolCallId: pending.toolCallId ?? null,
@@ -37,8 +36,7 @@ export async function requestToolApproval(
 }
 
 export type ApprovalResponse = {
-  userId: string;
-  agentId: string;
+  scope: ConversationScope;
   /** When given, the approval must also belong to this conversation. */
   conversationId?: string;
   approvalId: string;
@@ -50,7 +48,7 @@ export type ApprovalResponse = {
  * Checks and consumes the user's answer to a pending approval. Throws 400
  * `TOOL_APPROVAL_REASON_TOO_LONG` for a reason over 2000 characters (code points, as PostgreSQL
  * counts them) without consuming the approval, and 400 `TOOL_APPROVAL_UNKNOWN_ID` when the id
- * matches no pending approval of this user and agent: unknown, already answered (single use) or
+ * matches no pending approval of this owner and agent: unknown, already answered (single use) or
  * raised for someone else look the same.
  */
 export async function answerToolApproval(
@@ -66,7 +64,7 @@ export async function answerToolApproval(
   if (!ids.every(isUuid)) throw approvalUnknownId();
   const answered = await answerPendingToolApproval(
     db,
-    { userId: response.userId, agentId: response.agentId, conversationId: response.conversationId },
+    { ...response.scope, ...(response.conversationId === undefined ? {} : { conversationId: response.conversationId }) },
     { approvalId: response.approvalId, approved: response.approved, reason, answeredAt: now },
   );
   if (!answered) throw approvalUnknownId();

@@ -1,7 +1,8 @@
+import type { ConversationScope } from '../../sql/chat-conversations.ts';
 import type { AppDeps } from '../core/deps.ts';
 
 /** Whose call it is: the organization, the agent and the user of the turn. Executors scope every read and write by it. */
-export type BuiltinScope = { agencyId: string; agentId: string; userId: string };
+export type BuiltinScope = ConversationScope;
 
 /**
  * What an executor of a built-in tool gets: the input the model sent, already checked against the

@@ -20,3 +20,20 @@ export const approvalReasonTooLong = (maxLength: number) =>
     },
     { maxLength },
   );
+
+export const AI_APPROVAL_NOT_YOURS = errorCode(403, 'AI.APPROVAL_NOT_YOURS');
+export const AI_APPROVAL_ALREADY_ANSWERED = errorCode(409, 'AI.APPROVAL_ALREADY_ANSWERED');
+
+/** An end user answered an approval of a channel whose approvals are the staff's: it stays pending. */
+export const approvalNotYours = () =>
+  new CodedError(AI_APPROVAL_NOT_YOURS, {
+    en: "This tool call waits for the business's staff to approve it; it stays pending until they answer.",
+    es: 'Esta llamada a una herramienta espera la aprobación del personal de la empresa; sigue pendiente hasta que respondan.',
+  });
+
+/** A staff answer to an approval someone already answered (or that expired). */
+export const approvalAlreadyAnswered = () =>
+  new CodedError(AI_APPROVAL_ALREADY_ANSWERED, {
+    en: 'This approval was already answered.',
+    es: 'Esta aprobación ya fue respondida.',
+  });

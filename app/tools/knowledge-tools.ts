@@ -1,5 +1,6 @@
 import { listDocumentsPage, type KnowledgeDocument } from '../../sql/knowledge.ts';
 import { isUuid } from '../core/schemas.ts';
+import { accountOf } from '../metering/record.ts';
 import type { BuiltinCall } from './builtin-executor.ts';
 import { DEFAULT_PASSAGES, MAX_PASSAGES, searchKnowledge } from '../knowledge/service.ts';
 
@@ -15,13 +16,7 @@ export async function searchKnowledgeBaseTool({ deps, scope, input, signal }: Bu
   const query = String(input.query ?? '').trim();
   if (query === '') throw new Error('search_knowledge_base needs a non-empty query');
   const limit = Math.min(Math.max(Math.trunc(Number(input.limit ?? DEFAULT_PASSAGES)) || DEFAULT_PASSAGES, 1), MAX_PASSAGES);
-  const passages = await searchKnowledge(
-    deps,
-    { organizationId: scope.agencyId, agentId: scope.agentId, userId: scope.userId },
-    query,
-    limit,
-    signal,
-  );
+  const passages = await searchKnowledge(deps, accountOf(scope), query, limit, signal);
   return {
     query,
     passages: passages.map((passage) => ({

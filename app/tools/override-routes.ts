@@ -1,6 +1,6 @@
 import { deleteToolOverride, listToolOverridesOfUser, upsertToolOverride } from '../../sql/tool-overrides.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
-import { AGENT_SCOPE } from '../agents/scope.ts';
+import { agentRoute } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { OverrideBody, OverrideListSchema, OverrideParams, OverrideSchema } from './schemas.ts';
@@ -18,11 +18,10 @@ export const toolOverrideRoutes = [
     summary: 'Stop asking the caller to approve this tool of this agent',
     description: '200 with the stored row both for a new override and for a repeat (no 201, no 409, never a second row).',
     tags: ['tools'],
-    auth: 'jwt',
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'any' }),
     schemas: { params: AgentIdParams, body: OverrideBody },
     responses: { 200: { description: 'The override', schema: OverrideSchema }, 400: invalid },
-    handler: ({ deps, auth, agent, body }) => upsertToolOverride(deps.db, auth.userId, agent.id, body.toolName),
+    handler: ({ deps, scope, agent, body }) => upsertToolOverride(deps.db, scope.userId, agent.id, body.toolName),
   }),
   defineRoute({
     method: 'DELETE',
@@ -45,10 +44,9 @@ export const toolOverrideRoutes = [
     path: '/ai/agents/:agentId/tool-overrides',
     summary: "The caller's own overrides for this agent",
     tags: ['tools'],
-    auth: 'jwt',
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'any' }),
     schemas: { params: AgentIdParams },
     responses: { 200: { description: 'Overrides, oldest first', schema: OverrideListSchema }, 400: invalid },
-    handler: async ({ deps, auth, agent }) => ({ overrides: await listToolOverridesOfUser(deps.db, auth.userId, agent.id) }),
+    handler: async ({ deps, scope, agent }) => ({ overrides: await listToolOverridesOfUser(deps.db, scope.userId, agent.id) }),
   }),
 ];

@@ -25,11 +25,12 @@ const describe = (toolName: string, provider: ToolProvider | null): string | nul
  * meaning of permissionStatus:
  * - `blocked` tools and tools absent from the agent's set are left out (the model never sees them);
  * - `always_allow` tools run without a prompt;
- * - `needs_approval` tools require approval, unless this user has an override for this agent+tool.
+ * - `needs_approval` tools require approval, unless this user has an override for this agent+tool
+ *   (`userId` null, an end user's turn: overrides never apply).
  * `agentId` is an agent the caller's agency has: both callers are routes whose scope found it
  * (app/agents/scope.ts), the chat stream and `GET .../tools/effective`.
  */
-export async function offeredToolsOf(db: CommonQueryMethods, agentId: string, userId: string): Promise<Map<string, OfferedTool>> {
+export async function offeredToolsOf(db: CommonQueryMethods, agentId: string, userId: string | null): Promise<Map<string, OfferedTool>> {
   const rows = await listOfferableToolsForUser(db, agentId, userId);
   return new Map(
     rows.map((row) => {

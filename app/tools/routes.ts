@@ -1,6 +1,6 @@
 import { listToolPermissionsOfAgent } from '../../sql/tool-permissions.ts';
 import { AgentIdParams } from '../agents/schemas.ts';
-import { AGENT_SCOPE } from '../agents/scope.ts';
+import { agentRoute } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { catalogFor, findBuiltinTool } from './builtins.ts';
@@ -36,24 +36,21 @@ export const toolRoutes = [
       'The body is the complete set; tools not in it lose their entry. A built-in tool must be in the catalog with its own providerKey; ' +
       '`mcp:<serverId>` must name an MCP server of this agent; a toolName may appear once. The legacy body `{ enabledTools }` is a 400.',
     tags: ['tools'],
-    auth: 'jwt',
     // The policy is checked before the agent is looked up, so a caller without it learns nothing about ids.
-    policy: { subject: 'ai.agent', action: 'update' },
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams, body: ReplaceToolsBody },
     responses: {
       200: { description: 'The set was replaced', schema: ReplaceToolsResult },
       400: invalid,
     },
-    handler: ({ deps, auth, agent, body }) => replaceAgentTools(deps.db, auth.agencyId, agent.id, body.tools),
+    handler: ({ deps, scope, agent, body }) => replaceAgentTools(deps.db, scope.organizationId, agent.id, body.tools),
   }),
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId/tools',
     summary: "An agent's tool set",
     tags: ['tools'],
-    auth: 'jwt',
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'any' }),
     schemas: { params: AgentIdParams },
     responses: {
       200: { description: 'The set, in the order it was given', schema: ToolSetSchema },
@@ -69,15 +66,14 @@ export const toolRoutes = [
       'Blocked tools and tools outside the set are left out; `needs_approval` tools have `requiresApproval: true` unless the caller has an override. ' +
       '`available: false`: a built-in tool this deployment does not run (see the catalog), which the chat does not offer.',
     tags: ['tools'],
-    auth: 'jwt',
-    scope: AGENT_SCOPE,
+    ...agentRoute({ access: 'any' }),
     schemas: { params: AgentIdParams },
     responses: {
       200: { description: 'Offered tools, in the order of the set', schema: EffectiveToolsSchema },
       400: invalid,
     },
-    handler: async ({ deps, auth, agent }) => {
-      const tools = await offeredToolsOf(deps.db, agent.id, auth.userId);
+    handler: async ({ deps, scope, agent }) => {
+      const tools = await offeredToolsOf(deps.db, agent.id, scope.userId);
       // An MCP tool's availability is its server's listing at turn time; a built-in's is the deployment's.
       const available = (toolName: string, providerKey: string) => {
         const builtin = findBuiltinTool(toolName);

@@ -1,6 +1,7 @@
 import type { JSONSchema7 } from '@ai-sdk/provider';
 import { uuidv7 } from 'uuidv7';
 import { insertSentEmail, lockAndCountSentEmails } from '../../sql/agent-sent-emails.ts';
+import { isEndUserScope } from '../../sql/chat-conversations.ts';
 import { findUserProfile } from '../../sql/users.ts';
 import type { BuiltinCall } from './builtin-executor.ts';
 import { transportFor } from '../notifications/transport.ts';
@@ -58,12 +59,14 @@ function checked(input: Record<string, unknown>): { to: string[]; subject: strin
  */
 export async function sendEmailTool({ deps, scope, input }: BuiltinCall): Promise<{ queued: number; to: string[]; replyTo: string }> {
   const message = checked(input);
+  // An end user of a website chat is nobody's colleague: the business's agent sends no email for one (docs/channel.md).
+  if (isEndUserScope(scope)) throw new Error('send_email is not available in website chats');
   const user = await findUserProfile(deps.db, scope.userId);
   if (!user) throw new Error('send_email: the calling user no longer exists');
   const now = deps.clock();
   const transport = transportFor(deps);
   await deps.db.transaction(async (tx) => {
-    const sent = await lockAndCountSentEmails(tx, { organizationId: scope.agencyId, userId: scope.userId }, dayOf(now));
+    const sent = await lockAndCountSentEmails(tx, { organizationId: scope.organizationId, userId: scope.userId }, dayOf(now));
     if (sent.organization + message.to.length > MAX_EMAILS_PER_ORGANIZATION_PER_DAY)
       throw new Error(
         `send_email: this organization's agents may send ${MAX_EMAILS_PER_ORGANIZATION_PER_DAY} emails a day (UTC); ${sent.organization} were sent today`,
@@ -84,7 +87,7 @@ export async function sendEmailTool({ deps, scope, input }: BuiltinCall): Promis
       });
     await insertSentEmail(tx, {
       id: uuidv7(),
-      organizationId: scope.agencyId,
+      organizationId: scope.organizationId,
       agentId: scope.agentId,
       userId: scope.userId,
       recipients: message.to.length,

@@ -1813,6 +1813,151 @@ export type Api = {
       };
     };
   };
+  /** Put an agent on a website: create or change its web channel */
+  'PUT /ai/agents/:agentId/channel': {
+    params: {
+      agentId: string;
+    };
+    body: {
+      enabled: boolean;
+      /** Exact origins (`https://shop.example.com`, `http://localhost:8080`): scheme, host, optional port; no path, no wildcard. */
+      allowedOrigins?: string[];
+      identity?: 'anonymous' | 'verified';
+      approvals?: 'staff' | 'end_user';
+      endUserMessagesPerDay?: number;
+      greeting?: string;
+    };
+    response: {
+      agentId: string;
+      enabled: boolean;
+      /** `agp_` + 32 base62 characters; public: it goes into web pages */
+      publishableKey: string;
+      allowedOrigins: string[];
+      identity: 'anonymous' | 'verified';
+      approvals: 'staff' | 'end_user';
+      endUserMessagesPerDay: number;
+      greeting: string;
+      createdAt: string;
+      updatedAt: string;
+    };
+  };
+  /** An agent's web channel */
+  'GET /ai/agents/:agentId/channel': {
+    params: {
+      agentId: string;
+    };
+    response: {
+      agentId: string;
+      enabled: boolean;
+      /** `agp_` + 32 base62 characters; public: it goes into web pages */
+      publishableKey: string;
+      allowedOrigins: string[];
+      identity: 'anonymous' | 'verified';
+      approvals: 'staff' | 'end_user';
+      endUserMessagesPerDay: number;
+      greeting: string;
+      createdAt: string;
+      updatedAt: string;
+    };
+  };
+  /** Make the channel's secret (shown once; replaces the old one at once) */
+  'POST /ai/agents/:agentId/channel/secret': {
+    params: {
+      agentId: string;
+    };
+    response: {
+      /** `ags_` + 40 base62 characters, shown once; `userHash` = lowercase hex HMAC-SHA256(secret, user id) */
+      secret: string;
+    };
+  };
+  /** Open an end user's session on an agent's web channel */
+  'POST /public/sessions': {
+    body: {
+      publishableKey: string;
+      visitorToken?: string;
+      user?: {
+        id: string;
+        hash: string;
+        name?: string;
+        email?: string;
+      };
+    };
+    response: {
+      sessionToken: string;
+      /** seconds */
+      expiresIn: number;
+      endUser: {
+        id: string;
+        verified: boolean;
+      };
+      /** an anonymous end user only: send it back to be the same end user (90 days) */
+      visitorToken?: string;
+      agent: {
+        name: string;
+        greeting: string;
+      };
+    };
+  };
+  /** Talk to a channel's agent as its end user: one turn as an AI SDK UI message stream */
+  'POST /public/chat': {
+    body: {
+      id: string;
+      messages: {
+        id: string;
+        role: 'system' | 'user' | 'assistant';
+        parts: {
+          type: string;
+        }[];
+      }[];
+      trigger?: 'submit-message' | 'regenerate-message';
+      messageId?: string;
+    };
+  };
+  /** Resume the running turn of one of the end user's conversations */
+  'GET /public/chat/:conversationId/stream': {
+    params: {
+      conversationId: string;
+    };
+  };
+  /** Stop the running turn of one of the end user's conversations */
+  'POST /public/chat/:conversationId/stop': {
+    params: {
+      conversationId: string;
+    };
+  };
+  /** The end user's conversations, most recent first */
+  'GET /public/conversations': {
+    response: {
+      conversations: {
+        id: string;
+        title: string;
+        createdAt: string;
+        updatedAt: string;
+      }[];
+    };
+  };
+  /** One of the end user's conversations as UI messages, a page at a time */
+  'GET /public/conversations/:conversationId': {
+    params: {
+      conversationId: string;
+    };
+    query: {
+      limit?: number;
+      before?: string;
+    };
+    response: {
+      id: string;
+      /** Older messages remain: ask again with `before` the first message id */
+      hasMore: boolean;
+      messages: {
+        id: string;
+        role: 'user' | 'assistant';
+        parts: {
+          type: string;
+        }[];
+      }[];
+    };
+  };
 };
 
 /** The JSON body of a route's success answer (`never` when it has none). */

@@ -35,6 +35,7 @@ const RELEASED: Record<string, string> = {
   '1100_usage_reservations.sql': 'a1ceb734ecf46692a44228245d6c14b144c5440ed447c355fc3dea4ca265e96d',
   '1101_guardrails_and_titles.sql': '46baae16a72b4477b23361fc93781d30bd2bb2e70da1d2aa50164953a19e84bd',
   '1110_knowledge_text_bytes.sql': 'b36f0d2a03cc7758d029f2bc5fc704138bbd65ea5ef53cf2e80323d89540c650',
+  '1102_web_channel.sql': '7b7f7ab60671dbe12755114769fe8bf2692f2a783518c9a95985a5946a131f1d',
   '1120_agents_archived.sql': 'e6f581cb654cf96dd10595dab211960f1baf73d01df97ff4bfb39e7d0f340af3',
 };
 

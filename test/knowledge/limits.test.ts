@@ -162,7 +162,7 @@ test.serial("list_documents answers the calling agent's documents only", async (
   await other.post(documentsPath(AGENTS.otherHelper.id), { name: 'theirs.md', text: '# Theirs\n\nText.' }).expect(201);
   const config = t.context.t.app.deps.config;
   const run = findBuiltinTool('list_documents')!.execute(config)!;
-  const scope = { agencyId: ORGANIZATIONS.otherAgency.id, agentId: AGENTS.otherHelper.id, userId: USERS.otherOwner.id };
+  const scope = { organizationId: ORGANIZATIONS.otherAgency.id, agentId: AGENTS.otherHelper.id, userId: USERS.otherOwner.id };
   const answer = (await run({ deps: t.context.t.app.deps, scope, input: {}, signal: new AbortController().signal })) as {
     documents: { name: string; contentType: string; passages: number }[];
   };

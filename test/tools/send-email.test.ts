@@ -13,7 +13,7 @@ import { answered, bearer, chatConfig, provider, sendChat, serve, setTools, user
 const test = withTestApp(anyTest);
 type T = ExecutionContext<TestContext>;
 
-const scope = { agencyId: ORGANIZATIONS.demoAgency.id, agentId: AGENTS.support.id, userId: USERS.member.id };
+const scope = { organizationId: ORGANIZATIONS.demoAgency.id, agentId: AGENTS.support.id, userId: USERS.member.id };
 const tool = findBuiltinTool('send_email')!;
 
 /**

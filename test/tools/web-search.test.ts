@@ -31,7 +31,7 @@ const json = (body: unknown) => (_: IncomingMessage, response: ServerResponse) =
   response.end(JSON.stringify(body));
 };
 
-const scope = { agencyId: ORGANIZATIONS.demoAgency.id, agentId: AGENTS.research.id, userId: USERS.owner.id };
+const scope = { organizationId: ORGANIZATIONS.demoAgency.id, agentId: AGENTS.research.id, userId: USERS.owner.id };
 
 /** Runs `web_search` as the chat would, in an app with `config`. */
 function search(t: T, config: Config, input: Record<string, unknown>) {

@@ -1,0 +1,183 @@
+import { findAgentInAgency } from '../../sql/agents.ts';
+import { findConversation, listConversations, listMessagePage } from '../../sql/chat-conversations.ts';
+import { countEndUserMessage } from '../../sql/end-users.ts';
+import { defineRoute } from '../core/route.ts';
+import { ADMISSION_ERRORS } from '../chat/admission.ts';
+import { answerChat } from '../chat/chat-turn.ts';
+import {
+  AI_CONVERSATION_NOT_FOUND,
+  AI_MESSAGE_ALREADY_SENT,
+  AI_PROVIDER_NOT_CONFIGURED,
+  AI_STREAM_UNAVAILABLE,
+  AI_TURN_IN_PROGRESS,
+  conversationNotFound,
+} from '../chat/errors.ts';
+import { CONVERSATION_PAGE_MAX_BYTES } from '../chat/routes.ts';
+import { runningTurnOf } from '../chat/turn-routes.ts';
+import { chatTurns } from '../chat/running-turns.ts';
+import { ChatBody, ConversationDetail, ConversationList, ConversationPageQuery } from '../chat/schemas.ts';
+import { answerTurnStream } from '../chat/turn-claim.ts';
+import { AI_APPROVAL_NOT_YOURS, TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
+import { StrictObject } from '../core/schemas.ts';
+import { Type } from '@sinclair/typebox';
+import {
+  AI_END_USER_QUOTA_EXCEEDED,
+  AI_END_USER_NOT_VERIFIED,
+  channelNotFound,
+  endUserQuotaExceeded,
+  AI_CHANNEL_NOT_FOUND,
+  AI_ORIGIN_NOT_ALLOWED,
+} from './errors.ts';
+import { SessionBody, SessionSchema } from './schemas.ts';
+import { openSession } from './sessions.ts';
+import { CHANNEL_SESSION } from './session-auth.ts';
+import { CONVERSATION_ID_PATTERN } from '../chat/schemas.ts';
+
+const tags = ['web channel'];
+const endUser = { endUser: CHANNEL_SESSION } as const;
+const PublicConversationParams = StrictObject({
+  conversationId: Type.String({ pattern: CONVERSATION_ID_PATTERN, errorMessage: 'must be 1 to 128 letters, digits, _ or -' }),
+});
+
+/** Seconds from `now` to the next UTC midnight (at least 1). */
+export const secondsToUtcMidnight = (now: Date) =>
+  Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000));
+
+/** What an agent's website chat calls (docs/channel.md): a session, then the one chat of docs/chat.md as the end user. */
+export const publicRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/public/sessions',
+    summary: "Open an end user's session on an agent's web channel",
+    description:
+      'No credentials: the publishable key names the channel. A page must come from one of its `allowedOrigins` (or the ' +
+      "service's own); without an `Origin` (a server), only a verified `user` or a `client` token is taken. The " +
+      '`sessionToken` is accepted by the `/api/public/...` routes only.',
+    tags,
+    auth: 'public',
+    rateLimit: { limit: 20, windowMs: '1m', identifierType: 'ip', source: 'project' },
+    schemas: { body: SessionBody },
+    status: 201,
+    errors: [AI_CHANNEL_NOT_FOUND, AI_ORIGIN_NOT_ALLOWED, AI_END_USER_NOT_VERIFIED],
+    responses: { 201: { description: 'The session', schema: SessionSchema } },
+    handler: ({ deps, ctx, body }) => openSession(deps, ctx, body),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/public/chat',
+    summary: "Talk to a channel's agent as its end user: one turn as an AI SDK UI message stream",
+    description:
+      "The chat of `POST /api/ai/agents/:agentId/chat`, on the session's channel and in the end user's own conversations. " +
+      'At most `endUserMessagesPerDay` new user messages per end user and UTC day (429 `AI.END_USER_QUOTA_EXCEEDED`, ' +
+      '`Retry-After` the seconds to the next UTC midnight). With the channel\'s `approvals: "staff"`, an approval answer ' +
+      'from the end user is 403 `AI.APPROVAL_NOT_YOURS`.',
+    tags,
+    auth: endUser,
+    rateLimit: { limit: 10, windowMs: '1m', identifierType: 'userId', source: 'project' },
+    schemas: { body: ChatBody },
+    errors: [
+      ...CHANNEL_SESSION.errors,
+      AI_CONVERSATION_NOT_FOUND,
+      TOOL_APPROVAL_UNKNOWN_ID,
+      TOOL_APPROVAL_REASON_TOO_LONG,
+      AI_APPROVAL_NOT_YOURS,
+      AI_PROVIDER_NOT_CONFIGURED,
+      AI_TURN_IN_PROGRESS,
+      AI_MESSAGE_ALREADY_SENT,
+      AI_STREAM_UNAVAILABLE,
+      AI_END_USER_QUOTA_EXCEEDED,
+      ...ADMISSION_ERRORS,
+    ],
+    responses: { 200: { description: 'The UI message stream (server-sent events)' } },
+    handler: async ({ deps, ctx, auth, body }) => {
+      const { scope, channel } = auth;
+      const agent = await findAgentInAgency(deps.db, scope.organizationId, scope.agentId);
+      if (!agent) throw channelNotFound();
+      return answerChat({
+        deps,
+        ctx,
+        scope,
+        agent,
+        body,
+        approvals: channel.approvals === 'staff' ? 'staff' : 'owner',
+        beforeNewMessage: async () => {
+          const now = deps.clock();
+          const limit = channel.endUserMessagesPerDay;
+          if (await countEndUserMessage(deps.db, scope.endUserId, now.toISOString().slice(0, 10), limit)) return;
+          const wait = secondsToUtcMidnight(now);
+          ctx.set('Retry-After', String(wait));
+          throw endUserQuotaExceeded(limit, wait);
+        },
+      });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/public/chat/:conversationId/stream',
+    summary: "Resume the running turn of one of the end user's conversations",
+    description: 'As `GET /api/ai/agents/:agentId/chat/:conversationId/stream`: 200 while a turn runs, 204 otherwise.',
+    tags,
+    auth: endUser,
+    schemas: { params: PublicConversationParams },
+    errors: [...CHANNEL_SESSION.errors, AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE],
+    responses: {
+      200: { description: 'The running turn’s UI message stream (server-sent events)' },
+      204: { description: 'No turn of this conversation runs' },
+    },
+    handler: async ({ deps, ctx, auth, params }) => {
+      const turn = await runningTurnOf(deps, auth.scope, params.conversationId);
+      if (!turn) return null;
+      return answerTurnStream(ctx, chatTurns(deps), turn.id, () => null);
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/public/chat/:conversationId/stop',
+    summary: "Stop the running turn of one of the end user's conversations",
+    tags,
+    auth: endUser,
+    schemas: { params: PublicConversationParams },
+    status: 204,
+    errors: [...CHANNEL_SESSION.errors, AI_CONVERSATION_NOT_FOUND],
+    responses: { 204: { description: 'Stopped, or nothing ran' } },
+    handler: async ({ deps, auth, params }) => {
+      const turn = await runningTurnOf(deps, auth.scope, params.conversationId);
+      if (turn) await chatTurns(deps).stop(turn.id);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/public/conversations',
+    summary: "The end user's conversations, most recent first",
+    tags,
+    auth: endUser,
+    errors: [...CHANNEL_SESSION.errors],
+    responses: { 200: { description: 'Conversations', schema: ConversationList } },
+    handler: async ({ deps, auth }) => {
+      const rows = await listConversations(deps.db, auth.scope);
+      return {
+        conversations: rows.map((row) => ({ id: row.clientId, title: row.title, createdAt: row.createdAt, updatedAt: row.updatedAt })),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/public/conversations/:conversationId',
+    summary: "One of the end user's conversations as UI messages, a page at a time",
+    tags,
+    auth: endUser,
+    schemas: { params: PublicConversationParams, query: ConversationPageQuery },
+    errors: [...CHANNEL_SESSION.errors, AI_CONVERSATION_NOT_FOUND],
+    responses: { 200: { description: 'The conversation', schema: ConversationDetail } },
+    handler: async ({ deps, auth, params, query }) => {
+      const conversation = await findConversation(deps.db, auth.scope, params.conversationId);
+      if (!conversation) throw conversationNotFound();
+      const page = await listMessagePage(deps.db, conversation.id, {
+        limit: query.limit ?? 100,
+        before: query.before,
+        maxBytes: CONVERSATION_PAGE_MAX_BYTES,
+      });
+      return { id: conversation.clientId, ...page };
+    },
+  }),
+];

@@ -1,0 +1,108 @@
+import { sql, type CommonQueryMethods } from 'slonik';
+import { z } from 'zod';
+
+/*
+ * End users of agents' web channels (migration 1102, docs/channel.md): who they are, and how many
+ * new messages each sent today (the channel's daily quota).
+ */
+
+const EndUser = z.strictObject({
+  id: z.string(),
+  kind: z.enum(['anonymous', 'verified', 'client']),
+  externalId: z.string().nullable(),
+  name: z.string().nullable(),
+});
+export type EndUser = z.infer<typeof EndUser>;
+
+const endUserColumns = sql.fragment`u.id, u.kind, u.external_id AS "externalId", u.name`;
+
+/** The anonymous end user of this agent whose visitor token hashes to `tokenHash` and has not run out; else null. */
+export function findVisitor(db: CommonQueryMethods, agentId: string, tokenHash: Buffer, now: Date) {
+  return db.maybeOne(sql.type(EndUser)`
+    UPDATE end_users u SET last_seen_at = ${sql.timestamp(now)}
+    WHERE u.agent_id = ${agentId} AND u.visitor_token_hash = ${sql.binary(tokenHash)} AND u.visitor_expires_at > ${sql.timestamp(now)}
+    RETURNING ${endUserColumns}`);
+}
+
+/** A new anonymous end user of the agent, continued by the visitor token hashing to `tokenHash` until `expiresAt`. */
+export function insertVisitor(
+  db: CommonQueryMethods,
+  visitor: { id: string; organizationId: string; agentId: string; tokenHash: Buffer; expiresAt: Date; now: Date },
+) {
+  return db.one(sql.type(EndUser)`
+    INSERT INTO end_users AS u (id, organization_id, agent_id, kind, visitor_token_hash, visitor_expires_at, created_at, last_seen_at)
+    VALUES (${visitor.id}, ${visitor.organizationId}, ${visitor.agentId}, 'anonymous', ${sql.binary(visitor.tokenHash)},
+            ${sql.timestamp(visitor.expiresAt)}, ${sql.timestamp(visitor.now)}, ${sql.timestamp(visitor.now)})
+    RETURNING ${endUserColumns}`);
+}
+
+/**
+ * The end user the business vouches for (`verified`: its user id, proven by the channel's HMAC) or
+ * the organization's own client (`client`: its id), the same on every session: made on first sight,
+ * its name and email refreshed from what the session brings.
+ */
+export function upsertKnownEndUser(
+  db: CommonQueryMethods,
+  user: {
+    id: string;
+    organizationId: string;
+    agentId: string;
+    kind: 'verified' | 'client';
+    externalId: string;
+    name: string | null;
+    email: string | null;
+    now: Date;
+  },
+) {
+  return db.one(sql.type(EndUser)`
+    INSERT INTO end_users AS u (id, organization_id, agent_id, kind, external_id, name, email, created_at, last_seen_at)
+    VALUES (${user.id}, ${user.organizationId}, ${user.agentId}, ${user.kind}, ${user.externalId}, ${user.name}, ${user.email},
+            ${sql.timestamp(user.now)}, ${sql.timestamp(user.now)})
+    ON CONFLICT (agent_id, kind, external_id) DO UPDATE SET
+      name = coalesce(excluded.name, u.name), email = coalesce(excluded.email, u.email), last_seen_at = excluded.last_seen_at
+    RETURNING ${endUserColumns}`);
+}
+
+const Session = z.strictObject({
+  channel: z.strictObject({
+    allowedOrigins: z.array(z.string()),
+    approvals: z.enum(['staff', 'end_user']),
+    endUserMessagesPerDay: z.number().int(),
+  }),
+  agentId: z.string(),
+  organizationId: z.string(),
+  endUser: EndUser,
+});
+export type ChannelSession = z.infer<typeof Session>;
+
+/**
+ * What a session token names, when it still holds: the end user of this agent, its agent in use
+ * and the agent's channel enabled (null otherwise: a disabled channel or an archived agent ends
+ * every session at once). One statement.
+ */
+export function findChannelSession(db: CommonQueryMethods, agentId: string, endUserId: string) {
+  return db.maybeOne(sql.type(Session)`
+    SELECT json_build_object('allowedOrigins', c.allowed_origins, 'approvals', c.approvals,
+                             'endUserMessagesPerDay', c.end_user_messages_per_day) AS channel,
+           c.agent_id AS "agentId", c.organization_id AS "organizationId",
+           json_build_object('id', u.id, 'kind', u.kind, 'externalId', u.external_id, 'name', u.name) AS "endUser"
+    FROM end_users u
+    JOIN agent_channels c ON c.agent_id = u.agent_id AND c.enabled
+    JOIN agents a ON a.id = c.agent_id AND a.archived_at IS NULL
+    WHERE u.id = ${endUserId} AND u.agent_id = ${agentId}`);
+}
+
+const Counted = z.strictObject({ messages: z.number() });
+
+/**
+ * Counts one new message of the end user on `day` when fewer than `limit` were counted: true when
+ * counted, false at the limit. One statement: concurrent messages count one after another, so the
+ * limit is exact.
+ */
+export async function countEndUserMessage(db: CommonQueryMethods, endUserId: string, day: string, limit: number): Promise<boolean> {
+  const counted = await db.maybeOne(sql.type(Counted)`
+    INSERT INTO end_user_daily_messages AS d (end_user_id, day, messages) VALUES (${endUserId}, ${day}::date, 1)
+    ON CONFLICT (end_user_id, day) DO UPDATE SET messages = d.messages + 1 WHERE d.messages < ${limit}
+    RETURNING messages`);
+  return counted !== null && counted.messages <= limit;
+}

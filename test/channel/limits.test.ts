@@ -1,0 +1,60 @@
+import anyTest from 'ava';
+import { randomInt } from 'node:crypto';
+import request from 'supertest';
+import { withTestApp } from '../helpers/app.ts';
+import { putChannel, SHOP } from './support.ts';
+
+const test = withTestApp(anyTest, { rateLimits: true });
+
+/** A /56 of the documentation range of its own per run, so runs never share a bucket in Redis. */
+const prefix56 = () => `2001:db8:${randomInt(0, 0xffff).toString(16)}:${randomInt(0, 0xff).toString(16).padStart(2, '0')}`;
+
+test('sessions are limited per address: 20 a minute from one IPv6 /56 whatever its addresses, then 429; another /56 still opens', async (t) => {
+  const now = new Date('2026-11-28T10:00:00.000Z');
+  const server = t.context.t.rebuild({ clock: () => now }).callback();
+  const { publishableKey } = await putChannel(t);
+  const net = prefix56();
+  const statuses: number[] = [];
+  for (let i = 0; i < 25; i++) {
+    // Different addresses inside the same /56 (its last 72 bits vary).
+    const address = `${net}${((i * 37) % 256).toString(16).padStart(2, '0')}:${i.toString(16)}::${(i + 1).toString(16)}`;
+    const response = await request(server)
+      .post('/api/public/sessions')
+      .set('x-forwarded-for', address)
+      .set('origin', SHOP)
+      .send({ publishableKey });
+    statuses.push(response.status);
+  }
+  t.deepEqual(statuses.slice(0, 20), new Array<number>(20).fill(201));
+  t.deepEqual(statuses.slice(20), new Array<number>(5).fill(429));
+  const elsewhere = await request(server)
+    .post('/api/public/sessions')
+    .set('x-forwarded-for', `${prefix56()}00::1`)
+    .set('origin', SHOP)
+    .send({ publishableKey });
+  t.is(elsewhere.status, 201);
+});
+
+test('the public chat is limited per end user: the eleventh message in a minute is 429 whatever the address', async (t) => {
+  const now = new Date('2026-11-28T10:00:00.000Z');
+  const server = t.context.t.rebuild({ clock: () => now }).callback();
+  const { publishableKey } = await putChannel(t, { endUserMessagesPerDay: 100 });
+  const session = await request(server)
+    .post('/api/public/sessions')
+    .set('x-forwarded-for', `${prefix56()}00::9`)
+    .set('origin', SHOP)
+    .send({ publishableKey });
+  const token = session.body.sessionToken as string;
+  const statuses: number[] = [];
+  for (let i = 0; i < 11; i++) {
+    // A body the route refuses (400) still counts: the limiter runs first.
+    const response = await request(server)
+      .post('/api/public/chat')
+      .set('x-forwarded-for', `${prefix56()}00::${i + 1}`)
+      .set('authorization', `Bearer ${token}`)
+      .send({ id: `limited-${i}`, messages: [] });
+    statuses.push(response.status);
+  }
+  t.deepEqual(statuses.slice(0, 10), new Array<number>(10).fill(400));
+  t.is(statuses[10], 429);
+});

@@ -178,6 +178,11 @@ export const CONFIG_VARIABLES = {
           "model that titles a conversation after its first turn (one short non-streamed call); on the platform key an unpriced one is never called and titles stay the first message's first line ([agents-and-tools.md](agents-and-tools.md#conversation-titles))",
       },
     ),
+    approvalTtlMs: variable('AI_APPROVAL_TTL_MS', int(60_000, 30 * 86_400_000), {
+      default: '86400000',
+      meaning:
+        "how long an approval of an end user's turn waits for the staff; then it ends `output-denied` with the reason `expired` and the model answers the end user ([chat.md](chat.md#who-answers-an-approval))",
+    }),
     budgetOutputTokens: variable('AI_BUDGET_OUTPUT_TOKENS', int(1, 128_000), {
       default: '4096',
       meaning:

@@ -27,6 +27,7 @@ import { toolRoutes } from './tools/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
 import { channelRoutes } from './channel/routes.ts';
 import { publicRoutes } from './channel/public-routes.ts';
+import { staffRoutes } from './chat/staff/routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
 export const areaRoutes: Route[] = [
@@ -58,4 +59,5 @@ export const areaRoutes: Route[] = [
   ...otlpRoutes,
   ...channelRoutes,
   ...publicRoutes,
+  ...staffRoutes,
 ];

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
+import { ApprovalWatcher } from './chat/staff/expiry.ts';
 import { BudgetWatcher } from './analytics/budget/watcher.ts';
 import { UsagePartitionKeeper } from './analytics/partitions.ts';
 import { createApp } from './app.ts';
@@ -38,6 +39,8 @@ async function main() {
     : undefined;
   const budgetWatcher = new BudgetWatcher(app.deps);
   budgetWatcher.start();
+  const approvalWatcher = new ApprovalWatcher(app.deps);
+  approvalWatcher.start();
   const partitionKeeper = new UsagePartitionKeeper(app.deps);
   partitionKeeper.start();
   const server: Server = app.listen(config.port, () => {
@@ -65,7 +68,7 @@ async function main() {
     clearTimeout(force);
     await turns.close();
     await outboxWorker?.stop();
-    await budgetWatcher.stop();
+    await Promise.all([budgetWatcher.stop(), approvalWatcher.stop()]);
     await partitionKeeper.stop();
     await redis?.quit().catch(() => undefined);
     await replica?.end();

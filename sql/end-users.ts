@@ -106,3 +106,8 @@ export async function countEndUserMessage(db: CommonQueryMethods, endUserId: str
     RETURNING messages`);
   return counted !== null && counted.messages <= limit;
 }
+
+/** One end user, by id (who an approval or a transcript belongs to). */
+export function findEndUser(db: CommonQueryMethods, endUserId: string) {
+  return db.maybeOne(sql.type(EndUser)`SELECT ${endUserColumns} FROM end_users u WHERE u.id = ${endUserId}`);
+}

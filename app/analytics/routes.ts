@@ -1,4 +1,5 @@
 import type { Route } from '../core/route.ts';
+import { findEndUserUsage } from '../../sql/usage-end-users.ts';
 import { analyticsEndpoint } from './endpoint.ts';
 import { usageProjection } from './projection.ts';
 import { usageCacheSavings, usageHeatmap, usageModelEfficiency } from './reports.ts';
@@ -8,6 +9,8 @@ import {
   CacheSavingsQuery,
   CacheSavingsResponse,
   DailyQuery,
+  EndUsersQuery,
+  EndUsersResponse,
   DailyResponse,
   HeatmapQuery,
   HeatmapResponse,
@@ -56,6 +59,14 @@ export const analyticsRoutes: Route[] = [
     filter: (query) => (query.action ? { actionType: query.action } : {}),
     parameters: (query) => ({ limit: query.limit }),
     compute: (db, window, { limit }) => usageModelEfficiency(db, window, limit),
+  }),
+  analyticsEndpoint({
+    path: '/ai/org-usage/end-users',
+    summary: "Tokens, cost and turns per end user of the agents' web channels, highest cost first",
+    query: EndUsersQuery,
+    response: { description: 'At most `limit` end users', schema: EndUsersResponse },
+    parameters: (query) => ({ limit: query.limit }),
+    compute: async (db, window, { limit }) => ({ endUsers: await findEndUserUsage(db, window, limit) }),
   }),
   analyticsEndpoint({
     path: '/ai/org-usage/heatmap',

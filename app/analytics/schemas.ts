@@ -32,6 +32,25 @@ export const ModelEfficiencyQuery = StrictObject({
 
 export const HeatmapQuery = StrictObject({ from, to, source: source('all'), timezone });
 
+export const EndUsersQuery = StrictObject({
+  from,
+  to,
+  source: source('all'),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Number of end users, 1 to 100' }),
+});
+export const EndUsersResponse = Type.Object({
+  endUsers: Type.Array(
+    Type.Object({
+      endUserId: Type.String({ format: 'uuid' }),
+      externalId: Type.Union([Type.String(), Type.Null()]),
+      verified: Type.Boolean(),
+      turns: Type.Integer({ minimum: 0 }),
+      totalTokens: Type.Integer({ minimum: 0 }),
+      totalCostUsd: Type.Number({ minimum: 0 }),
+    }),
+  ),
+});
+
 export const CacheSavingsQuery = StrictObject({ from, to, source: source('system') });
 
 export const DailyQuery = StrictObject({ from, to, source: source('all'), timezone });

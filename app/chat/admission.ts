@@ -98,7 +98,12 @@ export type ApprovalAnswer = { approvalId: string; approved: boolean; reason?: s
  * else in `messages` (earlier turns, assistant text, tool outputs) is ignored: the history comes
  * from the service's store.
  */
-export type Incoming = { kind: 'user'; text: string } | { kind: 'answers'; answers: ApprovalAnswer[] } | { kind: 'regenerate' };
+export type Incoming =
+  | { kind: 'user'; text: string }
+  | { kind: 'answers'; answers: ApprovalAnswer[] }
+  | { kind: 'regenerate' }
+  /** Approvals the organization's staff answered (already recorded): the end user's turn goes on. */
+  | { kind: 'answered'; answers: ApprovalAnswer[] };
 
 type Body = Static<typeof ChatBody>;
 type Part = Record<string, unknown>;

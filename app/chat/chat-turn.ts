@@ -3,17 +3,17 @@ import type { Static } from '@sinclair/typebox';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { Context } from 'koa';
 import type { Agent } from '../../sql/agents.ts';
-import { listAgentServerConnections } from '../../sql/agent-mcp-server-connections.ts';
+import { listAgentServerConnections, type ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
 import { findConversationHistory, isEndUserScope, type ConversationScope } from '../../sql/chat-conversations.ts';
 import { findProviderKey } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { serviceUnavailable } from '../core/errors.ts';
 import { approvalNotYours } from '../tools/errors.ts';
-import { offeredToolsOf } from '../tools/resolution.ts';
+import { offeredToolsOf, type OfferedTool } from '../tools/resolution.ts';
 import { admitTurn, historyBytesFor, readIncoming, startPriceCheck } from './admission.ts';
 import { messageAlreadySent } from './errors.ts';
 import { checkGuardrails } from './guardrails.ts';
-import { prepareTurn } from './history.ts';
+import { prepareTurn, type PreparedTurn } from './history.ts';
 import { chatModelWith, type ChatModel } from './provider.ts';
 import { chatTurns } from './running-turns.ts';
 import type { ChatBody } from './schemas.ts';
@@ -116,23 +116,15 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
       // A new conversation is titled beside its first turn, never waited for.
       if (history === null) title = generateTitle(deps, { owner: scope, agent, storedKey }, prepared.conversationId, incoming.text);
     }
-    const servers = settled(serversRead);
-    const tools = await buildToolSet(
-      deps,
-      { owner: scope, signal, approvedCallIds: prepared.approvedCallIds, servers },
-      offered,
-      chatRunners,
-    );
-    const stream = await streamTurn({
-      deps,
+    const stream = await turnStream(deps, {
       scope,
       agent,
-      conversationId: prepared.conversationId,
-      history: prepared.history,
       model,
-      tools,
-      // Stop, the turn's deadline and shutdown end it; the client going away does not (a disconnect is not a stop).
       signal,
+      prepared,
+      offered,
+      servers: settled(serversRead),
+      approvals: call.approvals,
       ...(title ? { title } : {}),
     });
     ctx.set(UI_MESSAGE_STREAM_HEADERS);
@@ -143,4 +135,41 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
     await model?.close();
     throw error;
   }
+}
+
+/**
+ * The stream of a turn whose request is applied (`prepared`): the tool map of the offered tools,
+ * then the model's answer (app/chat/turn.ts). What a chat request and a staff answer's
+ * continuation (app/chat/staff/continuation.ts) share.
+ */
+export async function turnStream(
+  deps: AppDeps,
+  turn: {
+    scope: ConversationScope;
+    agent: Agent;
+    model: ChatModel;
+    signal: AbortSignal;
+    prepared: PreparedTurn;
+    offered: ReadonlyMap<string, OfferedTool>;
+    servers: readonly ServerConnectionRow[];
+    approvals: 'owner' | 'staff';
+    title?: Promise<string | null>;
+  },
+) {
+  const { scope, signal, prepared } = turn;
+  const owner = { owner: scope, signal, approvedCallIds: prepared.approvedCallIds, servers: turn.servers };
+  const tools = await buildToolSet(deps, owner, turn.offered, chatRunners);
+  return streamTurn({
+    deps,
+    scope,
+    agent: turn.agent,
+    conversationId: prepared.conversationId,
+    history: prepared.history,
+    model: turn.model,
+    tools,
+    // Stop, the turn's deadline and shutdown end it; the client going away does not (a disconnect is not a stop).
+    signal,
+    approvals: turn.approvals,
+    ...(turn.title ? { title: turn.title } : {}),
+  });
 }

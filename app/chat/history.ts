@@ -48,7 +48,8 @@ export type KnownHistory = { id: string; messages: readonly StoredMessage[] } | 
  *   anything of its own (`conversationId`). A failed write ends the stream with an error chunk;
  * - approval answers: each is consumed through `answerToolApproval` (unknown, answered, another
  *   user's or another conversation's id: 400, nothing changed) and written into the stored tool
- *   part as `approval-responded`; the stored call (input included) is what will run;
+ *   part as `approval-responded`; the stored call (input included) is what will run; answers the
+ *   staff recorded (`answered`) are written the same way;
  * - regenerate: the last assistant answer is dropped.
  * Everything but the user message's write happens before any stream starts.
  */
@@ -75,12 +76,16 @@ export async function prepareTurn(
     return { conversationId, history: [...history, message], approvedCallIds: NONE };
   }
   const conversation = await findConversation(deps.db, scope, clientId);
-  if (incoming.kind === 'answers') {
+  if (incoming.kind === 'answers' || incoming.kind === 'answered') {
     if (!conversation) throw approvalUnknownId();
     return deps.db.transaction(async (tx) => {
       const answered = new Map<string, { approved: boolean; reason: string | null }>();
       for (const answer of incoming.answers) {
-        const row = await answerToolApproval(tx, { scope, conversationId: conversation.id, ...answer }, now);
+        // Staff answers are recorded already (app/chat/staff/routes.ts); the owner's are consumed here, once.
+        const row =
+          incoming.kind === 'answered'
+            ? { id: answer.approvalId, approved: answer.approved, reason: answer.reason ?? null }
+            : await answerToolApproval(tx, { scope, conversationId: conversation.id, ...answer }, now);
         answered.set(row.id, { approved: row.approved, reason: row.reason });
       }
       const history = [...(await listNewestMessages(tx, conversation.id, historyBytesFor(deps.config)))];

@@ -10,7 +10,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { messageWrites, saveMessage, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
+import { isEndUserScope, messageWrites, saveMessage, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
@@ -19,6 +19,7 @@ import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
 import { fitEveryCall } from './context-window.ts';
+import { notifyStaff } from './staff/notify.ts';
 import type { GuardrailVerdict } from './guardrails.ts';
 import { TurnEnd } from './running-turns.ts';
 import { toolFailureText } from './tool-map.ts';
@@ -70,6 +71,8 @@ export type Turn = {
   signal: AbortSignal;
   /** A new conversation's title being made (app/chat/titles.ts): sent as `data-conversation-title` if it comes while the stream is open. */
   title?: Promise<string | null>;
+  /** Who answers its approvals: the owner in the stream, or the staff (who are told: app/chat/staff/notify.ts). */
+  approvals: 'owner' | 'staff';
 };
 
 /**
@@ -137,14 +140,18 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
           if (chunk.type === 'tool-input-available') inputs.set(chunk.toolCallId, { toolName: chunk.toolName, input: chunk.input });
           if (chunk.type === 'tool-approval-request') {
             const call = inputs.get(chunk.toolCallId);
+            const conversationId = await turn.conversationId;
+            const toolName = call?.toolName ?? 'unknown';
             await requestToolApproval(deps.db, {
               id: chunk.approvalId,
               scope: turn.scope,
-              conversationId: await turn.conversationId,
-              toolName: call?.toolName ?? 'unknown',
+              conversationId,
+              toolName,
               toolCallId: chunk.toolCallId,
               input: call?.input ?? {},
             });
+            if (turn.approvals === 'staff' && isEndUserScope(turn.scope))
+              await notifyStaff(deps, { scope: turn.scope, agent: turn.agent, conversationId, toolName });
           }
           if (chunk.type === 'finish') finish = chunk;
           // A stopped turn ends with `finish` or, past its deadline, `error` (endingChunk), never the SDK's `abort`.

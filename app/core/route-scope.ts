@@ -2,7 +2,6 @@ import type { Context } from 'koa';
 import type { CommonQueryMethods } from 'slonik';
 import type { AppDeps } from './deps.ts';
 import type { CodedError, ErrorCode } from './errors.ts';
-import type { AccessClaims } from './route.ts';
 
 /**
  * What a route acts under: a resource of the caller's agency named by a path parameter (the
@@ -26,8 +25,11 @@ export type RouteScope<K extends string = string, T = unknown, S = unknown> = {
   /** The row with this id in this agency, or null (one `sql/` function). */
   find: (db: CommonQueryMethods, agencyId: string, id: string) => Promise<T | null>;
   /** The handler's `scope`: who calls, under what (the JWT's `agencyId` becomes `organizationId` here). */
-  scopeOf(claims: AccessClaims, row: T): S;
+  scopeOf(claims: ScopeClaims, row: T): S;
 };
+
+/** The claims of the caller's access token a scope reads (the tenant and the user). */
+export type ScopeClaims = { agencyId: string; userId: string };
 
 export const defineScope = <const K extends string, T, S>(scope: RouteScope<K, T, S>): RouteScope<K, T, S> => scope;
 
@@ -65,7 +67,7 @@ export class ScopeLookup {
   }
 
   /** The handler input `{ [key]: row, scope }`, or the scope's 404. `params` are the validated ones. */
-  async resolve(ctx: Context, claims: AccessClaims, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  async resolve(ctx: Context, claims: ScopeClaims, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const started = this.#started.get(ctx);
     this.#started.delete(ctx);
     const row = await (started ?? this.#scope.find(this.#deps.db, claims.agencyId, params[this.#scope.param] as string));

@@ -37,3 +37,8 @@ export const approvalAlreadyAnswered = () =>
     en: 'This approval was already answered.',
     es: 'Esta aprobación ya fue respondida.',
   });
+
+export const AI_APPROVAL_NOT_FOUND = errorCode(404, 'AI.APPROVAL_NOT_FOUND');
+
+/** No approval of an end user's turn with this id in the caller's organization (another organization's looks the same). */
+export const approvalNotFound = () => new CodedError(AI_APPROVAL_NOT_FOUND, { en: 'Approval not found', es: 'Aprobación no encontrada' });

@@ -15,7 +15,8 @@ export const AREAS: readonly Area[] = [
   { label: 'organization and plans', tags: ['organization', 'plans'], pages: ['identity.md'] },
   { label: 'agents, tools and knowledge', tags: ['agents', 'tools', 'knowledge'], pages: ['agents-and-tools.md'] },
   { label: 'MCP catalog and servers', tags: ['available-mcps', 'mcp-servers', 'mcp-oauth'], pages: ['mcp.md', 'mcp-oauth.md'] },
-  { label: 'chat and models', tags: ['chat'], pages: ['chat.md'] },
+  { label: 'chat, models and staff approvals', tags: ['chat', 'approvals'], pages: ['chat.md'] },
+  { label: 'web channel', tags: ['channel', 'web channel'], pages: ['channel.md'] },
   {
     label: 'usage analytics, ingestion, prices, budgets, API keys',
     tags: ['usage analytics', 'analytics', 'api-keys'],

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
 import { buildOpenApiDocument, openApiPath } from '../../app/core/openapi.ts';
-import { apiKeyAccessOf, fullPath, type Route } from '../../app/core/route.ts';
+import { apiKeyAccessOf, endUserAuthOf, fullPath, type Route } from '../../app/core/route.ts';
 import { areaRoutes } from '../../app/routes.ts';
 import { renderApiIndex } from './api-index.ts';
 import { tableBetween, type Markers } from './marked-table.ts';
@@ -40,7 +40,8 @@ export const ENDPOINT_TABLES: readonly EndpointTable[] = [
     name: 'agents-and-tools',
     select: (route) => tagged('agents', 'tools', 'knowledge')(route) || route.path === '/ai/models',
   },
-  { page: 'docs/chat.md', name: 'chat', select: tagged('chat') },
+  { page: 'docs/chat.md', name: 'chat', select: tagged('chat', 'approvals') },
+  { page: 'docs/channel.md', name: 'channel', select: tagged('channel', 'web channel') },
   { page: 'docs/mcp.md', name: 'mcp-catalog', select: tagged('available-mcps') },
   { page: 'docs/mcp.md', name: 'mcp-servers', select: tagged('mcp-servers') },
   { page: 'docs/identity.md', name: 'identity', select: tagged('identity', 'notifications', 'organization', 'plans') },
@@ -113,13 +114,15 @@ function request(route: Route): string {
 function who(route: Route): string {
   const parts: string[] = [];
   const apiKey = apiKeyAccessOf(route.auth);
+  const endUser = endUserAuthOf(route.auth) !== undefined;
   if (route.auth === 'public') parts.push('anyone');
+  else if (endUser) parts.push("an end user's session token");
   else if (!apiKey?.keyOnly) parts.push(route.principal ? `a ${route.principal} token` : 'any token');
   if (route.policy) parts.push(`\`${route.policy.action}\` on \`${route.policy.subject}\``);
   if (apiKey) parts.push(`${apiKey.keyOnly ? 'only ' : 'or '}an API key with \`${apiKey.scope}\``);
   const limit = route.rateLimit;
   if (limit) {
-    const per = limit.identifierType === 'ip' ? 'address' : limit.identifierType === 'apiKey' ? 'API key' : 'user';
+    const per = limit.identifierType === 'ip' ? 'address' : limit.identifierType === 'apiKey' ? 'API key' : endUser ? 'end user' : 'user';
     parts.push(`${limit.limit} per ${spelledWindow(limit.windowMs)} per ${per}`);
   }
   return parts.join('; ');

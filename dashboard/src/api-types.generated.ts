@@ -1457,6 +1457,29 @@ export type Api = {
       executionsCount: number;
     }[];
   };
+  /** Tokens, cost and turns per end user of the agents' web channels, highest cost first */
+  'GET /ai/org-usage/end-users': {
+    query: {
+      /** Window start (inclusive), ISO-8601 with offset */
+      from: string;
+      /** Window end (exclusive); must be later than `from` */
+      to: string;
+      /** Token pool */
+      source?: 'system' | 'byok' | 'all';
+      /** Number of end users, 1 to 100 */
+      limit?: number;
+    };
+    response: {
+      endUsers: {
+        endUserId: string;
+        externalId: string | null;
+        verified: boolean;
+        turns: number;
+        totalTokens: number;
+        totalCostUsd: number;
+      }[];
+    };
+  };
   /** Tokens and cost per local day of week and hour */
   'GET /ai/org-usage/heatmap': {
     query: {
@@ -1949,6 +1972,127 @@ export type Api = {
       id: string;
       /** Older messages remain: ask again with `before` the first message id */
       hasMore: boolean;
+      messages: {
+        id: string;
+        role: 'user' | 'assistant';
+        parts: {
+          type: string;
+        }[];
+      }[];
+    };
+  };
+  /** The organization's approvals of end users' turns, newest first */
+  'GET /ai/approvals': {
+    query: {
+      status?: 'pending' | 'answered';
+      limit?: number;
+      before?: string;
+    };
+    response: {
+      approvals: {
+        id: string;
+        agentId: string;
+        /** the service's id of the conversation, as the transcripts name it */
+        conversationId: string;
+        endUser: {
+          id: string;
+          /** the business's id of a verified user, the client's id; null: anonymous */
+          externalId: string | null;
+          verified: boolean;
+          name: string | null;
+        };
+        toolName: string;
+        /** the tool call as the model gave it (always present) */
+        input?: unknown;
+        status: 'pending' | 'answered';
+        approved: boolean | null;
+        reason: string | null;
+        requestedAt: string;
+        answeredAt: string | null;
+        /** the staff user who answered; null while pending or when it expired */
+        answeredBy: string | null;
+      }[];
+      hasMore: boolean;
+    };
+  };
+  /** Answer an approval of an end user's turn; the conversation then goes on on the server */
+  'POST /ai/approvals/:approvalId': {
+    params: {
+      approvalId: string;
+    };
+    body: {
+      approved: boolean;
+      reason?: string;
+    };
+    response: {
+      id: string;
+      agentId: string;
+      /** the service's id of the conversation, as the transcripts name it */
+      conversationId: string;
+      endUser: {
+        id: string;
+        /** the business's id of a verified user, the client's id; null: anonymous */
+        externalId: string | null;
+        verified: boolean;
+        name: string | null;
+      };
+      toolName: string;
+      /** the tool call as the model gave it (always present) */
+      input?: unknown;
+      status: 'pending' | 'answered';
+      approved: boolean | null;
+      reason: string | null;
+      requestedAt: string;
+      answeredAt: string | null;
+      /** the staff user who answered; null while pending or when it expired */
+      answeredBy: string | null;
+    };
+  };
+  /** The agent's end users' conversations, most recently active first */
+  'GET /ai/agents/:agentId/end-user-conversations': {
+    params: {
+      agentId: string;
+    };
+    query: {
+      limit?: number;
+      /** the id of the last conversation of the page before */
+      before?: string;
+    };
+    response: {
+      conversations: {
+        /** the service's id of the conversation (end users' own ids may repeat across end users) */
+        id: string;
+        endUser: {
+          id: string;
+          /** the business's id of a verified user, the client's id; null: anonymous */
+          externalId: string | null;
+          verified: boolean;
+          name: string | null;
+        };
+        title: string;
+        messageCount: number;
+        createdAt: string;
+        updatedAt: string;
+      }[];
+      hasMore: boolean;
+    };
+  };
+  /** One end user's conversation with the agent (its newest 200 messages), read-only */
+  'GET /ai/agents/:agentId/end-user-conversations/:conversationId': {
+    params: {
+      agentId: string;
+      conversationId: string;
+    };
+    response: {
+      id: string;
+      endUser: {
+        id: string;
+        /** the business's id of a verified user, the client's id; null: anonymous */
+        externalId: string | null;
+        verified: boolean;
+        name: string | null;
+      };
+      title: string;
       messages: {
         id: string;
         role: 'user' | 'assistant';

@@ -88,6 +88,11 @@ const requests = (agentId: string, serverId: string): Record<string, { body?: ob
   [`DELETE /ai/agents/${agentId}/mcp-servers/${serverId}`]: {},
   [`GET /ai/agents/${agentId}/mcp-servers/${serverId}/tools`]: {},
   [`POST /ai/agents/${agentId}/mcp-servers/${serverId}/oauth/initiate`]: {},
+  [`PUT /ai/agents/${agentId}/channel`]: { body: { enabled: true } },
+  [`GET /ai/agents/${agentId}/channel`]: {},
+  [`POST /ai/agents/${agentId}/channel/secret`]: {},
+  [`GET /ai/agents/${agentId}/end-user-conversations`]: {},
+  [`GET /ai/agents/${agentId}/end-user-conversations/${uuidv7()}`]: {},
 });
 
 test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for a missing agent', async (t) => {
@@ -101,7 +106,13 @@ test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for
   const patterns = Object.keys(table).map((key) => key.replaceAll(agentId, ':agentId').replace(/\/[0-9a-f-]{36}/g, '/:id'));
   const scoped = areaRoutes
     .filter((route) => route.scope !== undefined)
-    .map((route) => `${route.method} ${route.path.replace(/:(serverId|documentId)/, ':id').replace(':conversationId', 'archived-chat')}`);
+    .map(
+      (route) =>
+        `${route.method} ${route.path
+          .replace(/:(serverId|documentId)/, ':id')
+          .replace('end-user-conversations/:conversationId', 'end-user-conversations/:id')
+          .replace(':conversationId', 'archived-chat')}`,
+    );
   t.deepEqual(patterns.toSorted(), scoped.toSorted());
 
   for (const [key, { body }] of Object.entries(table)) {

@@ -34,6 +34,7 @@ const RELEASED: Record<string, string> = {
   '1040_knowledge_vectors.sql': '5ab3a1ac6a9b1002a3a4af0730cd14ccdf961fe4545ec0195565c4d7bcbeea0a',
   '1100_usage_reservations.sql': 'a1ceb734ecf46692a44228245d6c14b144c5440ed447c355fc3dea4ca265e96d',
   '1101_guardrails_and_titles.sql': '46baae16a72b4477b23361fc93781d30bd2bb2e70da1d2aa50164953a19e84bd',
+  '1103_staff_approvals.sql': '64298fd836110c6ef0bf8b456d2a1de7f4b76c125710861c3c0e597f53f72a61',
   '1110_knowledge_text_bytes.sql': 'b36f0d2a03cc7758d029f2bc5fc704138bbd65ea5ef53cf2e80323d89540c650',
   '1102_web_channel.sql': '7b7f7ab60671dbe12755114769fe8bf2692f2a783518c9a95985a5946a131f1d',
   '1120_agents_archived.sql': 'e6f581cb654cf96dd10595dab211960f1baf73d01df97ff4bfb39e7d0f340af3',

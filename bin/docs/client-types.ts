@@ -2,7 +2,8 @@
  * The dashboard's API types, generated from the route declarations (app/routes.ts): one entry per
  * route, keyed `METHOD path`, with the TypeScript of its request parts and of the body of its
  * success status, printed from the same TypeBox schemas the server validates with
- * (bin/docs/schema-type.ts). `npm run docs:tables` rewrites dashboard/src/api-types.generated.ts;
+ * (bin/docs/schema-type.ts); and `apiLimits`, the bounds and defaults of the request fields
+ * (bin/docs/schema-limits.ts), which forms show and check. `npm run docs:tables` rewrites dashboard/src/api-types.generated.ts;
  * test/core/client-types.test.ts fails when the file and the routes differ.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { format, resolveConfig } from 'prettier';
 import type { Route } from '../../app/core/route.ts';
 import { areaRoutes } from '../../app/routes.ts';
+import { limitsOf, type FieldLimits } from './schema-limits.ts';
 import { printType, type Direction } from './schema-type.ts';
 
 export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../../dashboard/src/api-types.generated.ts', import.meta.url));
@@ -55,9 +57,31 @@ function routeEntry(route: Route): string {
   return `/** ${route.summary.replace(/\*\//g, '*\\/')} */\n${JSON.stringify(routeKey(route))}: ${entry};`;
 }
 
+const LIMITS_DOC = `
+/**
+ * The bounds (lengths, counts, ranges) and defaults of each route's request fields, from the
+ * schemas the server validates with: a form reads its limits here rather than repeating them.
+ * Keyed as \`Api\`, then \`query\` or \`body\`, then the field's path (\`guardrails.blockedTerms[]\`:
+ * each element of that array). Only routes with a bounded or defaulted field are listed.
+ */
+`;
+
+function limitsEntry(route: Route): string | undefined {
+  const parts: Record<string, Record<string, FieldLimits>> = {};
+  for (const part of ['query', 'body'] as const) {
+    const schema = route.schemas?.[part];
+    const limits = schema ? limitsOf(plain(schema)) : {};
+    if (Object.keys(limits).length > 0) parts[part] = limits;
+  }
+  return Object.keys(parts).length > 0 ? `${JSON.stringify(routeKey(route))}: ${JSON.stringify(parts)},` : undefined;
+}
+
 /** The generated module's text, formatted as the repository's Prettier settings format it. */
 export async function renderClientTypes(routes: readonly Route[] = areaRoutes): Promise<string> {
-  const source = `${HEADER}export type Api = {\n${routes.map(routeEntry).join('\n')}\n};\n${HELPERS}`;
+  const limits = routes.flatMap((route) => limitsEntry(route) ?? []);
+  const source =
+    `${HEADER}export type Api = {\n${routes.map(routeEntry).join('\n')}\n};\n${HELPERS}` +
+    `${LIMITS_DOC}export const apiLimits = {\n${limits.join('\n')}\n} as const;\n`;
   const options = (await resolveConfig(CLIENT_TYPES_FILE)) ?? {};
   return format(source, { ...options, filepath: CLIENT_TYPES_FILE });
 }

@@ -2110,3 +2110,244 @@ export type ApiResponse<K extends keyof Api> = Api[K] extends { response: infer 
 export type ApiBody<K extends keyof Api> = Api[K] extends { body: infer B } ? B : never;
 /** The query parameters a route reads. */
 export type ApiQuery<K extends keyof Api> = Api[K] extends { query: infer Q } ? Q : never;
+
+/**
+ * The bounds (lengths, counts, ranges) and defaults of each route's request fields, from the
+ * schemas the server validates with: a form reads its limits here rather than repeating them.
+ * Keyed as `Api`, then `query` or `body`, then the field's path (`guardrails.blockedTerms[]`:
+ * each element of that array). Only routes with a bounded or defaulted field are listed.
+ */
+export const apiLimits = {
+  'POST /identity/auth/user/login': { body: { email: { minLength: 3, maxLength: 254 }, password: { minLength: 1, maxLength: 1024 } } },
+  'POST /identity/auth/client/login': { body: { email: { minLength: 3, maxLength: 254 }, password: { minLength: 1, maxLength: 1024 } } },
+  'POST /identity/auth/refresh': { body: { refreshToken: { minLength: 1, maxLength: 512 } } },
+  'POST /identity/auth/logout': { body: { refreshToken: { minLength: 1, maxLength: 512 }, all: { default: false } } },
+  'POST /identity/auth/user/check-email': { body: { email: { minLength: 3, maxLength: 254 } } },
+  'POST /identity/auth/user/register': {
+    body: {
+      email: { minLength: 3, maxLength: 254 },
+      password: { minLength: 8, maxLength: 1024 },
+      name: { minLength: 1, maxLength: 200 },
+      organizationName: { minLength: 1, maxLength: 200 },
+    },
+  },
+  'POST /identity/auth/user/register/business': {
+    body: {
+      email: { minLength: 3, maxLength: 254 },
+      password: { minLength: 8, maxLength: 1024 },
+      name: { minLength: 1, maxLength: 200 },
+      businessName: { minLength: 1, maxLength: 200 },
+    },
+  },
+  'POST /identity/auth/client/register': {
+    body: { email: { minLength: 3, maxLength: 254 }, password: { minLength: 8, maxLength: 1024 }, name: { minLength: 1, maxLength: 200 } },
+  },
+  'POST /identity/auth/user/verify-email': { body: { email: { minLength: 3, maxLength: 254 } } },
+  'POST /identity/auth/client/verify-email': { body: { email: { minLength: 3, maxLength: 254 } } },
+  'POST /identity/auth/user/change-password': {
+    body: { currentPassword: { minLength: 1, maxLength: 1024 }, newPassword: { minLength: 8, maxLength: 1024 } },
+  },
+  'POST /identity/auth/client/change-password': {
+    body: { currentPassword: { minLength: 1, maxLength: 1024 }, newPassword: { minLength: 8, maxLength: 1024 } },
+  },
+  'POST /identity/auth/user/forgot-password': { body: { email: { minLength: 3, maxLength: 254 } } },
+  'POST /identity/auth/user/reset-password': {
+    body: { email: { minLength: 3, maxLength: 254 }, newPassword: { minLength: 8, maxLength: 1024 } },
+  },
+  'POST /identity/auth/client/forgot-password': { body: { email: { minLength: 3, maxLength: 254 } } },
+  'POST /identity/auth/client/reset-password': {
+    body: { email: { minLength: 3, maxLength: 254 }, newPassword: { minLength: 8, maxLength: 1024 } },
+  },
+  'GET /identity/auth/user/google/callback': {
+    query: { code: { minLength: 1, maxLength: 2048 }, state: { minLength: 1, maxLength: 2048 }, error: { maxLength: 200 } },
+  },
+  'GET /identity/auth/client/google/callback': {
+    query: { code: { minLength: 1, maxLength: 2048 }, state: { minLength: 1, maxLength: 2048 }, error: { maxLength: 200 } },
+  },
+  'POST /identity/auth/google/handoff': { body: { code: { minLength: 1, maxLength: 128 }, state: { minLength: 1, maxLength: 2048 } } },
+  'POST /notifications/sms/test': { body: { message: { minLength: 1, maxLength: 320 } } },
+  'PATCH /organization/my': { body: { name: { minLength: 1, maxLength: 200 } } },
+  'POST /plans': { body: { name: { minLength: 1, maxLength: 200 }, maxUsers: { minimum: 1, maximum: 1000000 } } },
+  'PATCH /plans/:planId': { body: { name: { minLength: 1, maxLength: 200 } } },
+  'POST /ai/agents': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      description: { maxLength: 2000 },
+      modelId: { minLength: 1, maxLength: 200 },
+      instructions: { maxLength: 32000 },
+      temperature: { minimum: 0, maximum: 2 },
+      maxOutputTokens: { minimum: 1, maximum: 128000 },
+      'guardrails.blockedTerms': { maxItems: 200 },
+      'guardrails.blockedTerms[]': { minLength: 1, maxLength: 100 },
+      'guardrails.moderationModel': { minLength: 1, maxLength: 200 },
+      'guardrails.refusal': { minLength: 1, maxLength: 500 },
+    },
+  },
+  'PATCH /ai/agents/:agentId': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      description: { maxLength: 2000 },
+      modelId: { minLength: 1, maxLength: 200 },
+      instructions: { maxLength: 32000 },
+      temperature: { minimum: 0, maximum: 2 },
+      maxOutputTokens: { minimum: 1, maximum: 128000 },
+      'guardrails.blockedTerms': { maxItems: 200 },
+      'guardrails.blockedTerms[]': { minLength: 1, maxLength: 100 },
+      'guardrails.moderationModel': { minLength: 1, maxLength: 200 },
+      'guardrails.refusal': { minLength: 1, maxLength: 500 },
+    },
+  },
+  'PUT /ai/agents/:agentId/tools': {
+    body: {
+      tools: { minItems: 0, maxItems: 500 },
+      'tools[].toolName': { minLength: 1, maxLength: 200 },
+      'tools[].providerKey': { minLength: 1, maxLength: 200 },
+    },
+  },
+  'POST /ai/agents/:agentId/tool-overrides': { body: { toolName: { minLength: 1, maxLength: 200 } } },
+  'GET /available-mcps': {
+    query: {
+      tags: { maxItems: 20 },
+      'tags[]': { minLength: 1, maxLength: 50 },
+      page: { minimum: 1, maximum: 100000, default: 1 },
+      limit: { minimum: 1, maximum: 100, default: 20 },
+      sort: { minItems: 1, maxItems: 3 },
+      'sort[].direction': { default: 'asc' },
+    },
+  },
+  'POST /available-mcps': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      description: { maxLength: 1000 },
+      logo: { minLength: 1 },
+      tags: { minItems: 1, maxItems: 20 },
+      'tags[]': { minLength: 1, maxLength: 50 },
+      variants: { maxItems: 3 },
+      'variants[].url': { maxLength: 2048 },
+      'variants[].credentialSchema.fields': { minItems: 1 },
+      'variants[].credentialSchema.fields[].key': { minLength: 1, maxLength: 100 },
+      'variants[].credentialSchema.fields[].label': { minLength: 1, maxLength: 200 },
+      'variants[].credentialSchema.fields[].placeholder': { maxLength: 200 },
+      'variants[].credentialSchema.fields[].helpText': { maxLength: 500 },
+      'variants[].credentialSchema.fields[].default': { maxLength: 500 },
+      'variants[].credentialSchema.fields[].valueTemplate': { maxLength: 200 },
+    },
+  },
+  'PATCH /available-mcps/:id': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      description: { maxLength: 1000 },
+      logo: { minLength: 1 },
+      tags: { minItems: 1, maxItems: 20 },
+      'tags[]': { minLength: 1, maxLength: 50 },
+      variants: { maxItems: 3 },
+      'variants[].url': { maxLength: 2048 },
+      'variants[].credentialSchema.fields': { minItems: 1 },
+      'variants[].credentialSchema.fields[].key': { minLength: 1, maxLength: 100 },
+      'variants[].credentialSchema.fields[].label': { minLength: 1, maxLength: 200 },
+      'variants[].credentialSchema.fields[].placeholder': { maxLength: 200 },
+      'variants[].credentialSchema.fields[].helpText': { maxLength: 500 },
+      'variants[].credentialSchema.fields[].default': { maxLength: 500 },
+      'variants[].credentialSchema.fields[].valueTemplate': { maxLength: 200 },
+    },
+  },
+  'POST /ai/agents/:agentId/mcp-servers': { body: { name: { minLength: 1, maxLength: 200 }, url: { minLength: 1, maxLength: 2048 } } },
+  'PATCH /ai/agents/:agentId/mcp-servers/:serverId': {
+    body: { name: { minLength: 1, maxLength: 200 }, url: { minLength: 1, maxLength: 2048 } },
+  },
+  'GET /ai/mcp-oauth/callback': {
+    query: {
+      state: { minLength: 1, maxLength: 512 },
+      code: { maxLength: 4096 },
+      iss: { maxLength: 2048 },
+      error: { minLength: 1, maxLength: 256 },
+      error_description: { maxLength: 2048 },
+      error_uri: { maxLength: 2048 },
+    },
+  },
+  'POST /ai/mcp-oauth/complete': { body: { handoff: { minLength: 1, maxLength: 128 }, browserKey: { minLength: 1, maxLength: 128 } } },
+  'GET /ai/org-usage/time-series': {
+    query: { source: { default: 'all' }, groupBy: { default: 'none' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } },
+  },
+  'GET /ai/org-usage/projection': { query: { source: { default: 'all' } } },
+  'GET /ai/org-usage/model-efficiency': { query: { source: { default: 'all' }, limit: { minimum: 1, maximum: 50, default: 20 } } },
+  'GET /ai/org-usage/end-users': { query: { source: { default: 'all' }, limit: { minimum: 1, maximum: 100, default: 20 } } },
+  'GET /ai/org-usage/heatmap': { query: { source: { default: 'all' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } } },
+  'GET /ai/org-usage/cache-savings': { query: { source: { default: 'system' } } },
+  'GET /ai/org-usage/summary': { query: { source: { default: 'all' } } },
+  'GET /ai/org-usage/daily': { query: { source: { default: 'all' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } } },
+  'GET /ai/org-usage/by-agent': { query: { source: { default: 'all' } } },
+  'POST /ai/agents/:agentId/chat': {
+    body: {
+      messages: { minItems: 1, maxItems: 10000 },
+      'messages[].id': { maxLength: 200 },
+      'messages[].parts': { maxItems: 1000 },
+      'messages[].parts[].type': { minLength: 1, maxLength: 200 },
+      messageId: { maxLength: 200 },
+    },
+  },
+  'GET /ai/agents/:agentId/conversations/:conversationId': { query: { limit: { minimum: 1, maximum: 200 } } },
+  'PUT /ai/provider-key': { body: { apiKey: { minLength: 8, maxLength: 4096 }, baseUrl: { minLength: 1, maxLength: 2048 } } },
+  'POST /api-keys': { body: { name: { minLength: 1, maxLength: 200 }, scopes: { minItems: 1, maxItems: 1 } } },
+  'POST /ai/org-usage/events': {
+    body: {
+      events: { minItems: 1, maxItems: 1000 },
+      'events[].id': { minLength: 1, maxLength: 128 },
+      'events[].modelId': { minLength: 1, maxLength: 200 },
+      'events[].inputTokens': { minimum: 0, maximum: 1000000000 },
+      'events[].outputTokens': { minimum: 0, maximum: 1000000000 },
+      'events[].cacheReadTokens': { minimum: 0, maximum: 1000000000 },
+      'events[].costUsd': { minimum: 0, maximum: 1000000000 },
+      'events[].latencyMs': { minimum: 0, maximum: 2147483647 },
+    },
+  },
+  'PUT /ai/model-pricing': {
+    body: {
+      '': { minItems: 1, maxItems: 1000 },
+      '[].modelId': { minLength: 1, maxLength: 200 },
+      '[].inputUsdPerMTok': { minimum: 0, maximum: 9999999999 },
+      '[].outputUsdPerMTok': { minimum: 0, maximum: 9999999999 },
+      '[].cacheReadUsdPerMTok': { minimum: 0, maximum: 9999999999 },
+    },
+  },
+  'PUT /ai/org-usage/budget': {
+    body: {
+      monthlyLimitUsd: { minimum: 0.01, maximum: 1000000000 },
+      alertThresholdsPct: { minItems: 1, maxItems: 10, default: [50, 80, 100] },
+      'alertThresholdsPct[]': { minimum: 1, maximum: 100 },
+      enforce: { default: false },
+    },
+  },
+  'PUT /ai/agents/:agentId/channel': {
+    body: {
+      allowedOrigins: { maxItems: 20 },
+      'allowedOrigins[]': { minLength: 1, maxLength: 300 },
+      identity: { default: 'anonymous' },
+      approvals: { default: 'staff' },
+      endUserMessagesPerDay: { minimum: 1, maximum: 10000, default: 50 },
+      greeting: { maxLength: 500 },
+    },
+  },
+  'POST /public/sessions': {
+    body: {
+      publishableKey: { minLength: 1, maxLength: 100 },
+      visitorToken: { minLength: 1, maxLength: 100 },
+      'user.id': { minLength: 1, maxLength: 200 },
+      'user.hash': { minLength: 1, maxLength: 128 },
+      'user.name': { maxLength: 200 },
+    },
+  },
+  'POST /public/chat': {
+    body: {
+      messages: { minItems: 1, maxItems: 10000 },
+      'messages[].id': { maxLength: 200 },
+      'messages[].parts': { maxItems: 1000 },
+      'messages[].parts[].type': { minLength: 1, maxLength: 200 },
+      messageId: { maxLength: 200 },
+    },
+  },
+  'GET /public/conversations/:conversationId': { query: { limit: { minimum: 1, maximum: 200 } } },
+  'GET /ai/approvals': { query: { status: { default: 'pending' }, limit: { minimum: 1, maximum: 100 } } },
+  'POST /ai/approvals/:approvalId': { body: { reason: { maxLength: 2000 } } },
+  'GET /ai/agents/:agentId/end-user-conversations': { query: { limit: { minimum: 1, maximum: 100 } } },
+} as const;

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { Type } from '@sinclair/typebox';
 import { CLIENT_TYPES_FILE, currentClientTypes, renderClientTypes, routeKey } from '../../bin/docs/client-types.ts';
+import { limitsOf } from '../../bin/docs/schema-limits.ts';
 import { printType } from '../../bin/docs/schema-type.ts';
 import { StringEnum } from '../../app/core/schemas.ts';
 import { areaRoutes } from '../../app/routes.ts';
@@ -64,4 +65,30 @@ test('a property description becomes its doc comment, and a keyword the printer 
   t.is(printed(Type.Object({ a: Type.String({ description: 'says */ this' }) })), '{ /** says *\\/ this */ a: string; }');
   t.throws(() => printed({ type: 'object', not: { type: 'string' } }), { message: /keyword\(s\) not/ });
   t.throws(() => printed({ $ref: '#/x' }), { message: /\$ref/ });
+});
+
+test("apiLimits names each request field's bounds and default by its path, an array's elements as []", (t) => {
+  const body = Type.Object({
+    terms: Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: '^x' }), { maxItems: 200 }),
+    nested: Type.Object({ quota: Type.Integer({ minimum: 1, maximum: 10_000, default: 50 }), free: Type.String() }),
+    model: Type.Union([Type.String({ maxLength: 200 }), Type.Null()]),
+  });
+  t.deepEqual(limitsOf(plain(body)), {
+    terms: { maxItems: 200 },
+    'terms[]': { minLength: 1, maxLength: 100 },
+    'nested.quota': { minimum: 1, maximum: 10_000, default: 50 },
+    model: { maxLength: 200 },
+  });
+});
+
+test('a bound the branches of a union disagree on is left out of apiLimits, the bounds they share stay', (t) => {
+  const logo = Type.Union([Type.String({ minLength: 1, maxLength: 2048 }), Type.String({ minLength: 1, maxLength: 400_000 })]);
+  t.deepEqual(limitsOf(plain(Type.Object({ logo }))), { logo: { minLength: 1 } });
+});
+
+test('the generated apiLimits carry the limits the console shows: the channel and the guardrails', async (t) => {
+  const text = await renderClientTypes(areaRoutes);
+  t.regex(text, /'PUT \/ai\/agents\/:agentId\/channel': \{\s*body: \{\s*allowedOrigins: \{ maxItems: 20 \}/);
+  t.regex(text, /'guardrails\.blockedTerms\[\]': \{ minLength: 1, maxLength: 100 \}/);
+  t.regex(text, /'guardrails\.refusal': \{ minLength: 1, maxLength: 500 \}/);
 });

@@ -36,7 +36,7 @@ test.serial(
     await instructions.waitFor();
     t.regex(await instructions.inputValue(), /Cite your sources/);
     // Only priced models are offered on the platform's key.
-    const model = page.getByRole('combobox', { name: 'Model' });
+    const model = page.getByRole('combobox', { name: 'Model', exact: true });
     const options = await model.locator('option').allTextContents();
     t.true(options.some((text) => text.startsWith('openai/gpt-4o-mini (in $0.15 / out $0.6')));
     t.false(options.some((text) => text.startsWith('openai/o3-mini')));
@@ -95,7 +95,7 @@ test.serial("with the organization's own key the model is free text, with the pr
         .set('authorization', await auth(t))),
   );
   const page = await open(t, `#/agents/${agent}`);
-  const model = page.getByRole('combobox', { name: 'Model' });
+  const model = page.getByRole('combobox', { name: 'Model', exact: true });
   await model.waitFor();
   t.is(await model.evaluate((node) => (node as unknown as { tagName: string }).tagName), 'INPUT');
   await model.fill('vendor/any-model-at-all');

@@ -11,6 +11,7 @@ import type { Agent, ModelCatalog } from '../console-types.ts';
 import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { archiveCard } from './agent-archive.ts';
+import { guardrailsCard } from './agent-guardrails.ts';
 import { modelChooser } from './model-chooser.ts';
 
 /** A number field's value: null when empty, else the number (NaN when not one). */
@@ -90,6 +91,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   );
   root.append(
     card('agent-definition', agent.name, agent.description ? el('p', { class: 'note' }, agent.description) : '', form),
+    guardrailsCard(agent, catalog),
     el('p', { class: 'links' }, el('a', { href: `#/agents/${agent.id}/chat` }, `Chat with ${agent.name}`)),
     archiveCard(agent),
   );

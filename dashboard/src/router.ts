@@ -13,6 +13,7 @@ const routes: [RegExp, () => Promise<PageModule>][] = [
   [new RegExp(`^#/agents/${ID}$`), () => import('./pages/agent.ts')],
   [new RegExp(`^#/agents/${ID}/tools$`), () => import('./pages/tools.ts')],
   [new RegExp(`^#/agents/${ID}/mcp-servers$`), () => import('./pages/mcp-servers.ts')],
+  [new RegExp(`^#/agents/${ID}/website-chat$`), () => import('./pages/website-chat.ts')],
   [new RegExp(`^#/agents/${ID}/chat(?:/([A-Za-z0-9_-]{1,128}))?$`), () => import('./pages/chat.ts')],
   [/^#\/settings$/, () => import('./pages/settings.ts')],
 ];

@@ -35,7 +35,7 @@ const sharePage = (title: string, publishableKey: string) =>
   file(
     Buffer.from(
       '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n' +
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n<link rel="icon" href="data:,">\n' +
         `<title>${escapeHtml(title)}</title>\n</head>\n<body>\n` +
         `<script src="${WIDGET_PATH}" data-key="${publishableKey}" data-page async></script>\n</body>\n</html>\n`,
     ),

@@ -6,7 +6,8 @@
  */
 export const CSS = `
 .root{all:initial;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c1c1c}
-.root *{box-sizing:border-box;font:inherit;color:inherit}
+.root *{box-sizing:border-box}
+.root button,.root textarea{font:inherit}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 button{cursor:pointer;border:1px solid transparent;border-radius:8px;padding:6px 12px;background:#1d4ed8;color:#fff}
 button:disabled{cursor:default;background:#6b7280}

@@ -78,6 +78,25 @@ test.serial('a page of an origin the channel does not allow gets 403 for its ses
   await page.context().close();
 });
 
+test.serial('the widget renews its session before the hour it lasts is over', async (t) => {
+  const { publishableKey } = await channelFor(t);
+  const page = await t.context.open();
+  await page.clock.install();
+  const sessions: number[] = [];
+  page.on('response', (response) => {
+    if (response.url().endsWith('/api/public/sessions')) sessions.push(response.status());
+  });
+  await page.goto(`${t.context.site}/?key=${publishableKey}`);
+  await openWidget(page);
+  await page.getByRole('dialog', { name: 'Support Assistant' }).getByText(GREETING).waitFor();
+  t.deepEqual(sessions, [201]);
+  // 3600 s, renewed 300 s before the end.
+  await page.clock.fastForward('55:01');
+  await page.waitForResponse((response) => response.url().endsWith('/api/public/sessions'));
+  t.deepEqual(sessions, [201, 201]);
+  await page.context().close();
+});
+
 test.serial('at 375 px the open widget fills the screen without sideways scrolling, and axe-core finds no serious violation', async (t) => {
   const { publishableKey } = await channelFor(t, { approvals: 'end_user' });
   const page = await t.context.open({ viewport: { width: 375, height: 700 } });
@@ -113,4 +132,19 @@ test.serial('the share page is the same chat as a whole page on the service; an 
   const missing = await page.goto(`${t.context.service}/chat/agp_${'x'.repeat(32)}`);
   t.is(missing?.status(), 404);
   await page.context().close();
+});
+
+test.serial('widget.js is one script any page may load, cached and revalidated', async (t) => {
+  const answer = await fetch(`${t.context.service}/widget.js`, { headers: { origin: t.context.otherSite } });
+  t.is(answer.status, 200);
+  t.like(Object.fromEntries(answer.headers), {
+    'content-type': 'text/javascript; charset=utf-8',
+    'access-control-allow-origin': '*',
+    'cross-origin-resource-policy': 'cross-origin',
+    'cache-control': 'public, max-age=300',
+  });
+  t.regex(await answer.text(), /attachShadow/);
+  const again = await fetch(`${t.context.service}/widget.js`, { headers: { 'if-none-match': answer.headers.get('etag') ?? '' } });
+  t.is(again.status, 304);
+  t.is((await fetch(`${t.context.service}/widget.js`, { method: 'POST' })).status, 405);
 });

@@ -27,8 +27,7 @@ const SHARE_PAGE_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
 /** The share page: the widget as a whole page (`data-page`), titled with the agent's name. */
 const sharePage = (title: string, publishableKey: string) =>

@@ -21,10 +21,7 @@ async function channelWithApprovals(t: W, approvals: 'staff' | 'end_user') {
     .send({ tools: [{ toolName: 'list_documents', permissionStatus: 'needs_approval', providerKey: 'knowledge' }] })
     .expect(200);
   const channel = await putChannel(t as never, { allowedOrigins: [t.context.site], approvals });
-  t.context.replies.push(
-    { kind: 'tool-call', toolName: 'list_documents', input: {} },
-    { kind: 'text', text: 'You have a few documents.' },
-  );
+  t.context.replies.push({ kind: 'tool-call', toolName: 'list_documents', input: {} }, { kind: 'text', text: 'You have a few documents.' });
   return { ...channel, token };
 }
 

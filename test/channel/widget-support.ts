@@ -107,7 +107,9 @@ export function withWidget(anyTest: TestFn): TestFn<WidgetContext> {
 
 /** The computed colour of the element `locator` finds. */
 export const colorOf = (locator: ReturnType<Page['locator']>) =>
-  locator.evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(element).color);
+  locator.evaluate(
+    (element) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(element).color,
+  );
 
 /** Where the focus is (the widget's focused control's name), whether its panel is hidden, and the page's new global names. */
 export const widgetState = (page: Page) =>

@@ -72,7 +72,10 @@ test.serial('a page of an origin the channel does not allow gets 403 for its ses
   await page.getByRole('button', { name: 'Open the chat' }).click();
   const alert = page.getByRole('alert');
   await alert.waitFor();
-  t.is(await alert.textContent(), `This chat is not available on this website (${t.context.otherSite} is not among its allowed addresses).`);
+  t.is(
+    await alert.textContent(),
+    `This chat is not available on this website (${t.context.otherSite} is not among its allowed addresses).`,
+  );
   t.true(await page.getByRole('textbox', { name: 'Message' }).isDisabled());
   t.true(statuses.includes(403), `statuses ${statuses.join(', ')}`);
   await page.context().close();

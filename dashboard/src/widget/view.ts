@@ -141,7 +141,8 @@ export function mountView(shadow: ShadowRoot, chat: WidgetChat, page: boolean): 
     }
     if (part.state === 'output-error' && part.errorText) card.append(h('p', {}, part.errorText));
     const approvalId = part.approval?.id;
-    if (waiting && approvalId && chat.view.approvals === 'staff') card.append(h('p', { class: 'waiting' }, 'Waiting for a person to approve'));
+    if (waiting && approvalId && chat.view.approvals === 'staff')
+      card.append(h('p', { class: 'waiting' }, 'Waiting for a person to approve'));
     else if (waiting && approvalId) {
       const approve = h('button', { type: 'button' }, 'Approve');
       const deny = h('button', { type: 'button', class: 'quiet' }, 'Deny');

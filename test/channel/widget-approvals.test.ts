@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import anyTest from 'ava';
 import type { Page } from 'playwright-core';
+import { seriousViolations } from '../helpers/axe.ts';
 import { putChannel, rotateSecret, agentId } from './support.ts';
 import { withWidget, type W } from './widget-support.ts';
 
@@ -33,6 +34,7 @@ test.serial('with approvals by the end user, the widget shows the tool call with
   const tool = page.getByRole('group', { name: 'Tool list_documents' });
   await tool.getByText('Needs your approval').waitFor();
   t.true(await tool.getByRole('button', { name: 'Deny' }).isVisible());
+  t.deepEqual(await seriousViolations(page), [], 'axe-core, with the approval open');
   await tool.getByRole('button', { name: 'Approve' }).click();
   await page.getByText('You have a few documents.').waitFor();
   await tool.getByText('Done').waitFor();

@@ -81,6 +81,21 @@ test.serial('a page of an origin the channel does not allow gets 403 for its ses
   await page.context().close();
 });
 
+test.serial("past the day's quota the widget says so and gives the message back to the field", async (t) => {
+  const { publishableKey } = await channelFor(t, { endUserMessagesPerDay: 1 });
+  const page = await t.context.open();
+  await page.goto(`${t.context.site}/?key=${publishableKey}`);
+  const panel = await openWidget(page);
+  await ask(page, 'First question');
+  await panel.getByText('Happy to help.').waitFor();
+  await ask(page, 'Second question');
+  await page.getByRole('alert').getByText('You have sent the 1 messages allowed today. Try again tomorrow.').waitFor();
+  t.is(await page.getByRole('textbox', { name: 'Message' }).inputValue(), 'Second question');
+  t.is(await panel.getByText('Second question').count(), 0, 'the refused message is not in the log');
+  t.false(await page.getByRole('textbox', { name: 'Message' }).isDisabled(), 'the chat stays usable');
+  await page.context().close();
+});
+
 test.serial('the widget renews its session before the hour it lasts is over', async (t) => {
   const { publishableKey } = await channelFor(t);
   const page = await t.context.open();

@@ -10,6 +10,11 @@ import { MessageBuilder, newId, readChunks, type Message } from './stream.ts';
 /** How often a conversation waiting for a staff approval looks for its continuation. */
 const STAFF_WAIT_POLL_MS = 5_000;
 
+/** Refusals no retry changes: the chat is off, the page's origin is not allowed, the user is not verified. */
+const CLOSING_CODES = new Set(['AI.CHANNEL_NOT_FOUND', 'AI.ORIGIN_NOT_ALLOWED', 'AI.END_USER_NOT_VERIFIED']);
+const closes = (error: unknown) =>
+  error instanceof WidgetError && (CLOSING_CODES.has(error.code) || (error.status === 403 && error.code === ''));
+
 export type ChatView = {
   messages: Message[];
   /** Who answers approvals: the widget shows Approve / Deny only to an end user who may. */
@@ -69,7 +74,9 @@ export class WidgetChat {
         await this.#follow();
       }
     } catch (error) {
-      this.#fail(error, true);
+      // A refusal that holds (the origin, the verification, the channel) closes the chat; else the next message tries again.
+      if (!closes(error)) this.#started = undefined;
+      this.#fail(error);
     }
   }
 
@@ -78,10 +85,9 @@ export class WidgetChat {
     this.onChange();
   }
 
-  #fail(error: unknown, fatal = false): void {
+  #fail(error: unknown): void {
     const message = error instanceof WidgetError ? error.message : 'The chat is not answering. Try again in a moment.';
-    const closed = fatal || (error instanceof WidgetError && (error.code === 'AI.CHANNEL_NOT_FOUND' || error.status === 403));
-    this.#set({ failure: message, status: '', busy: false, closed: this.view.closed || closed });
+    this.#set({ failure: message, status: '', busy: false, closed: this.view.closed || closes(error) });
   }
 
   /** The stored conversation; a conversation that is gone (404) is forgotten. */

@@ -38,6 +38,8 @@ function mount(script: HTMLScriptElement): void {
   shadow.adoptedStyleSheets = [sheet];
   const chat = new WidgetChat(new Session(new URL(script.src).origin, key, user));
   mountView(shadow, chat, page);
+  // The share page is the chat alone: no margin around it.
+  if (page) document.body.style.margin = '0';
   document.body.append(host);
 }
 

@@ -10,7 +10,8 @@ const test = withWidget(anyTest);
 const ask = async (page: Page, text: string) => {
   await page.getByRole('button', { name: 'Open the chat' }).click();
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+  // Send waits until the previous answer is over (the button is disabled meanwhile).
+  await page.getByRole('button', { name: 'Send' }).click();
 };
 
 async function channelWithApprovals(t: W, approvals: 'staff' | 'end_user') {

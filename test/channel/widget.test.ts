@@ -15,7 +15,8 @@ const openWidget = async (page: Page) => {
 
 const ask = async (page: Page, text: string) => {
   await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+  // Send waits until the previous answer is over (the button is disabled meanwhile).
+  await page.getByRole('button', { name: 'Send' }).click();
 };
 
 const channelFor = (t: W, body: Record<string, unknown> = {}) =>
@@ -28,7 +29,9 @@ test.serial('a page of an allowed origin chats through the widget and finds its 
   await page.goto(`${t.context.site}/?key=${publishableKey}`);
   const panel = await openWidget(page);
   await panel.getByText(GREETING).waitFor();
-  await ask(page, 'How long do refunds take?');
+  // Enter sends, as the Send button does.
+  await page.getByRole('textbox', { name: 'Message' }).fill('How long do refunds take?');
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
   await panel.getByText('Refunds take five to seven days.').waitFor();
   await panel.locator('[data-role=user]', { hasText: 'How long do refunds take?' }).waitFor();
   const stored = await page.evaluate<Record<string, string>>('({ ...localStorage })');

@@ -17,8 +17,17 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes
   return element;
 }
 
-const ICON =
-  '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z"/></svg>';
+/** The launcher's speech-bubble icon, hidden from assistive technology (the button has its name). */
+function icon(): SVGSVGElement {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const path = document.createElementNS('http://www.w3.org/2000/svg', 'path');
+  path.setAttribute('d', 'M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z');
+  svg.append(path);
+  return svg;
+}
 
 const STATE_TEXT: Record<string, string> = {
   'input-streaming': 'Preparing…',
@@ -51,7 +60,7 @@ const json = (value: unknown) => (value === undefined ? '' : (JSON.stringify(val
 
 export function mountView(shadow: ShadowRoot, chat: WidgetChat, page: boolean): void {
   const launcher = h('button', { class: 'launcher', type: 'button', 'aria-label': 'Open the chat', 'aria-expanded': 'false' });
-  launcher.innerHTML = ICON;
+  launcher.append(icon());
   const title = h('h2', { id: 'title' }, 'Chat');
   const fresh = h('button', { type: 'button', class: 'quiet' }, 'New chat');
   const close = h('button', { type: 'button', class: 'quiet', 'aria-label': 'Close the chat' }, '✕');

@@ -1919,6 +1919,8 @@ export type Api = {
         name: string;
         greeting: string;
       };
+      /** who answers this end user's tool approvals: the organization's staff, or the end user in the stream */
+      approvals: 'staff' | 'end_user';
     };
   };
   /** Talk to a channel's agent as its end user: one turn as an AI SDK UI message stream */

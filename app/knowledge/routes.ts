@@ -7,7 +7,7 @@ import { serviceUnavailable } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, ValidationErrorBody } from '../core/schemas.ts';
 import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
-import { documentTypeOf, DocumentProblem } from './parse.ts';
+import { DOCUMENT_TYPES, documentTypeOf, DocumentProblem } from './parse.ts';
 import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';
 import { ReadersBusy } from './readers.ts';
 import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
@@ -33,7 +33,7 @@ export const knowledgeRoutes = [
     rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
     ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams },
-    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES },
+    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES, mediaTypes: DOCUMENT_TYPES },
     status: 201,
     errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED],
     responses: {

@@ -3,7 +3,7 @@
  * upload progress, so this one call uses XMLHttpRequest. Same origin, the session's bearer token,
  * and on a 401 one silent refresh and one retry, as `api()` does.
  */
-import { ApiError } from './api.ts';
+import { ApiError, messageOf } from './api.ts';
 import { session } from './session.ts';
 
 /** `sent` of `total` bytes of the request body (the form's own bytes included). */
@@ -26,12 +26,15 @@ function sendOnce<T>(path: string, file: File, token: string | undefined, onProg
         body = undefined;
       }
       if (request.status >= 200 && request.status < 300) return resolve(body as T);
-      const record = body as { message?: unknown; errors?: { message?: string }[] } | undefined;
-      const message =
-        record?.errors?.map((issue) => issue.message ?? '').join('; ') ||
-        (typeof record?.message === 'string' ? record.message : `HTTP ${request.status}`);
       const retryAfter = Number(request.getResponseHeader('retry-after'));
-      reject(new ApiError(request.status, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined, body));
+      reject(
+        new ApiError(
+          request.status,
+          messageOf(body, request.status),
+          Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+          body,
+        ),
+      );
     });
     request.addEventListener('error', () => reject(new ApiError(0, 'The upload failed: the connection was lost.')));
     request.addEventListener('abort', () => reject(new DOMException('The upload was cancelled.', 'AbortError')));

@@ -121,6 +121,10 @@ test.serial(
     await first.getByRole('button', { name: 'Approve' }).click();
     await first.locator('.result[data-outcome="approved"]', { hasText: 'Approved by you' }).waitFor();
     t.regex(await first.locator('.result').innerText(), /The conversation goes on by itself\./);
+    t.true(
+      await first.locator('.result').evaluate((node) => node === (node.ownerDocument as { activeElement: unknown }).activeElement),
+      'the answer takes the focus from the removed buttons',
+    );
     await countBadge(page).and(page.locator('[data-count="1"]')).waitFor();
     const answered = (await approvalsOfApi(t, 'answered')).find((approval) => approval.id === pending[0]!.id);
     t.like(answered, { status: 'answered', approved: true });

@@ -53,6 +53,7 @@ function answerControls(approval: Approval, result: HTMLElement, me: string | un
         controls.remove();
         result.dataset.outcome = answered.approved ? 'approved' : 'denied';
         say(result, `${outcome(answered, me)} The conversation goes on by itself.`, 'ok');
+        result.focus();
         onAnswered();
       })
       .catch((error: unknown) => {
@@ -61,6 +62,7 @@ function answerControls(approval: Approval, result: HTMLElement, me: string | un
           controls.remove();
           result.dataset.outcome = 'already-answered';
           say(result, 'Already answered: another staff member answered it first, or it expired. See Answered.');
+          result.focus();
           onAnswered();
         } else say(result, describeError(error, 'update on ai.agent'));
       });
@@ -72,7 +74,8 @@ function answerControls(approval: Approval, result: HTMLElement, me: string | un
 
 function approvalItem(approval: Approval, agents: Map<string, string>, me: string | undefined): HTMLElement {
   const agent = agents.get(approval.agentId) ?? 'An archived agent';
-  const result = el('p', { class: 'status result', role: 'status', 'aria-live': 'polite' });
+  // Focused once the answer replaces the buttons, so keyboard users keep their place.
+  const result = el('p', { class: 'status result', role: 'status', 'aria-live': 'polite', tabindex: '-1' });
   const titleId = `approval-${approval.id}-title`;
   const item = el(
     'li',

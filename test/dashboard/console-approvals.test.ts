@@ -1,93 +1,12 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import anyTest, { type ExecutionContext } from 'ava';
+import anyTest from 'ava';
 import type { Page } from 'playwright-core';
-import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { seriousViolations } from '../helpers/axe.ts';
 import { screenshot } from '../helpers/browser.ts';
-import { signIn, waitForReports, withDashboard, type DashboardContext } from '../helpers/dashboard.ts';
-import { chatConfig, provider, setTools, userMessage, type T as ChatT } from '../chat/support.ts';
-import { anonymousSession, putChannel, SHOP, type T as ChannelT } from '../channel/support.ts';
+import { signIn, waitForReports, withDashboard } from '../helpers/dashboard.ts';
+import { chatConfig } from '../chat/support.ts';
+import { AGENT, approvalsOfApi, bearer, onePerPage, open, overflowOf, PHONE, settled, staffChannel } from './staff-support.ts';
 
 const test = withDashboard(anyTest, { app: { config: chatConfig() } });
-type T = ExecutionContext<DashboardContext>;
-
-const PHONE = { width: 375, height: 800 };
-const AGENT = AGENTS.support;
-
-type Approval = { id: string; conversationId: string; status: string; approved: boolean | null; answeredBy: string | null };
-
-const bearer = async (t: T) => `Bearer ${await t.context.t.login('owner@demo.test')}`;
-
-async function approvalsOfApi(t: T, status: 'pending' | 'answered'): Promise<Approval[]> {
-  const response = await t.context.t
-    .http()
-    .get(`/api/ai/approvals?status=${status}`)
-    .set('authorization', await bearer(t))
-    .expect(200);
-  return (response.body as { approvals: Approval[] }).approvals;
-}
-
-/**
- * The app talking to a scripted model that calls list_documents (needs the staff's approval) and
- * answers text once the tool has run; the Support Assistant on a website whose staff answer.
- */
-async function staffChannel(t: T) {
-  const model = await provider(t as unknown as ChatT, (request) =>
-    request.messages.some((message) => message.role === 'tool')
-      ? { kind: 'text', text: 'Here are the documents.' }
-      : { kind: 'tool-call', toolName: 'list_documents', input: { limit: 5 } },
-  );
-  await setTools(t as unknown as ChatT, await bearer(t), [
-    { toolName: 'list_documents', permissionStatus: 'needs_approval', providerKey: 'knowledge' },
-  ]);
-  const { publishableKey } = await putChannel(t as unknown as ChannelT, { approvals: 'staff' });
-  const origin = await t.context.serve(t.context.t.rebuild({ config: chatConfig({ gatewayUrl: model.url }) }));
-  /** An end user's turn that ends waiting for the staff's approval. */
-  const ask = async (chatId: string) => {
-    const session = await anonymousSession(t as unknown as ChannelT, publishableKey);
-    const response = await fetch(`${origin}/api/public/chat`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${session.sessionToken}`, 'content-type': 'application/json', origin: SHOP },
-      body: JSON.stringify({ id: chatId, messages: [userMessage('list the documents', `u-${chatId}`)] }),
-    });
-    t.regex(await response.text(), /"type":"tool-approval-request"/);
-    return session;
-  };
-  return { origin, ask };
-}
-
-async function open(t: T, origin: string, hash: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
-  const { page } = await t.context.open({ viewport, bypassCSP: true });
-  await signIn(page, origin, 'owner@demo.test');
-  await waitForReports(page);
-  await page.goto(`${origin}/dashboard${hash}`);
-  return page;
-}
-
-async function overflowOf(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document
-      .documentElement;
-    return root.scrollWidth - root.clientWidth;
-  });
-}
-
-/** Waits until every end user's conversation of the agent ends in the agent's text answer (the continuations ran). */
-async function settled(t: T): Promise<void> {
-  const token = await bearer(t);
-  for (let tries = 0; tries < 500; tries += 1) {
-    const listed = await t.context.t.http().get(`/api/ai/agents/${AGENT.id}/end-user-conversations`).set('authorization', token);
-    const ids = (listed.body.conversations as { id: string }[]).map((conversation) => conversation.id);
-    const details = await Promise.all(
-      ids.map((id) => t.context.t.http().get(`/api/ai/agents/${AGENT.id}/end-user-conversations/${id}`).set('authorization', token)),
-    );
-    const done = details.every((detail) => JSON.stringify((detail.body.messages as unknown[]).at(-1)).includes('Here are the documents.'));
-    if (done) return;
-    await delay(20); // waits on the service's own turns, which run after the answer
-  }
-  throw new Error('the conversations did not go on');
-}
-
 const countBadge = (page: Page) => page.locator('#approvals-count');
 
 let origin = '';
@@ -144,8 +63,19 @@ test.serial(
     t.is(await countBadge(page).getAttribute('data-count'), '0');
     await screenshot(page, 'console-approvals-answered');
 
+    // Pages of one (the page asks for 20): the second comes with "Show older approvals".
+    await onePerPage(page, '**/api/ai/approvals?status=answered*');
     await page.getByRole('button', { name: 'Answered' }).click();
+    await page.locator('#approval-list[data-status="answered"] li.approval').first().waitFor();
+    t.is(await page.locator('#approval-list li.approval').count(), 1);
+    await page.getByRole('button', { name: 'Show older approvals' }).click();
     await page.locator('#approval-list[data-status="answered"] li.approval').nth(1).waitFor();
+    await page.getByRole('button', { name: 'Show older approvals' }).waitFor({ state: 'hidden' });
+    t.deepEqual(
+      await page.locator('#approval-list li.approval').evaluateAll((items) => items.map((item) => item.getAttribute('data-approval-id'))),
+      (await approvalsOfApi(t, 'answered')).map((approval) => approval.id),
+      'both pages, newest first, as the API lists them',
+    );
     t.is(await page.getByRole('button', { name: 'Answered' }).getAttribute('aria-pressed'), 'true');
     t.is(await page.locator('#approval-list li.approval[data-status="answered"] .result[data-outcome="approved"]').count(), 2);
     await page.context().close();
@@ -158,9 +88,21 @@ test.serial("the agent page lists its end users' conversations and opens one rea
   const listed = await t.context.t.http().get(`/api/ai/agents/${AGENT.id}/end-user-conversations`).set('authorization', token).expect(200);
   const conversations = listed.body.conversations as { id: string; title: string; messageCount: number }[];
   t.is(conversations.length, 2);
-  const page = await open(t, origin, `#/agents/${AGENT.id}`);
+  const { page } = await t.context.open({ bypassCSP: true });
+  await onePerPage(page, '**/end-user-conversations?*');
+  await signIn(page, origin, 'owner@demo.test');
+  await waitForReports(page);
+  await page.goto(`${origin}/dashboard#/agents/${AGENT.id}`);
   const list = page.locator('#agent-conversation-list');
+  await list.locator('li').first().waitFor();
+  t.is(await list.locator('li').count(), 1);
+  await page.getByRole('button', { name: 'Show older conversations' }).click();
   await list.locator('li').nth(1).waitFor();
+  await page.getByRole('button', { name: 'Show older conversations' }).waitFor({ state: 'hidden' });
+  t.deepEqual(
+    await list.locator('li').evaluateAll((items) => items.map((item) => item.getAttribute('data-conversation-id'))),
+    conversations.map((conversation) => conversation.id),
+  );
   for (const conversation of conversations) {
     const item = list.locator(`li[data-conversation-id="${conversation.id}"]`);
     t.is(await item.getAttribute('data-messages'), String(conversation.messageCount));

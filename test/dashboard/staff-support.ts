@@ -15,7 +15,14 @@ export type T = ExecutionContext<DashboardContext>;
 export const PHONE = { width: 375, height: 800 };
 export const AGENT = AGENTS.support;
 
-export type Approval = { id: string; conversationId: string; status: string; approved: boolean | null; answeredBy: string | null };
+export type Approval = {
+  id: string;
+  endUser: { id: string };
+  conversationId: string;
+  status: string;
+  approved: boolean | null;
+  answeredBy: string | null;
+};
 
 export const bearer = async (t: T) => `Bearer ${await t.context.t.login('owner@demo.test')}`;
 

@@ -19,7 +19,7 @@ export function renderEndUsers(panel: Panel, { endUsers }: EndUsers): void {
     el(
       'tr',
       { 'data-end-user-id': user.endUserId },
-      el('th', { scope: 'row' }, endUserLabel(user)),
+      el('th', { scope: 'row' }, endUserLabel({ ...user, id: user.endUserId })),
       el('td', { class: 'num', 'data-key': 'turns' }, formatInteger(user.turns)),
       el('td', { class: 'num', 'data-key': 'totalTokens' }, formatInteger(user.totalTokens)),
       el('td', { class: 'num', 'data-key': 'totalCostUsd' }, formatUsd(user.totalCostUsd)),

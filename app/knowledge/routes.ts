@@ -34,7 +34,7 @@ export const knowledgeRoutes = [
     rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
     ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams },
-    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES },
+    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES, mediaTypes: DOCUMENT_TYPES },
     status: 201,
     errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED],
     responses: {

@@ -12,6 +12,7 @@ import type { Agent, ModelCatalog } from '../console-types.ts';
 import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { archiveCard } from './agent-archive.ts';
+import { conversationsCard } from './agent-conversations.ts';
 import { guardrailsCard } from './agent-guardrails.ts';
 import { modelChooser } from './model-chooser.ts';
 
@@ -101,7 +102,14 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   root.append(
     card('agent-definition', agent.name, agent.description ? el('p', { class: 'note' }, agent.description) : '', form),
     guardrailsCard(agent, catalog),
-    el('p', { class: 'links' }, el('a', { href: `#/agents/${agent.id}/chat` }, `Chat with ${agent.name}`)),
+    el(
+      'p',
+      { class: 'links' },
+      el('a', { href: `#/agents/${agent.id}/chat` }, `Chat with ${agent.name}`),
+      el('a', { href: `#/agents/${agent.id}/documents` }, `Documents of ${agent.name}`),
+      el('a', { href: '#/approvals' }, 'Approvals'),
+    ),
+    conversationsCard(agent.id, signal),
     archiveCard(agent),
   );
 

@@ -29,11 +29,14 @@ const { values } = parseArgs({
     sessions: { type: 'string', default: '1000' },
     turns: { type: 'string', default: '200' },
     open: { type: 'string', default: '1000' },
+    // The staff route's streams instead, to compare (the figures and targets are the public route's).
+    'open-route': { type: 'string', default: 'public' },
   },
 });
 const SESSIONS = Number(values.sessions);
 const TURNS = Number(values.turns);
 const OPEN = Number(values.open);
+const OPEN_ROUTE = values['open-route'] === 'staff' ? 'staff' : 'public';
 const CONCURRENCY = 8;
 const SHOP = 'https://shop.example.com';
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -134,18 +137,16 @@ slow = true;
 const rssBefore = await rssAfterGc(child);
 const controllers = Array.from({ length: OPEN }, () => new AbortController());
 let errors = 0;
+const firstTexts: number[] = [];
 const openStarted = performance.now();
 const readers = await Promise.all(
   controllers.map(async (controller, i) => {
     try {
-      const response = await fetch(`${base}/api/public/chat`, {
+      const endUserHeaders = { origin: SHOP, authorization: `Bearer ${anonymous.results[i % SESSIONS]!.sessionToken}` };
+      const response = await fetch(OPEN_ROUTE === 'staff' ? `${base}/api/ai/agents/${agent}/chat` : `${base}/api/public/chat`, {
         method: 'POST',
         signal: controller.signal,
-        headers: {
-          'content-type': 'application/json',
-          origin: SHOP,
-          authorization: `Bearer ${anonymous.results[i % SESSIONS]!.sessionToken}`,
-        },
+        headers: OPEN_ROUTE === 'staff' ? staff : { 'content-type': 'application/json', ...endUserHeaders },
         body: JSON.stringify({ id: `open-${i}`, messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }),
       });
       if (response.status !== 200) throw new Error(`answered ${response.status}`);
@@ -157,6 +158,7 @@ const readers = await Promise.all(
         if (done) throw new Error('the stream ended before its first text');
         seen += decoder.decode(value, { stream: true });
       }
+      firstTexts.push((performance.now() - openStarted) / 1000);
       return reader;
     } catch (error) {
       if (errors++ === 0) log(`first error: ${String(error)}`);
@@ -165,6 +167,9 @@ const readers = await Promise.all(
   }),
 );
 const openSeconds = (performance.now() - openStarted) / 1000;
+firstTexts.sort((a, b) => a - b);
+const firstAt = (p: number) => firstTexts[Math.min(firstTexts.length - 1, Math.floor(p * firstTexts.length))] ?? Number.NaN;
+log(`first texts at p10 ${firstAt(0.1).toFixed(1)} s, p50 ${firstAt(0.5).toFixed(1)} s, p90 ${firstAt(0.9).toFixed(1)} s`);
 const rssOpenRaw = rssMbOf(pid);
 const rssOpen = await rssAfterGc(child);
 log(
@@ -175,7 +180,11 @@ await Promise.allSettled(readers.map((reader) => reader?.cancel()));
 // A disconnect is not a stop: the stop route ends the turns.
 await runConcurrent(OPEN, 32, async (i) => {
   const token = anonymous.results[i % SESSIONS]!.sessionToken;
-  await fetch(`${base}/api/public/chat/open-${i}/stop`, { method: 'POST', headers: { authorization: `Bearer ${token}`, origin: SHOP } });
+  const [path, headers] =
+    OPEN_ROUTE === 'staff'
+      ? [`/api/ai/agents/${agent}/chat/open-${i}/stop`, staff]
+      : [`/api/public/chat/open-${i}/stop`, { authorization: `Bearer ${token}`, origin: SHOP }];
+  await fetch(`${base}${path}`, { method: 'POST', headers });
   return { firstMs: 0, totalMs: 0 };
 });
 

@@ -12,6 +12,7 @@
  *   error, and the service's RSS growth (after a forced GC, before and with the streams open) < 300 MB.
  *
  *   npm run bench:channel [-- --sessions 1000 --turns 200 --open 1000]
+ *   npm run bench:channel -- --open-route staff --drip-ms 100   # the staff route's streams instead; a faster provider
  */
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     open: { type: 'string', default: '1000' },
     // The staff route's streams instead, to compare (the figures and targets are the public route's).
     'open-route': { type: 'string', default: 'public' },
+    // How slowly the provider streams the held-open answers: one character every this many ms.
+    'drip-ms': { type: 'string', default: '1000' },
   },
 });
 const SESSIONS = Number(values.sessions);
@@ -47,7 +50,7 @@ await seedDemo(db.pool);
 let slow = false;
 const provider = await startOpenAiPeer((): Reply =>
   slow
-    ? { kind: 'drip', text: 'This answer arrives one character a second, as a slow model streams.', everyMs: 1_000 }
+    ? { kind: 'drip', text: 'This answer arrives one character a second, as a slow model streams.', everyMs: Number(values['drip-ms']) }
     : { kind: 'text', text: 'The scripted provider answers with a short paragraph of text.', pieces: 8 },
 );
 const { child, base } = await startService({ databaseUrl: db.url, gatewayUrl: provider.url });

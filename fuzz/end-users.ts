@@ -11,7 +11,7 @@ import type { FuzzResponse } from './send.ts';
 import { assemble, validParts, type Caller } from './valid.ts';
 
 /** An end user of an agent's web channel, as the fuzzer calls the `/api/public/...` routes. */
-export type EndUserCaller = Caller & { token: string; endUserId: string; organizationId: string; agentId: string };
+export type EndUserCaller = Caller & { token: string; endUserId: string; organizationId: string; agentId: string; publishableKey: string };
 
 type Send = (request: FuzzRequest) => Promise<FuzzResponse>;
 
@@ -51,7 +51,7 @@ export async function endUsersOf(
     const session = JSON.parse(opened.text) as { sessionToken: string; visitorToken: string; endUser: { id: string } };
     secrets.add(session.sessionToken, `session token of ${name}`);
     secrets.add(session.visitorToken, `visitor token of ${name}`);
-    callers.push({ name, token: session.sessionToken, endUserId: session.endUser.id, organizationId, agentId });
+    callers.push({ name, token: session.sessionToken, endUserId: session.endUser.id, organizationId, agentId, publishableKey });
   }
   return [callers[0]!, callers[1]!];
 }

@@ -96,6 +96,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       },
     ]);
     for (const caller of [endUser, protectedEndUser]) callers.set(caller.name, caller);
+    // The demo channel's key is public: anonymous callers and its end user draw sessions on it (never on Other Agency's).
+    for (const principal of ['anonymous', END_USER]) pools.remember(principal, 'publishableKey', endUser.publishableKey);
     const context: EngineContext = {
       seed: options.seed,
       operations,

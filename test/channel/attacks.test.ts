@@ -65,7 +65,7 @@ test.serial(
     t.is(disabled.status, 404);
     t.is(disabled.body.errorCode, 'AI.CHANNEL_NOT_FOUND');
     await putChannel(t);
-    // Its hash is what is kept: a token of the right shape made up, or one character off, names nobody.
+    // Only its hash is kept: a made-up token of the right shape names nobody (one character off: sessions.test.ts).
     const madeUp = await anonymousSession(t, publishableKey, `agv_${'A'.repeat(40)}`);
     t.not(madeUp.endUser.id, first.endUser.id);
   },

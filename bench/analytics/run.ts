@@ -45,9 +45,35 @@ const CACHED_RUNS = 200;
 const BUILD_LANES = Number(process.env.BENCH_BUILD_LANES ?? 2);
 const END = new Date(Date.UTC(2026, 10, 1));
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The endpoints measured (comma-separated); all by default. The import is measured only on a run of all of them. */
+const ENDPOINTS = process.env.BENCH_ENDPOINTS?.split(',');
+/** Share of the rows of end users' actions (all but document indexing) that carry an end user (the agents' web channels). */
+const END_USER_SHARE = 0.3;
 
 const dbUrl = () => Object.assign(new URL(ADMIN_URL), { pathname: `/${DB_NAME}` }).toString();
 const orgId = (i: number) => `01900000-0000-7000-8000-${(0xb000 + i).toString(16).padStart(12, '0')}`;
+/** Organization i's agent, whose channel its end users come through. */
+const agentId = (i: number) => `01900000-0000-7000-8000-${(0xa000 + i).toString(16).padStart(12, '0')}`;
+/** End users per organization: the largest has 5,000 customers, the others 100 each. */
+const endUserCount = (i: number) => (i === 0 ? 5_000 : 100);
+const endUserIds = (i: number) =>
+  Array.from(
+    { length: endUserCount(i) },
+    (_, n) => `0190000e-${i.toString(16).padStart(4, '0')}-7000-8000-${n.toString(16).padStart(12, '0')}`,
+  );
+
+/** Organization i's agent and its end users: two verified customers of the business for one anonymous visitor. */
+async function insertEndUsers(db: DatabasePool, i: number): Promise<void> {
+  await db.query(sql.unsafe`
+    INSERT INTO agents (id, agency_id, name) VALUES (${agentId(i)}, ${orgId(i)}, ${`Bench agent ${i}`}) ON CONFLICT DO NOTHING`);
+  await db.query(sql.unsafe`
+    INSERT INTO end_users (id, organization_id, agent_id, kind, external_id, visitor_token_hash, created_at, last_seen_at)
+    SELECT u.id, ${orgId(i)}, ${agentId(i)}, CASE WHEN u.n % 3 = 0 THEN 'anonymous' ELSE 'verified' END,
+           CASE WHEN u.n % 3 = 0 THEN NULL ELSE 'customer-' || u.n END,
+           CASE WHEN u.n % 3 = 0 THEN sha256(u.id::text::bytea) END, now(), now()
+    FROM unnest(${sql.array(endUserIds(i), 'uuid')}::uuid[]) WITH ORDINALITY AS u(id, n)
+    ON CONFLICT DO NOTHING`);
+}
 
 async function ensureDatabase(): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
@@ -159,6 +185,8 @@ function* timeOrderedBatches(size: number): Generator<UsageEventInput[]> {
       days: i === 0 ? 365 : 30 + (i % 300),
       end: END,
       seed: i + 1,
+      endUserIds: endUserIds(i),
+      endUserShare: END_USER_SHARE,
       batchSize: 1_000,
     });
     const first = rest.next();
@@ -195,6 +223,7 @@ async function main() {
       await db.query(
         sql.unsafe`INSERT INTO organizations (id, name, type) VALUES (${orgId(i)}, ${`Bench ${i}`}, 'AGENCY') ON CONFLICT DO NOTHING`,
       );
+      await insertEndUsers(db, i);
     }
     // The monthly partitions the service would have created ahead of the year's usage.
     for (let month = utcMonthStart(new Date(END.getTime() - 366 * 86_400_000)); month <= END; month = utcMonthStart(month, 1)) {
@@ -296,6 +325,8 @@ async function main() {
       sql.unsafe`SELECT extract(dow FROM created_at AT TIME ZONE 'Europe/Madrid'), extract(hour FROM created_at AT TIME ZONE 'Europe/Madrid'), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1, 2`,
     'cache-savings': (from, to) =>
       sql.unsafe`SELECT model_id, sum(cache_read_tokens), sum(input_tokens) FROM usage_events WHERE organization_id = ${orgId(0)} AND source = 'system' AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    'end-users': (from, to) =>
+      sql.unsafe`SELECT end_user_id, sum(input_tokens + output_tokens + cache_read_tokens), sum(cost_usd) AS cost FROM usage_events WHERE organization_id = ${orgId(0)} AND end_user_id IS NOT NULL AND created_at >= ${from} AND created_at < ${to} GROUP BY 1 ORDER BY cost DESC, 1 LIMIT 20`,
   };
   const extra: Record<string, Record<string, string>> = {
     heatmap: { timezone: 'Europe/Madrid' },
@@ -306,7 +337,7 @@ async function main() {
     `| endpoint | window | cold p50 ms | cold p95 ms | cached p50 ms | naive raw p50 ms | naive / cold |${replicaApp ? ' replica cold p50 ms | replica cold p95 ms |' : ''}`,
     `|---|---|---|---|---|---|---|${replicaApp ? '---|---|' : ''}`,
   ];
-  for (const endpoint of Object.keys(naive)) {
+  for (const endpoint of Object.keys(naive).filter((name) => ENDPOINTS === undefined || ENDPOINTS.includes(name))) {
     for (const days of [7, 30, 90, 365]) {
       // Windows end at an odd minute so both raw edges are exercised.
       const to = new Date(END.getTime() - 7 * 60_000 - 13_000).toISOString();
@@ -359,11 +390,12 @@ async function main() {
   replicaApp?.server.close();
   await replica?.end();
   // Last, so the reads above run without the import's dirty buffers and checkpoint.
-  const importRate = await measureImport(db);
+  const importRate = ENDPOINTS === undefined ? await measureImport(db) : undefined;
   process.stdout.write(`${lines.join('\n')}\n${storage}\n`);
-  process.stdout.write(
-    `import-usage: ${Math.round(importRate)} rows/s (${IMPORT_ROWS} rows from an NDJSON file into the ${count || TOTAL_ROWS}-row table: parse, validate, insert, rollup triggers, one transaction)\n`,
-  );
+  if (importRate !== undefined)
+    process.stdout.write(
+      `import-usage: ${Math.round(importRate)} rows/s (${IMPORT_ROWS} rows from an NDJSON file into the ${count || TOTAL_ROWS}-row table: parse, validate, insert, rollup triggers, one transaction)\n`,
+    );
   if (buildRate !== undefined)
     process.stdout.write(`dataset build: ${Math.round(buildRate)} rows/s (generation + inserts + rollup triggers)\n`);
   await Promise.all([db.end(), long.end()]);

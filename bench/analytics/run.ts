@@ -128,6 +128,25 @@ async function measureImport(db: DatabasePool): Promise<number> {
   return rate;
 }
 
+/**
+ * The end users' chat turns, which the end-users route counts: one finished turn per end-user
+ * `user_interaction` row, started two seconds before it, in one conversation per end user and UTC
+ * day. (A turn with tools makes several such rows, so this is more turns than a live service
+ * would keep for the same usage.) Built once, from the usage rows, also on a dataset built before.
+ */
+async function insertEndUserTurns(db: DatabasePool): Promise<void> {
+  if ((await db.maybeOne(sql.unsafe`SELECT 1 FROM chat_turns WHERE end_user_id IS NOT NULL LIMIT 1`)) !== null) return;
+  const started = performance.now();
+  const turns = await db.query(sql.unsafe`
+    INSERT INTO chat_turns (id, organization_id, agent_id, end_user_id, client_conversation_id, started_at, lease_until, ended_at, outcome)
+    SELECT gen_random_uuid(), e.organization_id, u.agent_id, e.end_user_id, 'day-' || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYYMMDD'),
+           e.created_at - interval '2 seconds', e.created_at, e.created_at, 'finished'
+    FROM usage_events e JOIN end_users u ON u.id = e.end_user_id
+    WHERE e.end_user_id IS NOT NULL AND e.action_type = 'user_interaction'
+    ORDER BY e.created_at`);
+  log(`end users' turns: ${turns.rowCount} in ${Math.round((performance.now() - started) / 1000)} s`);
+}
+
 /** Rows of organization i: the largest holds a fifth of TOTAL_ROWS over 365 days, the others share the rest. */
 function organizationRows(i: number): number {
   const largest = Math.round(TOTAL_ROWS / 5);
@@ -251,8 +270,10 @@ async function main() {
     await Promise.all(Array.from({ length: BUILD_LANES }, lane));
     buildRate = done / ((performance.now() - started) / 1000);
   }
+  await insertEndUserTurns(long);
   // Visibility map and statistics for index-only scans (also after migrations on a reused dataset).
   for (const table of [
+    'chat_turns',
     'usage_events',
     'usage_models',
     'usage_rollup_15m_source',

@@ -2,11 +2,13 @@
  * Usage analytics benchmark (issue 7). Builds (or reuses) the database `bench_analytics` on the
  * local PostgreSQL with BENCH_ROWS rows (default 10,000,000) over 100 organizations, the largest
  * holding a fifth of them (2,000,000) over 365 days, then measures each endpoint for the largest
- * organization: cold p50/p95 (cache flushed before every call) for 7, 30, 90 and 365-day windows,
+ * organization (30 % of its end users' actions carry one of 5,000 end users, as a web channel's
+ * turns do): cold p50/p95 (cache flushed before every call) for 7, 30, 90 and 365-day windows,
  * the cached p50, the ratio against a naive query over the raw rows, and the import throughput.
  *
  *   npm run bench:analytics                 # full size
  *   BENCH_ROWS=1000000 npm run bench:analytics   # scaled down (same code path)
+ *   BENCH_ENDPOINTS=end-users npm run bench:analytics   # only these routes (comma-separated), no import
  *   BENCH_REPLICA_URL=postgres://postgres@127.0.0.1:5433/postgres npm run bench:analytics
  *     # also the cold latencies with DATABASE_REPLICA_URL set: reads on that streaming standby of the bench's
  *     # server (.ci/run starts one on 5433), in the same database name

@@ -35,6 +35,7 @@ import { ROLES } from '../../seeds/demo-fixtures.ts';
 import { accessToken } from '../../test/analytics/support.ts';
 import { testConfig } from '../../test/helpers/app.ts';
 import { storageLine, usageStorage } from './storage.ts';
+import { END_USER_SHARE, endUserIds, insertEndUsers, insertEndUserTurns } from './end-users.ts';
 import { createUsagePartition } from '../../sql/usage-partitions.ts';
 import { utcMonthStart } from '../../app/analytics/partitions.ts';
 
@@ -49,34 +50,9 @@ const END = new Date(Date.UTC(2026, 10, 1));
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The endpoints measured (comma-separated); all by default. The import is measured only on a run of all of them. */
 const ENDPOINTS = process.env.BENCH_ENDPOINTS?.split(',');
-/** Share of the rows of end users' actions (all but document indexing) that carry an end user (the agents' web channels). */
-const END_USER_SHARE = 0.3;
 
 const dbUrl = () => Object.assign(new URL(ADMIN_URL), { pathname: `/${DB_NAME}` }).toString();
 const orgId = (i: number) => `01900000-0000-7000-8000-${(0xb000 + i).toString(16).padStart(12, '0')}`;
-/** Organization i's agent, whose channel its end users come through. */
-const agentId = (i: number) => `01900000-0000-7000-8000-${(0xa000 + i).toString(16).padStart(12, '0')}`;
-/** End users per organization: the largest has 5,000 customers, the others 100 each. */
-const endUserCount = (i: number) => (i === 0 ? 5_000 : 100);
-const endUserIds = (i: number) =>
-  Array.from(
-    { length: endUserCount(i) },
-    (_, n) => `0190000e-${i.toString(16).padStart(4, '0')}-7000-8000-${n.toString(16).padStart(12, '0')}`,
-  );
-
-/** Organization i's agent and its end users: two verified customers of the business for one anonymous visitor. */
-async function insertEndUsers(db: DatabasePool, i: number): Promise<void> {
-  await db.query(sql.unsafe`
-    INSERT INTO agents (id, agency_id, name) VALUES (${agentId(i)}, ${orgId(i)}, ${`Bench agent ${i}`}) ON CONFLICT DO NOTHING`);
-  await db.query(sql.unsafe`
-    INSERT INTO end_users (id, organization_id, agent_id, kind, external_id, visitor_token_hash, created_at, last_seen_at)
-    SELECT u.id, ${orgId(i)}, ${agentId(i)}, CASE WHEN u.n % 3 = 0 THEN 'anonymous' ELSE 'verified' END,
-           CASE WHEN u.n % 3 = 0 THEN NULL ELSE 'customer-' || u.n END,
-           CASE WHEN u.n % 3 = 0 THEN sha256(u.id::text::bytea) END, now(), now()
-    FROM unnest(${sql.array(endUserIds(i), 'uuid')}::uuid[]) WITH ORDINALITY AS u(id, n)
-    ON CONFLICT DO NOTHING`);
-}
-
 async function ensureDatabase(): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -128,25 +104,6 @@ async function measureImport(db: DatabasePool): Promise<number> {
   await db.query(sql.unsafe`DELETE FROM organizations WHERE id = ${organizationId}`);
   await rm(dir, { recursive: true, force: true });
   return rate;
-}
-
-/**
- * The end users' chat turns, which the end-users route counts: one finished turn per end-user
- * `user_interaction` row, started two seconds before it, in one conversation per end user and UTC
- * day. (A turn with tools makes several such rows, so this is more turns than a live service
- * would keep for the same usage.) Built once, from the usage rows, also on a dataset built before.
- */
-async function insertEndUserTurns(db: DatabasePool): Promise<void> {
-  if ((await db.maybeOne(sql.unsafe`SELECT 1 FROM chat_turns WHERE end_user_id IS NOT NULL LIMIT 1`)) !== null) return;
-  const started = performance.now();
-  const turns = await db.query(sql.unsafe`
-    INSERT INTO chat_turns (id, organization_id, agent_id, end_user_id, client_conversation_id, started_at, lease_until, ended_at, outcome)
-    SELECT gen_random_uuid(), e.organization_id, u.agent_id, e.end_user_id, 'day-' || to_char(e.created_at AT TIME ZONE 'UTC', 'YYYYMMDD'),
-           e.created_at - interval '2 seconds', e.created_at, e.created_at, 'finished'
-    FROM usage_events e JOIN end_users u ON u.id = e.end_user_id
-    WHERE e.end_user_id IS NOT NULL AND e.action_type = 'user_interaction'
-    ORDER BY e.created_at`);
-  log(`end users' turns: ${turns.rowCount} in ${Math.round((performance.now() - started) / 1000)} s`);
 }
 
 /** Rows of organization i: the largest holds a fifth of TOTAL_ROWS over 365 days, the others share the rest. */
@@ -244,7 +201,7 @@ async function main() {
       await db.query(
         sql.unsafe`INSERT INTO organizations (id, name, type) VALUES (${orgId(i)}, ${`Bench ${i}`}, 'AGENCY') ON CONFLICT DO NOTHING`,
       );
-      await insertEndUsers(db, i);
+      await insertEndUsers(db, i, orgId(i));
     }
     // The monthly partitions the service would have created ahead of the year's usage.
     for (let month = utcMonthStart(new Date(END.getTime() - 366 * 86_400_000)); month <= END; month = utcMonthStart(month, 1)) {
@@ -272,7 +229,7 @@ async function main() {
     await Promise.all(Array.from({ length: BUILD_LANES }, lane));
     buildRate = done / ((performance.now() - started) / 1000);
   }
-  await insertEndUserTurns(long);
+  log(await insertEndUserTurns(long));
   // Visibility map and statistics for index-only scans (also after migrations on a reused dataset).
   for (const table of [
     'chat_turns',

@@ -39,7 +39,11 @@ type Variant = { name: string; samples: Sample[]; cpuMs: number; statements: Map
 
 const f1 = (n: number) => n.toFixed(1);
 const f2 = (n: number) => n.toFixed(2);
-const p = (samples: Sample[], key: keyof Sample, at: number) => percentile(samples.map((s) => s[key]), at);
+const p = (samples: Sample[], key: keyof Sample, at: number) =>
+  percentile(
+    samples.map((s) => s[key]),
+    at,
+  );
 
 /** Runs the two measurements on a database and provider of their own; answers the lines to print. */
 export async function measureMetering(): Promise<string[]> {
@@ -65,7 +69,10 @@ export async function measureMetering(): Promise<string[]> {
     const response = await fetch(`${service.base}/api/ai/agents/${agent}/chat`, {
       method: 'POST',
       headers: auth,
-      body: JSON.stringify({ id: `metering-${counter++}`, messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hello' }] }] }),
+      body: JSON.stringify({
+        id: `metering-${counter++}`,
+        messages: [{ id: 'm', role: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+      }),
     });
     if (response.status !== 200) throw new Error(`chat answered ${response.status}`);
     return timeStream(response, started, (data) => data.includes('"type":"text-delta"'));
@@ -83,7 +90,8 @@ export async function measureMetering(): Promise<string[]> {
     const before = cpuMsOf(service.child.pid!);
     variant.samples.push(...(await runConcurrent(turns, 1, turn(service))));
     variant.cpuMs += cpuMsOf(service.child.pid!) - before;
-    for (const [text, n] of Object.entries(await statementsOf(service.child))) variant.statements.set(text, (variant.statements.get(text) ?? 0) + n);
+    for (const [text, n] of Object.entries(await statementsOf(service.child)))
+      variant.statements.set(text, (variant.statements.get(text) ?? 0) + n);
   };
   const perRound = Math.max(1, Math.round(TURNS / ROUNDS));
   const variant = (name: string): Variant => ({ name, samples: [], cpuMs: 0, statements: new Map() });
@@ -148,7 +156,11 @@ export async function measureMetering(): Promise<string[]> {
   // Titles: three services, the variants in turn within each round.
   const titlesOff = await startService({ databaseUrl: db.url, gatewayUrl: provider.url, titleModel: UNPRICED_TITLE_MODEL });
   const titlesOn = await startService({ databaseUrl: db.url, gatewayUrl: provider.url });
-  const [off, fast, slow] = [variant('titles off'), variant('titles on, title answered at once'), variant(`titles on, title answered after ${SLOW_TITLE_MS} ms`)];
+  const [off, fast, slow] = [
+    variant('titles off'),
+    variant('titles on, title answered at once'),
+    variant(`titles on, title answered after ${SLOW_TITLE_MS} ms`),
+  ];
   await runConcurrent(40, 1, turn(titlesOff));
   await runConcurrent(40, 1, turn(titlesOn));
   for (let i = 0; i < ROUNDS; i++) {

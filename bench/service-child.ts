@@ -2,7 +2,7 @@
  * The service under test in the chat and ingest benches, in a process of its own so that its CPU
  * and RSS are read apart from the clients (bench/service-process.ts forks it). Reads
  * `BENCH_DATABASE_URL`, `BENCH_NODE_ENV` (default development) and, for the chat bench,
- * `BENCH_GATEWAY_URL`; the route limits are off (the benches measure the paths behind them).
+ * `BENCH_GATEWAY_URL` and `BENCH_TITLE_MODEL` (`AI_TITLE_MODEL`); the route limits are off (the benches measure the paths behind them).
  * Listens on a loopback port and reports it to the parent over IPC; collects garbage on `gc`,
  * samples its CPU between `profile-start` and `profile-stop` (the profile is written into
  * `.data-bench/` and its path sent back) and ends on `stop`.
@@ -32,9 +32,11 @@ const pool = await createDatabasePool(process.env.BENCH_DATABASE_URL!, { maximum
 const nodeEnv = process.env.BENCH_NODE_ENV === 'production' ? 'production' : 'development';
 const config = testConfig({ nodeEnv, logLevel: 'silent' });
 const gatewayUrl = process.env.BENCH_GATEWAY_URL;
+const titleModel = process.env.BENCH_TITLE_MODEL;
+const ai = { ...config.ai, ...(titleModel ? { titleModel } : {}) };
 const app = createApp({
   db: pool,
-  config: gatewayUrl ? { ...config, ai: { ...config.ai, gatewayUrl, gatewayApiKey: 'sk-bench', providerTimeoutMs: 120_000 } } : config,
+  config: { ...config, ai: gatewayUrl ? { ...ai, gatewayUrl, gatewayApiKey: 'sk-bench', providerTimeoutMs: 120_000 } : ai },
   logger: pino({ level: 'silent' }),
   rateLimits: false,
 });

@@ -8,7 +8,12 @@ import { readFileSync } from 'node:fs';
 export type ServiceProcess = { child: ChildProcess; base: string; port: number };
 
 /** Forks the service and waits for its port. `BENCH_CPU_PROF=1` writes a V8 CPU profile into `.data-bench/`. */
-export async function startService(env: { databaseUrl: string; nodeEnv?: 'production'; gatewayUrl?: string }): Promise<ServiceProcess> {
+export async function startService(env: {
+  databaseUrl: string;
+  nodeEnv?: 'production';
+  gatewayUrl?: string;
+  titleModel?: string;
+}): Promise<ServiceProcess> {
   const execArgv = ['--conditions=agents-source', '--expose-gc'];
   if (process.env.BENCH_CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir=.data-bench');
   const child = fork(new URL('./service-child.ts', import.meta.url), [], {
@@ -18,6 +23,7 @@ export async function startService(env: { databaseUrl: string; nodeEnv?: 'produc
       BENCH_DATABASE_URL: env.databaseUrl,
       ...(env.nodeEnv ? { BENCH_NODE_ENV: env.nodeEnv } : {}),
       ...(env.gatewayUrl ? { BENCH_GATEWAY_URL: env.gatewayUrl } : {}),
+      ...(env.titleModel ? { BENCH_TITLE_MODEL: env.titleModel } : {}),
     },
   });
   const port = await new Promise<number>((resolve, reject) => {

@@ -19,7 +19,8 @@
  *
  * After the timed cells, the same text turns are run once more with the service's CPU sampled
  * (bench/chat/stages.ts attributes the samples to the stages of a turn); that run's profile is
- * kept in .data-bench/.
+ * kept in .data-bench/. It ends with what metering adds (bench/chat/metering.ts): the budget
+ * reservation per model call and the first chunk of a new conversation with titles on and off.
  */
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -33,6 +34,7 @@ import { startMcpToolPeer } from '../../test/helpers/mcp-tool-peer.ts';
 import { startOpenAiPeer, type Reply } from '../../test/helpers/openai-peer.ts';
 import { cpuMsOf, profileService, rssAfterGc, rssMbOf, startService, statementsOf, stopService } from '../service-process.ts';
 import { measureFloors } from './floor.ts';
+import { measureMetering } from './metering.ts';
 import { measureResumable } from './resumable.ts';
 import { stageTable, stageTimes, type CpuProfile } from './stages.ts';
 import { percentile, runConcurrent, timeStream, type Sample } from './timing.ts';
@@ -200,6 +202,7 @@ async function main() {
     controllers.map((_, i) => fetch(`${base}/api/ai/agents/${agent}/chat/open-${i}/stop`, { method: 'POST', headers: auth })),
   );
   const resumable = await measureResumable();
+  const metering = await measureMetering();
 
   const usageRows = await db.pool.oneFirst(
     sql.type(z.strictObject({ n: z.number() }))`SELECT count(*)::int AS n FROM usage_events WHERE user_id IS NOT NULL`,
@@ -256,6 +259,8 @@ async function main() {
     `| no error (non-200 answers) | ${errors} | ${verdict(errors === 0)} |`,
     '',
     ...resumable,
+    '',
+    ...metering,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
   await stopService(child);

@@ -2,12 +2,18 @@ import { Transform } from 'node:stream';
 import { createUnzip } from 'node:zlib';
 import getRawBody from 'raw-body';
 import type { Context, Middleware } from 'koa';
-// The `ctx.request.body` / `rawBody` typing of Koa's request (this reader fills both).
-import type {} from 'koa-bodyparser';
 import { HttpError, ValidationError } from './errors.ts';
 import { JsonNesting } from './json-nesting.ts';
 
-/** The media types read as JSON (koa-bodyparser's list, which this reader replaced). */
+declare module 'koa' {
+  /** The parsed body and its text, which this reader fills (`{}` and unset for a body that is not JSON). */
+  interface Request {
+    body: unknown;
+    rawBody: string | undefined;
+  }
+}
+
+/** The media types read as JSON (koa-bodyparser's list). */
 const JSON_TYPES = new Set([
   'application/json',
   'application/json-patch+json',
@@ -30,7 +36,7 @@ const STARTS_A_CONTAINER = /^[ \t\n\r]*[[{]/;
  * deeper than `MAX_JSON_DEPTH` is 400 at once, before `JSON.parse` could spend time on it); then
  * it is parsed.
  * Anything unreadable or unparseable is 400 `Malformed JSON`; an object with an own `__proto__`
- * key is refused like malformed JSON (what koa-bodyparser's parser did).
+ * key is refused like malformed JSON.
  *
  * @param limitBytes largest accepted body in bytes (`BODY_LIMIT_BYTES`), after inflation.
  */

@@ -18,6 +18,7 @@ import { requestId } from './core/request-id.ts';
 import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
 import { dashboard } from './dashboard/serve.ts';
+import { widget } from './dashboard/widget.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './identity/tokens.ts';
 import { docsRoutes } from './docs/routes.ts';
 import { createRateLimitStore } from './core/route-rate-limit.ts';
@@ -89,6 +90,7 @@ export function createApp(options: CreateAppOptions): App {
   for (const middleware of corsFor(options.config.corsOrigins)) app.use(middleware);
   app.use(errorMiddleware);
   app.use(dashboard({ root: options.dashboardRoot }));
+  app.use(widget(deps, { root: options.dashboardRoot }));
   // The JSON body is parsed per route, after its rate limiter (app/core/mount.ts).
   app.use(ignoreBodyOfBodilessMethods);
   app.use(methodNotAllowed(router));

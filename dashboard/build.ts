@@ -1,8 +1,9 @@
 /**
  * Builds the dashboard into static files: `index.html` plus content-hashed assets under
  * `assets/`, so the server can answer assets with a year-long immutable cache and the page
- * with `no-cache`. Run by `npm start` (its `prestart`), by `npm run build:dashboard` and by the
- * browser tests (into their own folder).
+ * with `no-cache`; and the web channel's widget, `widget.js` (one classic script, no imports: a
+ * page pastes its URL, so it cannot be content-hashed). Run by `npm start` (its `prestart`), by
+ * `npm run build:dashboard` and by the browser tests (into their own folder).
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -27,6 +28,8 @@ export type DashboardAsset = {
 export type DashboardBuild = {
   outDir: string;
   script: string;
+  /** Bytes of `widget.js`. */
+  widgetBytes: number;
   stylesheet: string;
   /** Every output under `assets/` with the assets each one imports (statically or with `import()`). */
   assets: DashboardAsset[];
@@ -56,6 +59,7 @@ export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { 
     metafile: true,
     logLevel: 'warning',
   });
+  const widget = await buildWidget(target, options.minify ?? true);
   const entries = Object.entries(result.metafile.outputs);
   const outputs = entries.map(([file]) => basename(file));
   const script = entries.find(([file, output]) => file.endsWith('.js') && output.entryPoint?.endsWith('main.ts'))?.[0];
@@ -82,7 +86,25 @@ export async function buildDashboard(outDir = DEFAULT_DASHBOARD_DIR, options: { 
       .filter((imported) => !imported.external)
       .map((imported) => ({ name: basename(imported.path), dynamic: imported.kind === 'dynamic-import' })),
   }));
-  return { outDir: target, script: basename(script), stylesheet, assets: assetList };
+  return { outDir: target, script: basename(script), widgetBytes: widget, stylesheet, assets: assetList };
+}
+
+/** `dashboard/src/widget/main.ts` as `outDir/widget.js`: an IIFE, so nothing it declares reaches the page's globals. */
+async function buildWidget(outDir: string, minify: boolean): Promise<number> {
+  const result = await build({
+    entryPoints: [join(here, 'src', 'widget', 'main.ts')],
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2022'],
+    minify,
+    sourcemap: false,
+    legalComments: 'none',
+    outfile: join(outDir, 'widget.js'),
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,16 +1,17 @@
-import { ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
+import { AGENTS, ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
 import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
 import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
 import { hugeAnswer } from './chat-attacks.ts';
 import { hostileDocumentUploads } from './document-attacks.ts';
 import { dripProvider } from './drip-provider.ts';
+import { endUsersOf, endUserTrespass, plantConversation } from './end-users.ts';
 import { otlpSpanBomb, preAuthNestingBomb } from './attack-cases-37.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
 import { drawRequest, exchange, runPhase, type EngineContext, type Outcome } from './engine.ts';
 import { startHarness } from './harness.ts';
 import { IdPools } from './id-pools.ts';
 import { printReport, Tally } from './report.ts';
-import { SecretRegistry } from './secrets.ts';
+import { SecretRegistry, withoutIssuedTokens } from './secrets.ts';
 import { makeSender } from './send.ts';
 import { changedTables, scopedIdsOf, scopeTrespass, snapshotAgency } from './tenancy.ts';
 import type { Caller } from './valid.ts';
@@ -43,22 +44,12 @@ export type FuzzResult = {
 const PRINCIPALS = ['owner@demo.test', 'member@demo.test', 'admin@platform.test', 'owner@other.test'];
 /** The agency whose rows must not change while the others fuzz; its owner fuzzes first, alone. */
 const PROTECTED = 'owner@other.test';
-
-/**
- * The answer's text without the tokens it issues (`accessToken`, `refreshToken`): those are
- * its to carry. Two sign-ins in the same second issue the same access token, so a token is
- * judged by where it appears, not by which answer issued it first.
- */
-function withoutIssuedTokens(text: string): string {
-  try {
-    const body = JSON.parse(text) as unknown;
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return text;
-    const { accessToken: _access, refreshToken: _refresh, ...rest } = body as Record<string, unknown>;
-    return JSON.stringify(rest);
-  } catch {
-    return text;
-  }
-}
+/** End users of a web channel of each agency; the protected agency's fuzzes with its owner. */
+const END_USER = 'end-user@demo.test';
+const PROTECTED_END_USER = 'end-user@other.test';
+/** A conversation of the protected end user: its client id is what the trespass names, its text is in no other answer. */
+const PLANTED_CONVERSATION = 'planted-conversation';
+const PLANTED_TEXT = 'fuzz-canary-of-another-organizations-end-user';
 
 export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const started = performance.now();
@@ -94,6 +85,19 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       secrets.add(tokens.refreshToken, `refresh token of ${email}`);
       callers.set(email, { name: email, token: tokens.accessToken });
     }
+    // An anonymous end user of each agency's web channel, on the `/api/public/...` routes (401 on every other).
+    const [endUser, protectedEndUser] = await endUsersOf(send, secrets, harness.deps, [
+      { name: END_USER, owner: callers.get('owner@demo.test')!, agentId: AGENTS.support.id, organizationId: ORGANIZATIONS.demoAgency.id },
+      {
+        name: PROTECTED_END_USER,
+        owner: callers.get(PROTECTED)!,
+        agentId: AGENTS.otherHelper.id,
+        organizationId: ORGANIZATIONS.otherAgency.id,
+      },
+    ]);
+    for (const caller of [endUser, protectedEndUser]) callers.set(caller.name, caller);
+    // The demo channel's key is public: anonymous callers and its end user draw sessions on it (never on Other Agency's).
+    for (const principal of ['anonymous', END_USER]) pools.remember(principal, 'publishableKey', endUser.publishableKey);
     const context: EngineContext = {
       seed: options.seed,
       operations,
@@ -121,20 +125,26 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       if (tally.total % step === 0)
         process.stderr.write(`  ${tally.total} / ${options.requests} requests, ${tally.failures.length} failing\n`);
     };
-    // Phase 1: the protected agency's owner alone (a fifth of the requests).
+    // Phase 1: the protected agency's owner and end user alone (a fifth of the requests).
     const protectedShare = Math.floor(options.requests / 5);
-    const own = callers.get(PROTECTED)!;
+    const own = [callers.get(PROTECTED)!, protectedEndUser];
     await runPhase(
       context,
       0,
       protectedShare,
       concurrency,
-      (index) => ({ operation: operations[index % operations.length]!, caller: own }),
+      (index) => ({ operation: operations[index % operations.length]!, caller: own[Math.floor(index / operations.length) % own.length]! }),
       record,
     );
+    await plantConversation(harness.db.pool, protectedEndUser, PLANTED_CONVERSATION, PLANTED_TEXT);
+    secrets.add(PLANTED_TEXT, "the text of another organization's end user's conversation");
     const before = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
+    // The demo end user names that conversation on every public route that takes one, before phase 2 can turn its channel off.
+    let trespassIndex = options.requests * 2;
+    const endUserRun = { context, record, nextIndex: () => trespassIndex++ };
+    const endUserCase = await endUserTrespass(endUserRun, endUser, PLANTED_CONVERSATION, options.seed);
     // Phase 2: everyone else, anonymous included, round robin over operations and callers.
-    const others = [...callers.values()].filter((caller) => caller.name !== PROTECTED);
+    const others = [...callers.values()].filter((caller) => caller.name !== PROTECTED && caller.name !== PROTECTED_END_USER);
     await runPhase(
       context,
       protectedShare,
@@ -161,7 +171,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       await scopedIdsOf(harness.db.pool, ORGANIZATIONS.otherAgency.id),
       options.seed,
     );
-    const attacks: AttackCase[] = [trespass, await analyticsRouteLimit(limitedRun, callers.get('owner@demo.test')!, concurrency)];
+    const attacks: AttackCase[] = [
+      trespass,
+      endUserCase,
+      await analyticsRouteLimit(limitedRun, callers.get('owner@demo.test')!, concurrency),
+    ];
     for (const operation of operations.filter((op) => op.responses.has(429))) {
       const caller = operation.secured ? callers.get('owner@demo.test')! : callers.get('anonymous')!;
       // Until the limit the route announces (`RateLimit-Policy: "name";q=<limit>;w=<s>`) is spent, and one more.
@@ -218,7 +232,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       operations,
       [
         '',
-        'attack cases (issues 22, 37 and 47):',
+        'attack cases:',
         ...attacks.map((attack) => `  ${attack.held ? 'held' : 'GOT IN'}  ${attack.name}: ${attack.detail}`),
         '',
         ...problems.map((problem) => `PROBLEM: ${problem}`),

@@ -38,6 +38,11 @@ export class IdPools {
     visit(body, 0);
   }
 
+  /** A value `principal` knows for fields named `field` from the setup (a channel's publishable key). */
+  remember(principal: string, field: string, value: string): void {
+    this.#add(principal, field, value);
+  }
+
   #add(principal: string, field: string, id: string) {
     const key = ALIASES[field] ?? field;
     const pools = this.#pools.get(principal) ?? new Map<string, Set<string>>();

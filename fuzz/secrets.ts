@@ -47,3 +47,26 @@ export class SecretRegistry {
     return found;
   }
 }
+
+/**
+ * The answer's text without the tokens it issues (`accessToken`, `refreshToken`, an end user's
+ * `sessionToken` and `visitorToken`): those are
+ * its to carry. Two sign-ins in the same second issue the same access token, so a token is
+ * judged by where it appears, not by which answer issued it first.
+ */
+export function withoutIssuedTokens(text: string): string {
+  try {
+    const body = JSON.parse(text) as unknown;
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return text;
+    const {
+      accessToken: _access,
+      refreshToken: _refresh,
+      sessionToken: _session,
+      visitorToken: _visitor,
+      ...rest
+    } = body as Record<string, unknown>;
+    return JSON.stringify(rest);
+  } catch {
+    return text;
+  }
+}

@@ -8,12 +8,12 @@ import { assemble, validParts, type Caller } from './valid.ts';
 const Column = z.object({ table: z.string(), column: z.string() });
 const RowText = z.object({ row_text: z.string() });
 
-/** Columns through which a row belongs to an agency, directly or through its users or agents. */
-const OWNER_COLUMNS = ['agency_id', 'organization_id', 'parent_id', 'user_id', 'agent_id'];
+/** Columns through which a row belongs to an agency, directly or through its users, agents or end users. */
+const OWNER_COLUMNS = ['agency_id', 'organization_id', 'parent_id', 'user_id', 'agent_id', 'end_user_id'];
 
 /**
  * A digest of every row that belongs to `agencyId`: rows with its id in an agency column, and
- * rows of its users and agents. Equal digests before and after the run: nothing of it changed.
+ * rows of its users, agents and the end users of its agents' web channels. Equal digests before and after the run: nothing of it changed.
  */
 export async function snapshotAgency(db: DatabasePool, agencyId: string): Promise<Map<string, string[]>> {
   const columns = await db.any(sql.type(Column)`
@@ -23,14 +23,17 @@ export async function snapshotAgency(db: DatabasePool, agencyId: string): Promis
     ORDER BY table_name, column_name`);
   const users = sql.fragment`(SELECT id FROM users WHERE organization_id = ${agencyId})`;
   const agents = sql.fragment`(SELECT id FROM agents WHERE agency_id = ${agencyId})`;
+  const endUsers = sql.fragment`(SELECT id FROM end_users WHERE organization_id = ${agencyId})`;
   const snapshot = new Map<string, string[]>();
   for (const { table, column } of [...columns, { table: 'organizations', column: 'id' }]) {
     const owned =
       column === 'user_id'
         ? sql.fragment`${sql.identifier([column])} IN ${users}`
-        : column === 'agent_id'
-          ? sql.fragment`${sql.identifier([column])} IN ${agents}`
-          : sql.fragment`${sql.identifier([column])} = ${agencyId}`;
+        : column === 'end_user_id'
+          ? sql.fragment`${sql.identifier([column])} IN ${endUsers}`
+          : column === 'agent_id'
+            ? sql.fragment`${sql.identifier([column])} IN ${agents}`
+            : sql.fragment`${sql.identifier([column])} = ${agencyId}`;
     const rows = await db.any(sql.type(RowText)`
       SELECT t::text AS row_text FROM ${sql.identifier([table])} AS t WHERE ${owned} ORDER BY 1`);
     snapshot.set(

@@ -94,6 +94,14 @@ export type GenerateOptions = {
   seed: number;
   agentIds?: readonly string[];
   userIds?: readonly string[];
+  /**
+   * End users of the agents' web channels: each row of an action an end user's turn makes (every
+   * action but `document_indexing`) carries one of them with probability `endUserShare`, drawn so that
+   * a few end users make most of the calls (the first of the list the most). Without
+   * them no random number is drawn for it, so the rows of a seed stay as they were.
+   */
+  endUserIds?: readonly string[];
+  endUserShare?: number;
   batchSize?: number;
 };
 
@@ -165,6 +173,12 @@ export function* generateUsage(options: GenerateOptions): Generator<UsageEventIn
   const chatModels = GENERATED_MODELS.filter((model) => !model.embedding);
   const embedding = GENERATED_MODELS.find((model) => model.embedding)!;
   const batchSize = options.batchSize ?? 5_000;
+  const endUsers = options.endUserIds ?? [];
+  const endUserShare = options.endUserShare ?? 0;
+  const endUserOf = (action: ActionType): string | null =>
+    endUsers.length > 0 && action !== 'document_indexing' && random() < endUserShare
+      ? endUsers[Math.floor(random() ** 3 * endUsers.length)]!
+      : null;
   let batch: UsageEventInput[] = [];
   for (const ms of timestamps(random, options.rows, startMs, endMs)) {
     const action = pick(random, ACTION_MIX, ([, share]) => share)[0];
@@ -195,6 +209,7 @@ export function* generateUsage(options: GenerateOptions): Generator<UsageEventIn
       agentId: options.agentIds?.length ? options.agentIds[Math.floor(random() * options.agentIds.length)]! : null,
       userId:
         options.userIds?.length && action === 'user_interaction' ? options.userIds[Math.floor(random() * options.userIds.length)]! : null,
+      endUserId: endUserOf(action),
       modelId: model.modelId,
       actionType: action,
       source,

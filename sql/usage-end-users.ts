@@ -15,7 +15,8 @@ const EndUserUsageRow = z.strictObject({
  * The end users with the highest cost in the window (ties by id), with their tokens and turns: the
  * raw rows of end users' turns, read through their partial index (organization, time) that
  * carries the end user, tokens and cost (migration 1103), so no other usage row is touched. Turns
- * are the end user's chat turns started in the window.
+ * are the end user's chat turns started in the window, counted for the listed end users only,
+ * through their index by end user and start (migration 1130).
  */
 export function findEndUserUsage(db: CommonQueryMethods, window: UsageWindow, limit: number) {
   return db.any(sql.type(EndUserUsageRow)`

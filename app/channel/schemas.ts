@@ -70,4 +70,7 @@ export const SessionSchema = Type.Object({
   endUser: Type.Object({ id: Uuid(), verified: Type.Boolean() }),
   visitorToken: Type.Optional(Type.String({ description: 'an anonymous end user only: send it back to be the same end user (90 days)' })),
   agent: Type.Object({ name: Type.String(), greeting: Type.String() }),
+  approvals: Type.Union([Type.Literal('staff'), Type.Literal('end_user')], {
+    description: "who answers this end user's tool approvals: the organization's staff, or the end user in the stream",
+  }),
 });

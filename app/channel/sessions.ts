@@ -54,6 +54,7 @@ export async function openSession(deps: AppDeps, ctx: Context, body: Static<type
     endUser: { id: endUser.id, verified: endUser.kind !== 'anonymous' },
     ...(visitor ? { visitorToken: visitor.token } : {}),
     agent: { name: channel.agentName, greeting: channel.greeting },
+    approvals: channel.approvals,
   };
 }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { LanguageModelV3, LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -99,24 +100,46 @@ export function chatModelWith(
 const MAX_CACHED_MODELS = 64;
 const cachedModels = new Map<string, LanguageModelV3>();
 
+/** The fetch of the model call running in this async context (set by `throughFetch`). */
+const callFetch = new AsyncLocalStorage<typeof globalThis.fetch>();
+
+/**
+ * The `fetch` every cached model is created with: the calling turn's fetch, so each provider
+ * request of a turn goes through that turn's outbound policy, deadline and bounds. A request made
+ * outside a call of `throughFetch` is refused, never sent with the global fetch.
+ */
+const fetchOfCall: typeof globalThis.fetch = (input, init) => {
+  const current = callFetch.getStore();
+  if (!current) return Promise.reject(new Error('a provider request outside a chat model call'));
+  return current(input, init);
+};
+
+/** A language-model middleware that runs each call of the model with `fetch` as its provider fetch. */
+function throughFetch(fetch: typeof globalThis.fetch): LanguageModelV3Middleware {
+  return {
+    specificationVersion: 'v3',
+    wrapGenerate: ({ doGenerate }) => callFetch.run(fetch, doGenerate),
+    wrapStream: ({ doStream }) => callFetch.run(fetch, doStream),
+  };
+}
+
 /**
  * A Chat Completions model at `endpoint` whose requests go through `fetch` (the turn's bounded,
  * failure-recording fetch). Building the SDK's model compiles its zod chunk schema, and the first
  * parse with a new schema compiles it again: together most of the service's added time to the
- * first chunk. So one instance per endpoint, key (by hash) and model id is kept, and each turn
- * gets an object inheriting from it with its own `config` (the SDK reads `this.config.fetch` on
- * every call). The cache only saves work: the key is still looked up for every turn.
+ * first chunk. So one instance per endpoint, key (by hash) and model id is kept, created with
+ * `fetchOfCall`, and each turn wraps it in `throughFetch` with its own fetch. The cache only
+ * saves work: the key is still looked up for every turn.
  */
 function chatModelOver(endpoint: { name: string; baseURL: string; apiKey: string }, modelId: string, fetch: typeof globalThis.fetch) {
   const key = [endpoint.name, endpoint.baseURL, createHash('sha256').update(endpoint.apiKey).digest('base64'), modelId].join('\n');
   let shared = cachedModels.get(key);
   if (!shared) {
     if (cachedModels.size >= MAX_CACHED_MODELS) cachedModels.delete(cachedModels.keys().next().value!);
-    shared = createOpenAICompatible({ ...endpoint, includeUsage: true }).chatModel(modelId);
+    shared = createOpenAICompatible({ ...endpoint, includeUsage: true, fetch: fetchOfCall }).chatModel(modelId);
     cachedModels.set(key, shared);
   }
-  const config = (shared as unknown as { config: Record<string, unknown> }).config;
-  return Object.assign(Object.create(shared) as LanguageModelV3, { config: { ...config, fetch } });
+  return wrapLanguageModel({ model: shared, middleware: throughFetch(fetch) });
 }
 
 /** Most bytes (UTF-8) of text, reasoning and tool input one assistant answer stores, over all its model calls. */

@@ -5,6 +5,7 @@ import {
   RetryError,
   stepCountIs,
   streamText,
+  type StreamTextTransform,
   type ToolSet,
   type UIMessage,
   type UIMessageChunk,
@@ -76,6 +77,16 @@ export type Turn = {
 };
 
 /**
+ * Gives each approval request of the turn a UUIDv7 id (the id of its stored approval, which the
+ * approval routes take as a UUID). It runs before the SDK records the step, so the streamed
+ * chunk, the stored answer and the next turn's approval response all carry the same id.
+ */
+const uuidApprovalIds: StreamTextTransform<ToolSet> = () =>
+  new TransformStream({
+    transform: (part, controller) => controller.enqueue(part.type === 'tool-approval-request' ? { ...part, approvalId: uuidv7() } : part),
+  });
+
+/**
  * One turn as an AI SDK UI message stream: `streamText` over the stored history with the turn's
  * tool map, at most `AI_MAX_STEPS` model calls. Approved answers in the history run their stored
  * call first and denied ones tell the model (the SDK's approval flow). Each
@@ -125,7 +136,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
           abortSignal: turn.signal,
           // Errors reach the client as `error` chunks (describeFailure); the default would print them.
           onError: () => {},
-          _internal: { generateId: uuidv7 },
+          experimental_transform: uuidApprovalIds,
         });
         const chunks = result.toUIMessageStream({
           originalMessages: history,

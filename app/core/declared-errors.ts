@@ -4,6 +4,7 @@ import {
   CodedError,
   CORE_IDEMPOTENCY_KEY_IN_FLIGHT,
   CORE_IDEMPOTENCY_KEY_REUSED,
+  CORE_RATE_LIMIT_EXCEEDED,
   CORE_SERVICE_UNAVAILABLE,
   type ErrorCode,
 } from './errors.ts';
@@ -28,6 +29,7 @@ export function answerableErrors(route: Route): ErrorCode[] {
     ...(route.scope ? [route.scope.error] : []),
     CORE_SERVICE_UNAVAILABLE,
     ...(route.idempotent ? [CORE_IDEMPOTENCY_KEY_IN_FLIGHT, CORE_IDEMPOTENCY_KEY_REUSED] : []),
+    ...(route.rateLimit ? [CORE_RATE_LIMIT_EXCEEDED] : []),
   ];
 }
 

@@ -30,14 +30,16 @@ export class ValidationError extends HttpError {
  * (docs/decisions/0101). A route lists the ones it can answer (`errors: [...]`, app/core/route.ts):
  * they feed its OpenAPI responses, and in tests an undeclared one fails (app/core/declared-errors.ts).
  */
-export type ErrorCode = { readonly status: number; readonly code: string };
+export type ErrorCode<C extends string = string> = { readonly status: number; readonly code: C };
 
-export const errorCode = (status: number, code: string): ErrorCode => ({ status, code });
+export const errorCode = <C extends string>(status: number, code: C): ErrorCode<C> => ({ status, code });
 
 /** The codes every route's chain may answer, declared by the chain rather than per route. */
 export const CORE_SERVICE_UNAVAILABLE = errorCode(503, 'CORE.SERVICE_UNAVAILABLE');
 export const CORE_IDEMPOTENCY_KEY_IN_FLIGHT = errorCode(409, 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT');
 export const CORE_IDEMPOTENCY_KEY_REUSED = errorCode(422, 'CORE.IDEMPOTENCY_KEY_REUSED');
+/** Answered by the rate limiter's own body (app/core/rate-limit-body.ts), not by a `CodedError`. */
+export const CORE_RATE_LIMIT_EXCEEDED = errorCode(429, 'CORE.RATE_LIMIT_EXCEEDED');
 
 /** An error with a code: `{ statusCode, errorCode, message: { en, es }, metadata? }`. */
 export class CodedError extends Error {

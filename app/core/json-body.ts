@@ -6,27 +6,20 @@ import { HttpError, ValidationError } from './errors.ts';
 import { JsonNesting } from './json-nesting.ts';
 
 declare module 'koa' {
-  /** The parsed body and its text, which this reader fills (`{}` and unset for a body that is not JSON). */
   interface Request {
-    body: unknown;
-    rawBody: string | undefined;
+    /** The body as the route's reader left it (app/core/body-readers.ts): JSON, a Buffer, an `Upload`, OTLP spans. */
+    body?: unknown;
   }
 }
 
-/** The media types read as JSON (koa-bodyparser's list). */
-const JSON_TYPES = new Set([
-  'application/json',
-  'application/json-patch+json',
-  'application/vnd.api+json',
-  'application/csp-report',
-  'application/scim+json',
-]);
+/** The one media type read as JSON (parameters such as `charset` aside); a body route answers any other 415. */
+const JSON_TYPE = 'application/json';
 
 /** RFC 8259 whitespace then `{` or `[`: only an object or an array is a body (strict mode). */
 const STARTS_A_CONTAINER = /^[ \t\n\r]*[[{]/;
 
 /**
- * Parses a JSON body into `ctx.request.body` (its text into `rawBody`). Mounted per route after
+ * Parses a JSON body into `ctx.request.body`. Mounted per route after
  * the rate limiter and after credentials (app/core/mount.ts). Bodies of other content types are
  * left unread (`{}`); a route with a body schema answers them 415.
  *
@@ -45,20 +38,27 @@ export function jsonBody(limitBytes: number): Middleware {
     // Already read (a read-only route run again after a lost database connection), or a method
     // whose body means nothing (app/core/client-errors.ts): left as it is.
     if (ctx.request.body !== undefined || (ctx as Context & { disableBodyParser?: boolean }).disableBodyParser) return next();
-    if (!isJson(ctx)) {
+    if (!isJsonRequest(ctx)) {
       ctx.request.body = {};
       return next();
     }
-    const text = await readText(ctx, limitBytes);
-    ctx.request.rawBody = text;
-    ctx.request.body = parseStrict(text);
+    ctx.request.body = await readJson(ctx, limitBytes);
     await next();
   };
 }
 
-function isJson(ctx: Context): boolean {
-  const header = ctx.get('content-type');
-  return JSON_TYPES.has(header.split(';')[0]!.trim().toLowerCase());
+/** Is the request's Content-Type JSON (`application/json`, any parameters)? Every JSON body reader and check asks this. */
+export function isJsonRequest(ctx: Context): boolean {
+  return ctx.get('content-type').split(';')[0]!.trim().toLowerCase() === JSON_TYPE;
+}
+
+/**
+ * The request's JSON body, read and parsed as `jsonBody` does (the one JSON reader: inflation,
+ * `limitBytes`, nesting, strict parsing, no `__proto__` keys); an empty body is `{}`. Throws the
+ * 413 and 400 errors described there.
+ */
+export async function readJson(ctx: Context, limitBytes: number): Promise<object> {
+  return parseStrict(await readText(ctx, limitBytes));
 }
 
 /**
@@ -109,12 +109,13 @@ async function readText(ctx: Context, limitBytes: number): Promise<string> {
   }
 }
 
-function parseStrict(text: string): unknown {
+/** An object or an array (`{}` for no text), else `Malformed JSON`. */
+function parseStrict(text: string): object {
   if (text === '') return {};
   if (!STARTS_A_CONTAINER.test(text)) throw malformed();
-  let value: unknown;
+  let value: object;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text) as object;
   } catch {
     throw malformed();
   }

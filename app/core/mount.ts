@@ -11,6 +11,7 @@ import { declaredErrors } from './declared-errors.ts';
 import type { AppDeps } from './deps.ts';
 import { HttpError } from './errors.ts';
 import { IDEMPOTENT_REPLAYED_HEADER, idempotencyKeyOf, runIdempotently } from './idempotency.ts';
+import { isJsonRequest } from './json-body.ts';
 import { NotModified } from './not-modified.ts';
 import { Redirect } from './redirect.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
@@ -142,7 +143,7 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer, scopeLoo
     apiKeyAccessOf(route.auth) || endUserAuthOf(route.auth) ? (ctx: Context) => ctx.state.caller : (ctx: Context) => ctx.state.auth;
 
   return async function routeHandler(ctx: Context, _next: Next) {
-    if (route.schemas?.body && ctx.request.length && !ctx.request.is('application/json')) {
+    if (route.schemas?.body && ctx.request.length && !isJsonRequest(ctx)) {
       throw new HttpError(415, 'Content-Type must be application/json');
     }
     const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};

@@ -158,7 +158,11 @@ export function requestBodyOf(route: Route): Json | undefined {
     return {
       required: true,
       description,
-      content: { 'multipart/form-data': { schema: form }, 'application/json': { schema: requestSchema(JsonUploadBody) } },
+      content: {
+        // The file's accepted types, as OpenAPI names a form part's media types.
+        'multipart/form-data': { schema: form, encoding: { file: { contentType: body.mediaTypes.join(', ') } } },
+        'application/json': { schema: requestSchema(JsonUploadBody) },
+      },
     };
   }
   if (route.schemas?.body) return { required: true, content: { 'application/json': { schema: documentedBody(route.schemas.body) } } };

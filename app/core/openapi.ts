@@ -10,7 +10,7 @@ import {
 } from './openapi-request.ts';
 import { acceptedEncodings } from './body-readers.ts';
 import { apiKeyAccessOf, endUserAuthOf, fullPath, type Route } from './route.ts';
-import type { ErrorCode } from './errors.ts';
+import { CORE_IDEMPOTENCY_KEY_IN_FLIGHT, CORE_IDEMPOTENCY_KEY_REUSED, CORE_RATE_LIMIT_EXCEEDED, type ErrorCode } from './errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
 
@@ -149,7 +149,8 @@ function chainResponses(route: Route): Record<string, Json> {
       ErrorBody,
     );
   }
-  if (route.rateLimit) responses['429'] = envelope('Rate limit exceeded (`CORE.RATE_LIMIT_EXCEEDED`, with `Retry-After`)', RateLimitedBody);
+  if (route.rateLimit)
+    responses['429'] = envelope(`Rate limit exceeded (\`${CORE_RATE_LIMIT_EXCEEDED.code}\`, with \`Retry-After\`)`, RateLimitedBody);
   return responses;
 }
 
@@ -171,8 +172,14 @@ function merged(chain: Json, declared: Json): Json {
 }
 
 const IDEMPOTENCY_STATUSES: Record<string, { code: string; description: string }> = {
-  '409': { code: 'CORE.IDEMPOTENCY_KEY_IN_FLIGHT', description: 'a request with this Idempotency-Key is still in flight' },
-  '422': { code: 'CORE.IDEMPOTENCY_KEY_REUSED', description: 'this Idempotency-Key was used with another request in the last 24 hours' },
+  [CORE_IDEMPOTENCY_KEY_IN_FLIGHT.status]: {
+    code: CORE_IDEMPOTENCY_KEY_IN_FLIGHT.code,
+    description: 'a request with this Idempotency-Key is still in flight',
+  },
+  [CORE_IDEMPOTENCY_KEY_REUSED.status]: {
+    code: CORE_IDEMPOTENCY_KEY_REUSED.code,
+    description: 'this Idempotency-Key was used with another request in the last 24 hours',
+  },
 };
 
 /** The `Idempotency-Key` header of a creating POST (app/core/idempotency.ts), its statuses and its replay header. */

@@ -1,4 +1,5 @@
 import type { DenialInfo } from '@agents/rate-limit/koa';
+import { CORE_RATE_LIMIT_EXCEEDED } from './errors.ts';
 
 /**
  * The service's 429 body (docs/interface.md §1 envelope): `{ statusCode: 429, errorCode: 'CORE.RATE_LIMIT_EXCEEDED',
@@ -8,8 +9,8 @@ import type { DenialInfo } from '@agents/rate-limit/koa';
 export function rateLimitExceededBody({ retryAfterSeconds }: DenialInfo) {
   const one = retryAfterSeconds === 1;
   return {
-    statusCode: 429,
-    errorCode: 'CORE.RATE_LIMIT_EXCEEDED',
+    statusCode: CORE_RATE_LIMIT_EXCEEDED.status,
+    errorCode: CORE_RATE_LIMIT_EXCEEDED.code,
     message: {
       en: `Too many requests. Try again in ${retryAfterSeconds} ${one ? 'second' : 'seconds'}.`,
       es: `Demasiadas solicitudes. Inténtalo de nuevo en ${retryAfterSeconds} ${one ? 'segundo' : 'segundos'}.`,

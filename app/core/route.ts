@@ -117,9 +117,14 @@ export type BinaryBody = { kind: 'binary'; limitBytes: number; mediaTypes: reado
  *   `read` (app/otlp/request-body.ts: the area's reader, so that core imports no area) before the
  *   handler runs; the handler's `body` is what `read` returns.
  * - `multipart`: one file, in the field `file` of a multipart/form-data body or as JSON
- *   `{ name, text }` (app/core/upload-body.ts): an `Upload`.
+ *   `{ name, text }` (app/core/upload-body.ts): an `Upload`; `mediaTypes` are the file types the
+ *   handler takes (documented, and given to clients in the generated `apiLimits`).
  */
-export type RouteBody = { kind: 'json'; limitBytes?: number } | BinaryBody | OtlpBody<unknown> | { kind: 'multipart'; limitBytes: number };
+export type RouteBody =
+  | { kind: 'json'; limitBytes?: number }
+  | BinaryBody
+  | OtlpBody<unknown>
+  | { kind: 'multipart'; limitBytes: number; mediaTypes: readonly string[] };
 
 /** An OTLP/HTTP body and its reader: the bytes (inflated, at most `limitBytes`) to what the handler gets. */
 export type OtlpBody<T> = { kind: 'otlp'; limitBytes: number; read: (ctx: Context, limitBytes: number) => Promise<T> };

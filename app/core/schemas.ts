@@ -1,5 +1,6 @@
 import { Type, type TProperties, type ObjectOptions, type StringOptions } from '@sinclair/typebox';
 import { z } from 'zod';
+import { CORE_RATE_LIMIT_EXCEEDED } from './errors.ts';
 
 /** An object that rejects unknown keys (the 400 names each at its path). */
 export const StrictObject = <T extends TProperties>(properties: T, options: ObjectOptions = {}) =>
@@ -109,7 +110,7 @@ export const ValidationErrorBody = Type.Object({
 /** The 429 body of app/core/rate-limit-body.ts (`CORE.RATE_LIMIT_EXCEEDED`, the wait in seconds; docs/interface.md). */
 export const RateLimitedBody = Type.Object({
   statusCode: Type.Literal(429),
-  errorCode: Type.Literal('CORE.RATE_LIMIT_EXCEEDED'),
+  errorCode: Type.Literal(CORE_RATE_LIMIT_EXCEEDED.code),
   message: Type.Object({ en: Type.String(), es: Type.String() }),
   metadata: Type.Object({ retryAfterSeconds: Type.Integer({ minimum: 1 }) }),
 });

@@ -1,19 +1,18 @@
 import { basename } from 'node:path';
 import busboy from 'busboy';
-import getRawBody from 'raw-body';
 import { Type } from '@sinclair/typebox';
 import type { Context, Middleware } from 'koa';
 import { HttpError, ValidationError } from './errors.ts';
+import { isJsonRequest, readJson } from './json-body.ts';
 import { NON_BLANK_LINE_PATTERN, StrictObject } from './schemas.ts';
 import { compileValidator } from './validation.ts';
 
 /**
  * An uploaded file as the reader of `body: { kind: 'multipart' }` leaves it: its name (no
- * directory part, one line), the media type its part declared (a JSON text: `text/markdown` when
- * its name ends in .md or .markdown, else `text/plain`) and its bytes. What the type may be is the
- * handler's to decide.
+ * directory part, one line), the media type its part declared (`null` for the JSON form, a text)
+ * and its bytes. What the type may be is the handler's to decide.
  */
-export type Upload = { name: string; mediaType: string; bytes: Uint8Array };
+export type Upload = { name: string; mediaType: string | null; bytes: Uint8Array };
 
 /** The JSON form of an upload: a text and its name. */
 export const JsonUploadBody = StrictObject({
@@ -61,24 +60,15 @@ export function uploadBody(limitBytes: number): Middleware {
  * 415; a form without the file, or with more than one, a 400.
  */
 async function readUpload(ctx: Context, maxBytes: number): Promise<Upload> {
-  if (ctx.request.is('application/json')) {
+  if (isJsonRequest(ctx)) {
     // JSON escapes can double the text's size (and \u escapes six-fold for control characters).
-    const raw = await getRawBody(ctx.req, { limit: maxBytes * 2 + 64 * 1024, encoding: 'utf8' }).catch((error: { type?: string }) => {
-      throw error.type === 'entity.too.large'
-        ? tooLarge(maxBytes)
-        : new ValidationError([{ path: [], message: 'The request body could not be read' }]);
+    const json = await readJson(ctx, maxBytes * 2 + 64 * 1024).catch((error: unknown) => {
+      throw error instanceof HttpError && error.status === 413 ? tooLarge(maxBytes) : error;
     });
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      throw new ValidationError([{ path: [], message: 'Malformed JSON' }]);
-    }
     const body = validateJson(json) as { name: string; text: string };
     const bytes = Buffer.from(body.text, 'utf8');
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
-    const mediaType = /\.(md|markdown)$/i.test(body.name) ? 'text/markdown' : 'text/plain';
-    return { name: nameOf(body.name), mediaType, bytes };
+    return { name: nameOf(body.name), mediaType: null, bytes };
   }
   if (!ctx.request.is('multipart/form-data'))
     throw new HttpError(415, 'Content-Type must be multipart/form-data (a file in the field `file`) or application/json');

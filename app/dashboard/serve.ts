@@ -31,7 +31,7 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-type File = { body: Buffer; type: string; etag: string };
+export type File = { body: Buffer; type: string; etag: string };
 type Build = { index: File; assets: Map<string, File> };
 
 async function readBuild(root: string): Promise<Build> {
@@ -44,13 +44,13 @@ async function readBuild(root: string): Promise<Build> {
   return { index: file(index, 'text/html; charset=utf-8'), assets };
 }
 
-const file = (body: Buffer, type: string): File => ({
+export const file = (body: Buffer, type: string): File => ({
   body,
   type,
   etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
 });
 
-function send(ctx: Context, content: File, cacheControl: string): void {
+export function send(ctx: Context, content: File, cacheControl: string): void {
   ctx.set('Cache-Control', cacheControl);
   ctx.set('ETag', content.etag);
   ctx.set('X-Content-Type-Options', 'nosniff');

@@ -1,4 +1,4 @@
-import type { DocumentType } from '../../sql/knowledge.ts';
+import { DOCUMENT_TYPES, type DocumentType } from '../../sql/knowledge.ts';
 import { DocumentProblem } from './document-problem.ts';
 
 export { DOCUMENT_TYPES, type DocumentType } from '../../sql/knowledge.ts';
@@ -24,14 +24,19 @@ const EXTENSIONS: Record<string, DocumentType> = {
 /** Types clients send when they do not know better; the file name's extension decides then. */
 const UNKNOWN = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
 
-/** The document type of an upload from its declared media type, or from its name's extension when the type says nothing. */
-export function documentTypeOf(declared: string, name: string): DocumentType {
+/**
+ * The document type of an upload from its declared media type, or from its name's extension when
+ * the type says nothing. A text sent as JSON (`declared` null) is Markdown when its name's
+ * extension is Markdown's, else plain text.
+ */
+export function documentTypeOf(declared: string | null, name: string): DocumentType {
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? '';
+  if (declared === null) return EXTENSIONS[extension] === 'text/markdown' ? 'text/markdown' : 'text/plain';
   const type = declared.split(';')[0]!.trim().toLowerCase();
   const known = ALIASES[type];
   if (known) return known;
-  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? '';
   if (UNKNOWN.has(type) && EXTENSIONS[extension]) return EXTENSIONS[extension];
   throw new DocumentProblem(
-    `the file's type ${type || '(none)'} is not supported: send text/plain, text/markdown, text/html or application/pdf`,
+    `the file's type ${type || '(none)'} is not supported: send ${DOCUMENT_TYPES.slice(0, -1).join(', ')} or ${DOCUMENT_TYPES.at(-1)}`,
   );
 }

@@ -7,7 +7,7 @@ import { serviceUnavailable } from '../core/errors.ts';
 import { defineRoute } from '../core/route.ts';
 import { CodedErrorBody, ValidationErrorBody } from '../core/schemas.ts';
 import { AI_DOCUMENT_INVALID, AI_DOCUMENT_NOT_FOUND, AI_KNOWLEDGE_LIMIT_REACHED, documentInvalid, documentNotFound } from './errors.ts';
-import { documentTypeOf, DocumentProblem } from './parse.ts';
+import { DOCUMENT_TYPES, documentTypeOf, DocumentProblem } from './parse.ts';
 import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';
 import { ReadersBusy } from './readers.ts';
 import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
@@ -23,8 +23,9 @@ export const knowledgeRoutes = [
     path: '/ai/agents/:agentId/documents',
     summary: "Add a document to an agent's knowledge base",
     description:
-      'A `multipart/form-data` file in the field `file` (text/plain, text/markdown, text/html, application/pdf; the name is the ' +
-      "file's) or JSON `{ name, text }`, at most 10 MiB. The text is split into passages along its headings and paragraphs and " +
+      `A \`multipart/form-data\` file in the field \`file\` (${DOCUMENT_TYPES.join(', ')}; the name is the ` +
+      `file's) or JSON \`{ name, text }\`, at most ${MAX_DOCUMENT_BYTES / 1024 / 1024} MiB. The text is split into passages ` +
+      'along its headings and paragraphs and ' +
       'indexed for search. A file that is not what its type says, a corrupt or encrypted PDF, a decompression bomb, one too slow ' +
       'to read or needing too much memory and a file without text are 400 `AI.DOCUMENT_INVALID` naming the problem. Documents are ' +
       'read a few at once (one per core); when every reader is busy and the queue of waiting uploads is full the answer is 503 ' +
@@ -33,7 +34,7 @@ export const knowledgeRoutes = [
     rateLimit: { limit: 60, windowMs: '1m', identifierType: 'userId', source: 'project' },
     ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams },
-    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES },
+    body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES, mediaTypes: DOCUMENT_TYPES },
     status: 201,
     errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED],
     responses: {

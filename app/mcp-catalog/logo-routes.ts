@@ -75,7 +75,7 @@ export const logoRoutes = [
     schemas: { params: UuidParam('id') },
     body: {
       kind: 'binary',
-      mediaTypes: ['image/png', 'image/jpeg', 'image/webp'],
+      mediaTypes: Object.values(UPLOADED_LOGO_KINDS).map((kind) => kind.mediaType),
       limitBytes: LOGO_IMAGE_MAX_BYTES,
       description: 'A PNG, JPEG or WebP image of at most 256 KB (262,144 bytes)',
     },

@@ -2,11 +2,13 @@
  * Usage analytics benchmark (issue 7). Builds (or reuses) the database `bench_analytics` on the
  * local PostgreSQL with BENCH_ROWS rows (default 10,000,000) over 100 organizations, the largest
  * holding a fifth of them (2,000,000) over 365 days, then measures each endpoint for the largest
- * organization: cold p50/p95 (cache flushed before every call) for 7, 30, 90 and 365-day windows,
+ * organization (30 % of its end users' actions carry one of 5,000 end users, as a web channel's
+ * turns do): cold p50/p95 (cache flushed before every call) for 7, 30, 90 and 365-day windows,
  * the cached p50, the ratio against a naive query over the raw rows, and the import throughput.
  *
  *   npm run bench:analytics                 # full size
  *   BENCH_ROWS=1000000 npm run bench:analytics   # scaled down (same code path)
+ *   BENCH_ENDPOINTS=end-users npm run bench:analytics   # only these routes (comma-separated), no import
  *   BENCH_REPLICA_URL=postgres://postgres@127.0.0.1:5433/postgres npm run bench:analytics
  *     # also the cold latencies with DATABASE_REPLICA_URL set: reads on that streaming standby of the bench's
  *     # server (.ci/run starts one on 5433), in the same database name
@@ -33,6 +35,7 @@ import { ROLES } from '../../seeds/demo-fixtures.ts';
 import { accessToken } from '../../test/analytics/support.ts';
 import { testConfig } from '../../test/helpers/app.ts';
 import { storageLine, usageStorage } from './storage.ts';
+import { END_USER_SHARE, endUserIds, insertEndUsers, insertEndUserTurns } from './end-users.ts';
 import { createUsagePartition } from '../../sql/usage-partitions.ts';
 import { utcMonthStart } from '../../app/analytics/partitions.ts';
 
@@ -45,10 +48,11 @@ const CACHED_RUNS = 200;
 const BUILD_LANES = Number(process.env.BENCH_BUILD_LANES ?? 2);
 const END = new Date(Date.UTC(2026, 10, 1));
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The endpoints measured (comma-separated); all by default. The import is measured only on a run of all of them. */
+const ENDPOINTS = process.env.BENCH_ENDPOINTS?.split(',');
 
 const dbUrl = () => Object.assign(new URL(ADMIN_URL), { pathname: `/${DB_NAME}` }).toString();
 const orgId = (i: number) => `01900000-0000-7000-8000-${(0xb000 + i).toString(16).padStart(12, '0')}`;
-
 async function ensureDatabase(): Promise<void> {
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -159,6 +163,8 @@ function* timeOrderedBatches(size: number): Generator<UsageEventInput[]> {
       days: i === 0 ? 365 : 30 + (i % 300),
       end: END,
       seed: i + 1,
+      endUserIds: endUserIds(i),
+      endUserShare: END_USER_SHARE,
       batchSize: 1_000,
     });
     const first = rest.next();
@@ -195,6 +201,7 @@ async function main() {
       await db.query(
         sql.unsafe`INSERT INTO organizations (id, name, type) VALUES (${orgId(i)}, ${`Bench ${i}`}, 'AGENCY') ON CONFLICT DO NOTHING`,
       );
+      await insertEndUsers(db, i, orgId(i));
     }
     // The monthly partitions the service would have created ahead of the year's usage.
     for (let month = utcMonthStart(new Date(END.getTime() - 366 * 86_400_000)); month <= END; month = utcMonthStart(month, 1)) {
@@ -222,8 +229,10 @@ async function main() {
     await Promise.all(Array.from({ length: BUILD_LANES }, lane));
     buildRate = done / ((performance.now() - started) / 1000);
   }
+  log(await insertEndUserTurns(long));
   // Visibility map and statistics for index-only scans (also after migrations on a reused dataset).
   for (const table of [
+    'chat_turns',
     'usage_events',
     'usage_models',
     'usage_rollup_15m_source',
@@ -296,6 +305,8 @@ async function main() {
       sql.unsafe`SELECT extract(dow FROM created_at AT TIME ZONE 'Europe/Madrid'), extract(hour FROM created_at AT TIME ZONE 'Europe/Madrid'), sum(cost_usd) FROM usage_events WHERE organization_id = ${orgId(0)} AND created_at >= ${from} AND created_at < ${to} GROUP BY 1, 2`,
     'cache-savings': (from, to) =>
       sql.unsafe`SELECT model_id, sum(cache_read_tokens), sum(input_tokens) FROM usage_events WHERE organization_id = ${orgId(0)} AND source = 'system' AND created_at >= ${from} AND created_at < ${to} GROUP BY 1`,
+    'end-users': (from, to) =>
+      sql.unsafe`SELECT end_user_id, sum(input_tokens + output_tokens + cache_read_tokens), sum(cost_usd) AS cost FROM usage_events WHERE organization_id = ${orgId(0)} AND end_user_id IS NOT NULL AND created_at >= ${from} AND created_at < ${to} GROUP BY 1 ORDER BY cost DESC, 1 LIMIT 20`,
   };
   const extra: Record<string, Record<string, string>> = {
     heatmap: { timezone: 'Europe/Madrid' },
@@ -306,7 +317,7 @@ async function main() {
     `| endpoint | window | cold p50 ms | cold p95 ms | cached p50 ms | naive raw p50 ms | naive / cold |${replicaApp ? ' replica cold p50 ms | replica cold p95 ms |' : ''}`,
     `|---|---|---|---|---|---|---|${replicaApp ? '---|---|' : ''}`,
   ];
-  for (const endpoint of Object.keys(naive)) {
+  for (const endpoint of Object.keys(naive).filter((name) => ENDPOINTS === undefined || ENDPOINTS.includes(name))) {
     for (const days of [7, 30, 90, 365]) {
       // Windows end at an odd minute so both raw edges are exercised.
       const to = new Date(END.getTime() - 7 * 60_000 - 13_000).toISOString();
@@ -359,11 +370,12 @@ async function main() {
   replicaApp?.server.close();
   await replica?.end();
   // Last, so the reads above run without the import's dirty buffers and checkpoint.
-  const importRate = await measureImport(db);
+  const importRate = ENDPOINTS === undefined ? await measureImport(db) : undefined;
   process.stdout.write(`${lines.join('\n')}\n${storage}\n`);
-  process.stdout.write(
-    `import-usage: ${Math.round(importRate)} rows/s (${IMPORT_ROWS} rows from an NDJSON file into the ${count || TOTAL_ROWS}-row table: parse, validate, insert, rollup triggers, one transaction)\n`,
-  );
+  if (importRate !== undefined)
+    process.stdout.write(
+      `import-usage: ${Math.round(importRate)} rows/s (${IMPORT_ROWS} rows from an NDJSON file into the ${count || TOTAL_ROWS}-row table: parse, validate, insert, rollup triggers, one transaction)\n`,
+    );
   if (buildRate !== undefined)
     process.stdout.write(`dataset build: ${Math.round(buildRate)} rows/s (generation + inserts + rollup triggers)\n`);
   await Promise.all([db.end(), long.end()]);

@@ -12,7 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { format, resolveConfig } from 'prettier';
 import type { Route } from '../../app/core/route.ts';
 import { areaRoutes } from '../../app/routes.ts';
-import { limitsOf, type FieldLimits } from './schema-limits.ts';
+import { limitsOf } from './schema-limits.ts';
 import { printType, type Direction } from './schema-type.ts';
 
 export const CLIENT_TYPES_FILE = fileURLToPath(new URL('../../dashboard/src/api-types.generated.ts', import.meta.url));
@@ -62,12 +62,14 @@ const LIMITS_DOC = `
  * The bounds (lengths, counts, ranges) and defaults of each route's request fields, from the
  * schemas the server validates with: a form reads its limits here rather than repeating them.
  * Keyed as \`Api\`, then \`query\` or \`body\`, then the field's path (\`guardrails.blockedTerms[]\`:
- * each element of that array). Only routes with a bounded or defaulted field are listed.
+ * each element of that array). Only routes with a bounded or defaulted field are listed. A route
+ * taking a file has \`upload\`: its largest size in bytes and the media types it takes.
  */
 `;
 
 function limitsEntry(route: Route): string | undefined {
-  const parts: Record<string, Record<string, FieldLimits>> = {};
+  const parts: Record<string, Record<string, unknown>> = {};
+  if (route.body?.kind === 'multipart') parts.upload = { maxBytes: route.body.limitBytes, mediaTypes: route.body.mediaTypes };
   for (const part of ['query', 'body'] as const) {
     const schema = route.schemas?.[part];
     const limits = schema ? limitsOf(plain(schema)) : {};

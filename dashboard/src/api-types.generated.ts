@@ -1919,6 +1919,8 @@ export type Api = {
         name: string;
         greeting: string;
       };
+      /** who answers this end user's tool approvals: the organization's staff, or the end user in the stream */
+      approvals: 'staff' | 'end_user';
     };
   };
   /** Talk to a channel's agent as its end user: one turn as an AI SDK UI message stream */
@@ -2115,7 +2117,8 @@ export type ApiQuery<K extends keyof Api> = Api[K] extends { query: infer Q } ? 
  * The bounds (lengths, counts, ranges) and defaults of each route's request fields, from the
  * schemas the server validates with: a form reads its limits here rather than repeating them.
  * Keyed as `Api`, then `query` or `body`, then the field's path (`guardrails.blockedTerms[]`:
- * each element of that array). Only routes with a bounded or defaulted field are listed.
+ * each element of that array). Only routes with a bounded or defaulted field are listed. A route
+ * taking a file has `upload`: its largest size in bytes and the media types it takes.
  */
 export const apiLimits = {
   'POST /identity/auth/user/login': { body: { email: { minLength: 3, maxLength: 254 }, password: { minLength: 1, maxLength: 1024 } } },
@@ -2205,6 +2208,9 @@ export const apiLimits = {
     },
   },
   'POST /ai/agents/:agentId/tool-overrides': { body: { toolName: { minLength: 1, maxLength: 200 } } },
+  'POST /ai/agents/:agentId/documents': {
+    upload: { maxBytes: 10485760, mediaTypes: ['text/plain', 'text/markdown', 'text/html', 'application/pdf'] },
+  },
   'GET /available-mcps': {
     query: {
       tags: { maxItems: 20 },

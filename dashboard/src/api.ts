@@ -28,7 +28,7 @@ export class ApiError extends Error {
 }
 
 /** The message of an error body in any of the API's three envelopes. */
-function messageOf(body: unknown, status: number): string {
+export function messageOf(body: unknown, status: number): string {
   if (body && typeof body === 'object') {
     const record = body as { message?: unknown; errors?: { path?: string[]; message?: string }[] };
     if (Array.isArray(record.errors) && record.errors.length > 0) {

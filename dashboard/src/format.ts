@@ -41,3 +41,11 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   element.append(...children);
   return element;
 }
+
+const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+/** A size in bytes as people read it: 512 bytes, 12.3 KB, 4.5 MB (1 KB = 1024 bytes). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${integer.format(bytes)} bytes`;
+  if (bytes < 1024 * 1024) return `${decimal.format(bytes / 1024)} KB`;
+  return `${decimal.format(bytes / (1024 * 1024))} MB`;
+}

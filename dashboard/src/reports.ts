@@ -1,5 +1,5 @@
 /**
- * Loads the five analytics answers for the current settings and hands each to its panel. A new
+ * Loads the six analytics answers for the current settings and hands each to its panel. A new
  * load aborts the previous one. 401 ends the session, 403 shows the no-access view, 429 keeps
  * what could be shown and says when to try again.
  */
@@ -10,16 +10,17 @@ import { el, formatDateTime } from './format.ts';
 import { Panel } from './panel.ts';
 import { renderCacheSavings } from './panels/cache-savings.ts';
 import { renderEfficiency } from './panels/efficiency.ts';
+import { renderEndUsers } from './panels/end-users.ts';
 import { renderHeatmap } from './panels/heatmap.ts';
 import { renderProjection } from './panels/projection.ts';
 import { renderTimeSeries } from './panels/time-series.ts';
 import { retryText } from './retry.ts';
 import { session, SESSION_ENDED } from './session.ts';
-import type { Budget, CacheSavings, Heatmap, ModelEfficiency, Projection, TimeSeries } from './types.ts';
+import type { Budget, CacheSavings, EndUsers, Heatmap, ModelEfficiency, Projection, TimeSeries } from './types.ts';
 import { byId, show } from './views.ts';
 import { reportWindow, type ReportWindow } from './window.ts';
 
-/** The query of each endpoint; `from`, `to` and `source` are the same for all five. */
+/** The query of each endpoint; `from`, `to` and `source` are the same for all six; `action` filters the model efficiency only (the one endpoint taking it). */
 function queriesOf(settings: Settings, window: ReportWindow) {
   const common = { from: window.from.toISOString(), to: window.to.toISOString(), source: settings.source };
   return {
@@ -32,7 +33,8 @@ function queriesOf(settings: Settings, window: ReportWindow) {
     },
     heatmap: { ...common, timezone: settings.timeZone },
     // 50 is the endpoint's maximum: every model of the window, for sorting in the page.
-    models: { ...common, limit: '50' },
+    models: { ...common, limit: '50', ...(settings.action ? { action: settings.action } : {}) },
+    endUsers: { ...common, limit: '10' },
   };
 }
 
@@ -48,6 +50,7 @@ export class Reports {
     cache: new Panel('panel-cache'),
     heatmap: new Panel('panel-heatmap'),
     models: new Panel('panel-models'),
+    endUsers: new Panel('panel-end-users'),
   };
   readonly #controls: Controls;
   readonly #onSessionEnded: (message: string) => void;
@@ -82,6 +85,7 @@ export class Reports {
       timezone: settings.timeZone,
       granularity: settings.granularity,
       groupBy: settings.groupBy,
+      action: settings.action,
       loaded: 'false',
       state: 'loading',
     });
@@ -98,6 +102,7 @@ export class Reports {
       get<Heatmap>('heatmap', query.heatmap),
       get<ModelEfficiency>('model-efficiency', query.models),
       get<CacheSavings>('cache-savings', query.common),
+      get<EndUsers>('end-users', query.endUsers),
     ]);
     const budgetAnswer = await budget;
     if (current.signal.aborted) return;
@@ -123,12 +128,13 @@ export class Reports {
   }
 
   #render(
-    [series, projection, heatmap, models, cache]: [
+    [series, projection, heatmap, models, cache, endUsers]: [
       PromiseSettledResult<TimeSeries>,
       PromiseSettledResult<Projection>,
       PromiseSettledResult<Heatmap>,
       PromiseSettledResult<ModelEfficiency>,
       PromiseSettledResult<CacheSavings>,
+      PromiseSettledResult<EndUsers>,
     ],
     budget: Budget | undefined,
     settings: Settings,
@@ -153,7 +159,8 @@ export class Reports {
       renderProjection(panels.projection, projection.value, series.value, window, budget);
     }
     if (!failed(heatmap, panels.heatmap)) renderHeatmap(panels.heatmap, heatmap.value);
-    if (!failed(models, panels.models)) renderEfficiency(panels.models, models.value);
+    if (!failed(models, panels.models)) renderEfficiency(panels.models, models.value, settings.action !== '');
+    if (!failed(endUsers, panels.endUsers)) renderEndUsers(panels.endUsers, endUsers.value);
     if (!failed(cache, panels.cache)) renderCacheSavings(panels.cache, cache.value, settings.source);
   }
 }

@@ -3,6 +3,7 @@
  * chunks), so the usage charts are not downloaded to answer an approval and the reverse.
  */
 import type { PageModule } from './page.ts';
+import { refreshApprovalCount } from './approvals-count.ts';
 import { byId } from './views.ts';
 
 const ID = '([0-9a-fA-F-]{36})';
@@ -14,7 +15,10 @@ const routes: [RegExp, () => Promise<PageModule>][] = [
   [new RegExp(`^#/agents/${ID}/tools$`), () => import('./pages/tools.ts')],
   [new RegExp(`^#/agents/${ID}/mcp-servers$`), () => import('./pages/mcp-servers.ts')],
   [new RegExp(`^#/agents/${ID}/website-chat$`), () => import('./pages/website-chat.ts')],
+  [new RegExp(`^#/agents/${ID}/documents$`), () => import('./pages/documents.ts')],
+  [new RegExp(`^#/agents/${ID}/conversations/${ID}$`), () => import('./pages/transcript.ts')],
   [new RegExp(`^#/agents/${ID}/chat(?:/([A-Za-z0-9_-]{1,128}))?$`), () => import('./pages/chat.ts')],
+  [/^#\/approvals$/, () => import('./pages/approvals.ts')],
   [/^#\/settings$/, () => import('./pages/settings.ts')],
 ];
 
@@ -45,6 +49,7 @@ export async function route(): Promise<void> {
     }
   }
   markCurrentLink(hash);
+  void refreshApprovalCount();
   const page = await load();
   if (controller.signal.aborted) return;
   const root = byId('page');

@@ -7,6 +7,9 @@ export type Projection = ApiResponse<'GET /ai/org-usage/projection'>;
 /** `GET /api/ai/org-usage/budget` (404 when the organization has none). */
 export type Budget = ApiResponse<'GET /ai/org-usage/budget'>;
 export type ModelEfficiency = ApiResponse<'GET /ai/org-usage/model-efficiency'>;
+/** The model-efficiency filter: one of the five action types of usage. */
+export type Action = NonNullable<ApiQuery<'GET /ai/org-usage/model-efficiency'>['action']>;
+export type EndUsers = ApiResponse<'GET /ai/org-usage/end-users'>;
 export type Heatmap = ApiResponse<'GET /ai/org-usage/heatmap'>;
 export type CacheSavings = ApiResponse<'GET /ai/org-usage/cache-savings'>;
 

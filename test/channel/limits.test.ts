@@ -58,3 +58,25 @@ test('the public chat is limited per end user: the eleventh message in a minute 
   t.deepEqual(statuses.slice(0, 10), new Array<number>(10).fill(400));
   t.is(statuses[10], 429);
 });
+
+test('a flood of anonymous sessions from one /56 opens 20 a minute, however long it lasts', async (t) => {
+  let now = new Date('2026-11-28T11:00:00.000Z');
+  const server = t.context.t.rebuild({ clock: () => now }).callback();
+  const { publishableKey } = await putChannel(t);
+  const net = prefix56();
+  const opened: number[] = [];
+  // One attempt a second for five minutes, each from another address of the /56: at this rate
+  // 10,000 attempts take 10,000 s and open 20 × ⌈10,000 / 60⌉ = 3,340 sessions at most.
+  for (let second = 0; second < 300; second++) {
+    now = new Date(Date.parse('2026-11-28T11:00:00.000Z') + second * 1000);
+    const response = await request(server)
+      .post('/api/public/sessions')
+      .set('x-forwarded-for', `${net}${(second % 256).toString(16).padStart(2, '0')}:${second.toString(16)}::1`)
+      .set('origin', SHOP)
+      .send({ publishableKey });
+    if (response.status === 201) opened.push(second);
+    else t.is(response.status, 429);
+  }
+  t.is(opened.length, 100);
+  t.true(opened.every((second) => second % 60 < 20));
+});

@@ -11,7 +11,7 @@ test.serial('an anonymous visitor gets a session and a visitor token that names 
   const { publishableKey } = await putChannel(t);
   const first = await openSession(t, { publishableKey });
   t.is(first.status, 201);
-  t.like(first.body, { expiresIn: 3600, endUser: { verified: false }, agent: { name: 'Support Assistant' } });
+  t.like(first.body, { expiresIn: 3600, endUser: { verified: false }, agent: { name: 'Support Assistant' }, approvals: 'staff' });
   t.regex(first.body.visitorToken, /^agv_[0-9A-Za-z]{40}$/);
   t.is(first.headers['access-control-allow-origin'], SHOP);
   const again = await anonymousSession(t, publishableKey, first.body.visitorToken);

@@ -2,6 +2,7 @@ import anyTest from 'ava';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { withTestApp } from '../helpers/app.ts';
+import type { ChatRequest } from '../helpers/openai-peer.ts';
 import { agentId, bearer, chatConfig, provider, sendChat, serve, textOf, userMessage } from './support.ts';
 
 // Development mode: a BYOK baseUrl on 127.0.0.1 passes the outbound URL policy.
@@ -58,3 +59,31 @@ test.serial('a baseUrl the outbound URL policy refuses is 400, and a member cann
   const member = await bearer(t, 'member@demo.test');
   await t.context.t.http().put('/api/ai/provider-key').set('authorization', member).send({ apiKey: ORG_KEY }).expect(403);
 });
+
+test.serial(
+  'the outbound URL policy applies to every provider request of a turn, each turn with its own, beside another turn on the same model',
+  async (t) => {
+    const lastText = (request: ChatRequest) => JSON.stringify(request.messages.at(-1)?.content);
+    const own = await provider(t, (request) => ({ kind: 'text', text: `answer to ${lastText(request)}` }));
+    const auth = await bearer(t);
+    await t.context.t.http().put('/api/ai/provider-key').set('authorization', auth).send({ apiKey: ORG_KEY, baseUrl: own.url }).expect(204);
+    // The same key, baseUrl and model in both apps: the turns share one cached provider model.
+    const allowing = await serve(t, chatConfig());
+    const refusing = await serve(t, chatConfig({}, { nodeEnv: 'test' }));
+
+    const [refused, allowed] = await Promise.all([
+      sendChat(refusing, auth, 'policy-refuses', [userMessage('from the refusing app')]),
+      sendChat(allowing, auth, 'policy-allows', [userMessage('from the allowing app')]),
+    ]);
+    t.deepEqual(
+      refused.chunks.filter((chunk) => chunk.type === 'error'),
+      [{ type: 'error', errorText: 'The model provider could not be reached.' }],
+    );
+    t.is(textOf(allowed.message), 'answer to "from the allowing app"');
+    t.true(own.requests.length > 0);
+    t.deepEqual(
+      [...own.requests, ...own.titleRequests].filter((request) => JSON.stringify(request.body).includes('from the refusing app')),
+      [],
+    );
+  },
+);

@@ -92,3 +92,11 @@ test('the generated apiLimits carry the limits the console shows: the channel an
   t.regex(text, /'guardrails\.blockedTerms\[\]': \{ minLength: 1, maxLength: 100 \}/);
   t.regex(text, /'guardrails\.refusal': \{ minLength: 1, maxLength: 500 \}/);
 });
+
+test("a route taking a file gives its largest size and media types in apiLimits' upload", async (t) => {
+  const text = await renderClientTypes(areaRoutes);
+  t.regex(
+    text,
+    /'POST \/ai\/agents\/:agentId\/documents': \{\s*upload: \{ maxBytes: 10485760, mediaTypes: \['text\/plain', 'text\/markdown', 'text\/html', 'application\/pdf'\] \}/,
+  );
+});

@@ -161,5 +161,9 @@ test('security and request media types follow each route auth and body kind: key
 
   const upload = operation('/api/ai/agents/{agentId}/documents', 'post');
   t.deepEqual(Object.keys(upload.requestBody!.content), ['multipart/form-data', 'application/json']);
+  t.deepEqual(upload.requestBody!.content['multipart/form-data'], {
+    schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', maxLength: 10 * 1024 * 1024 } } },
+    encoding: { file: { contentType: 'text/plain, text/markdown, text/html, application/pdf' } },
+  });
   t.regex(upload.responses['415']!.description, /multipart\/form-data or application\/json/);
 });

@@ -38,6 +38,7 @@ const RELEASED: Record<string, string> = {
   '1110_knowledge_text_bytes.sql': 'b36f0d2a03cc7758d029f2bc5fc704138bbd65ea5ef53cf2e80323d89540c650',
   '1102_web_channel.sql': '7b7f7ab60671dbe12755114769fe8bf2692f2a783518c9a95985a5946a131f1d',
   '1120_agents_archived.sql': 'e6f581cb654cf96dd10595dab211960f1baf73d01df97ff4bfb39e7d0f340af3',
+  '1130_end_user_turns_index.sql': '361ce6b2d6c7373e44022e6c42b5f3766b504ec9354fcb2898a06586773d2632',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

@@ -18,6 +18,8 @@ const PAGES: { name: string; hash: string; ready: string }[] = [
   { name: 'tools', hash: `#/agents/${agent}/tools`, ready: '#tool-form button[type="submit"]' },
   { name: 'mcp-servers', hash: `#/agents/${agent}/mcp-servers`, ready: '#add-server .note, #add-server-form' },
   { name: 'chat', hash: `#/agents/${agent}/chat`, ready: '#composer' },
+  { name: 'documents', hash: `#/agents/${agent}/documents`, ready: '#document-list[data-count]' },
+  { name: 'approvals', hash: '#/approvals', ready: '#approval-list[data-loaded="true"]' },
   { name: 'settings', hash: '#/settings', ready: '#budget-state:not(:empty)' },
 ];
 

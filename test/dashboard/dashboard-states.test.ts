@@ -56,7 +56,7 @@ test.serial('an organization without usage gets an empty state in every panel', 
   const states = await page
     .locator('#dashboard section.panel')
     .evaluateAll((panels) => panels.map((panel) => panel.getAttribute('data-state')));
-  t.deepEqual(states, ['empty', 'empty', 'empty', 'empty', 'empty', 'empty']);
+  t.deepEqual(states, ['empty', 'empty', 'empty', 'empty', 'empty', 'empty', 'empty']);
   t.true(await page.getByText('No usage in this window.').first().isVisible());
   await screenshot(page, 'empty');
   await page.context().close();
@@ -76,7 +76,7 @@ test.serial('every panel says it is loading until its answer arrives', async (t)
   const busy = await page
     .locator('#dashboard section.panel')
     .evaluateAll((panels) => panels.map((panel) => panel.getAttribute('aria-busy')));
-  t.deepEqual(busy, ['true', 'true', 'true', 'true', 'true', 'true']);
+  t.deepEqual(busy, ['true', 'true', 'true', 'true', 'true', 'true', 'true']);
   t.is(await page.locator('#status').textContent(), 'Loading…');
   await screenshot(page, 'loading');
   release();

@@ -22,6 +22,7 @@ test('a fixed-seed sample of 2,000 fuzzed requests over every operation finds no
     'pre-auth nesting bomb',
     'huge answer',
     'scope trespass',
+    'end-user trespass',
     'hostile documents',
   ]) {
     const attack = result.attacks.find((candidate) => candidate.name.startsWith(name));

@@ -125,6 +125,23 @@ test('a form without the file field, a JSON body with bad fields and another con
   t.is(text.status, 415);
 });
 
+test.serial('a JSON upload is read as every JSON body is, and its text is Markdown by its name, else plain text', async (t) => {
+  const owner = await as(t.context.t, 'owner@demo.test');
+  const raw = (type: string, body: string) =>
+    t.context.t.http().post(documentsPath(SUPPORT)).set('authorization', `Bearer ${owner.token}`).set('content-type', type).send(body);
+  for (const body of ['{"name":"a.md","text":"x",', '"text"', '{"name":"a.md","text":"x","__proto__":{"polluted":true}}']) {
+    const refused = await raw('application/json', body);
+    t.is(refused.status, 400, body);
+    t.deepEqual(refused.body.errors, [{ path: [], message: 'Malformed JSON' }], body);
+  }
+  t.is((await raw('application/vnd.api+json', '{"name":"a.md","text":"x"}')).status, 415);
+  const html = await owner.post(documentsPath(SUPPORT), { name: 'page.html', text: '<p>Opening hours</p>' }).expect(201);
+  t.like(html.body, { name: 'page.html', contentType: 'text/plain' });
+  const markdown = await owner.post(documentsPath(SUPPORT), { name: 'NOTES.MARKDOWN', text: '# Notes\n\nOpen on Sundays.' }).expect(201);
+  t.like(markdown.body, { contentType: 'text/markdown' });
+  for (const added of [html.body, markdown.body] as Doc[]) await owner.delete(`${documentsPath(SUPPORT)}/${added.id}`).expect(204);
+});
+
 test('a malformed multipart body is a 400 in the validation envelope, naming the problem', async (t) => {
   const owner = await as(t.context.t, 'owner@demo.test');
   const response = await t.context.t

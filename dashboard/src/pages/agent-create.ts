@@ -3,7 +3,7 @@
  * `POST /api/ai/agents` takes (`create` on `ai.agent`; at most `AGENTS_PER_ORGANIZATION` agents
  * in use, then 409 `AI.AGENT_LIMIT_REACHED`, whose message is shown).
  */
-import type { ApiResponse } from '../api-types.generated.ts';
+import { apiLimits, type ApiResponse } from '../api-types.generated.ts';
 import { ApiError } from '../api.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
@@ -13,22 +13,29 @@ import { modelChooser } from './model-chooser.ts';
 
 type Created = ApiResponse<'POST /ai/agents'>;
 
+const LIMITS = apiLimits['POST /ai/agents'].body;
+
 /** The form's card; `created` runs with each new agent (the page lists it). */
 export function createAgentCard(catalog: ModelCatalog, created: (agent: Created) => Promise<void>): HTMLElement {
   const status = statusLine('agent-create-status');
-  const name = field('new-agent-name', 'Name', { maxlength: '200', required: '', autocomplete: 'off' }, 'One line, up to 200 characters.');
+  const name = field(
+    'new-agent-name',
+    'Name',
+    { maxlength: String(LIMITS.name.maxLength), required: '', autocomplete: 'off' },
+    `One line, up to ${LIMITS.name.maxLength} characters.`,
+  );
   const description = el('textarea', {
     id: 'new-agent-description',
     name: 'new-agent-description',
     rows: '2',
-    maxlength: '2000',
+    maxlength: String(LIMITS.description.maxLength),
     'aria-describedby': 'new-agent-description-help',
   });
   const instructions = el('textarea', {
     id: 'new-agent-instructions',
     name: 'new-agent-instructions',
     rows: '6',
-    maxlength: '32000',
+    maxlength: String(LIMITS.instructions.maxLength),
     'aria-describedby': 'new-agent-instructions-help',
   });
   const model = modelChooser('new-agent-model', catalog, null);
@@ -42,7 +49,11 @@ export function createAgentCard(catalog: ModelCatalog, created: (agent: Created)
       { class: 'field' },
       el('label', { for: 'new-agent-description' }, 'Description'),
       description,
-      el('p', { id: 'new-agent-description-help', class: 'note' }, 'Optional: what the agent is for, up to 2000 characters.'),
+      el(
+        'p',
+        { id: 'new-agent-description-help', class: 'note' },
+        `Optional: what the agent is for, up to ${LIMITS.description.maxLength} characters.`,
+      ),
     ),
     model.block,
     el(
@@ -53,7 +64,7 @@ export function createAgentCard(catalog: ModelCatalog, created: (agent: Created)
       el(
         'p',
         { id: 'new-agent-instructions-help', class: 'note' },
-        'Optional: the system message, word for word (what the agent does, its tone, its rules). At most 32000 characters.',
+        `Optional: the system message, word for word (what the agent does, its tone, its rules). At most ${LIMITS.instructions.maxLength} characters.`,
       ),
     ),
     el('div', { class: 'actions' }, submit),

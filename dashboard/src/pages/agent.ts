@@ -4,6 +4,7 @@
  * output limit. Saved with `PATCH /api/ai/agents/:agentId` (`update` on `ai.agent`). Archived
  * from here too (`agent-archive.ts`).
  */
+import { apiLimits } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import type { PageContext } from '../page.ts';
@@ -11,8 +12,11 @@ import type { Agent, ModelCatalog } from '../console-types.ts';
 import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { archiveCard } from './agent-archive.ts';
+import { conversationsCard } from './agent-conversations.ts';
 import { guardrailsCard } from './agent-guardrails.ts';
 import { modelChooser } from './model-chooser.ts';
+
+const LIMITS = apiLimits['PATCH /ai/agents/:agentId'].body;
 
 /** A number field's value: null when empty, else the number (NaN when not one). */
 const numberOf = (input: HTMLInputElement) => (input.value.trim() === '' ? null : Number(input.value));
@@ -37,7 +41,13 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   say(status, '', 'ok');
   const instructions = el(
     'textarea',
-    { id: 'agent-instructions', name: 'agent-instructions', rows: '16', maxlength: '32000', 'aria-describedby': 'agent-instructions-help' },
+    {
+      id: 'agent-instructions',
+      name: 'agent-instructions',
+      rows: '16',
+      maxlength: String(LIMITS.instructions.maxLength),
+      'aria-describedby': 'agent-instructions-help',
+    },
     agent.instructions,
   );
   const model = modelChooser('agent-model', catalog, agent.modelId);
@@ -46,21 +56,21 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     'Temperature',
     {
       type: 'number',
-      min: '0',
-      max: '2',
+      min: String(LIMITS.temperature.minimum),
+      max: String(LIMITS.temperature.maximum),
       step: '0.1',
       inputmode: 'decimal',
       value: agent.temperature === null ? '' : String(agent.temperature),
     },
-    "0 to 2; empty for the provider's default.",
+    `${LIMITS.temperature.minimum} to ${LIMITS.temperature.maximum}; empty for the provider's default.`,
   );
   const maxOutput = field(
     'agent-max-output-tokens',
     'Output limit (tokens)',
     {
       type: 'number',
-      min: '1',
-      max: '128000',
+      min: String(LIMITS.maxOutputTokens.minimum),
+      max: String(LIMITS.maxOutputTokens.maximum),
       step: '1',
       inputmode: 'numeric',
       value: agent.maxOutputTokens === null ? '' : String(agent.maxOutputTokens),
@@ -80,7 +90,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       el(
         'p',
         { id: 'agent-instructions-help', class: 'note' },
-        'The system message, word for word: what the agent does, its tone and its rules. At most 32000 characters.',
+        `The system message, word for word: what the agent does, its tone and its rules. At most ${LIMITS.instructions.maxLength} characters.`,
       ),
     ),
     model.block,
@@ -92,7 +102,14 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   root.append(
     card('agent-definition', agent.name, agent.description ? el('p', { class: 'note' }, agent.description) : '', form),
     guardrailsCard(agent, catalog),
-    el('p', { class: 'links' }, el('a', { href: `#/agents/${agent.id}/chat` }, `Chat with ${agent.name}`)),
+    el(
+      'p',
+      { class: 'links' },
+      el('a', { href: `#/agents/${agent.id}/chat` }, `Chat with ${agent.name}`),
+      el('a', { href: `#/agents/${agent.id}/documents` }, `Documents of ${agent.name}`),
+      el('a', { href: '#/approvals' }, 'Approvals'),
+    ),
+    conversationsCard(agent.id, signal),
     archiveCard(agent),
   );
 

@@ -25,6 +25,7 @@ function agentItem(agent: Agent): HTMLElement {
       el('a', { href: `${base}/tools`, 'aria-label': `Tool permissions of ${agent.name}` }, 'Tool permissions'),
       el('a', { href: `${base}/mcp-servers`, 'aria-label': `MCP servers of ${agent.name}` }, 'MCP servers'),
       el('a', { href: `${base}/website-chat`, 'aria-label': `Website chat of ${agent.name}` }, 'Website chat'),
+      el('a', { href: `${base}/documents`, 'aria-label': `Documents of ${agent.name}` }, 'Documents'),
     ),
   );
 }

@@ -3,7 +3,7 @@
  * shown once, with a copy button), list, delete. All three need `update` on `organization`.
  */
 import { ApiError } from '../api.ts';
-import type { ApiResponse } from '../api-types.generated.ts';
+import { apiLimits, type ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import { card, describeError, field, say, statusLine } from '../ui.ts';
@@ -17,7 +17,12 @@ export const NO_ORGANIZATION_UPDATE =
 export async function renderApiKeys(root: HTMLElement, signal: AbortSignal): Promise<void> {
   const status = statusLine('api-keys-status');
   const list = el('ul', { class: 'api-keys', id: 'api-key-list' });
-  const name = field('api-key-name', 'Name', { maxlength: '200', required: '' }, 'Scope: usage:write (send usage events and traces).');
+  const name = field(
+    'api-key-name',
+    'Name',
+    { maxlength: String(apiLimits['POST /api-keys'].body.name.maxLength), required: '' },
+    'Scope: usage:write (send usage events and traces).',
+  );
   const form = el('form', { id: 'api-key-form', novalidate: '', 'aria-label': 'Create an API key' }, name.block);
   const submit = el('button', { type: 'submit' }, 'Create key');
   form.append(el('div', { class: 'actions' }, submit));

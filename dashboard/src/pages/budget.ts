@@ -4,6 +4,7 @@
  * at the default thresholds.
  */
 import { ApiError } from '../api.ts';
+import { apiLimits } from '../api-types.generated.ts';
 import type { Budget } from '../types.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
@@ -15,7 +16,7 @@ export async function renderBudget(root: HTMLElement, signal: AbortSignal): Prom
   const facts = el('p', { id: 'budget-state' });
   const limit = field('budget-limit', 'Monthly limit (USD)', {
     type: 'number',
-    min: '0.01',
+    min: String(apiLimits['PUT /ai/org-usage/budget'].body.monthlyLimitUsd.minimum),
     step: '0.01',
     inputmode: 'decimal',
     required: '',

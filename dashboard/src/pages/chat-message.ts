@@ -1,9 +1,10 @@
 /**
  * One chat message: its text parts and, for each tool call, a card with the tool's name, input
  * and state; a call waiting for approval offers Approve, Deny with an optional reason (counted to
- * 2000 characters, the API's limit) and "Always allow for me".
+ * the API's limit) and "Always allow for me".
  */
 import { getToolName, isToolUIPart, type UIMessage } from 'ai';
+import { apiLimits } from '../api-types.generated.ts';
 import { el } from '../format.ts';
 
 export type ApprovalActions = {
@@ -13,7 +14,8 @@ export type ApprovalActions = {
   fail(error: unknown): void;
 };
 
-export const MAX_REASON = 2000;
+/** The API's limit on a denial reason (the staff approval route declares the one the chat checks). */
+export const MAX_REASON = apiLimits['POST /ai/approvals/:approvalId'].body.reason.maxLength;
 
 const STATE_TEXT: Record<string, string> = {
   'input-streaming': 'Preparing the call…',

@@ -4,6 +4,7 @@
  * placeholder, help, default). A 400 is shown beside the field it names.
  */
 import { ApiError } from '../api.ts';
+import { apiLimits } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import type { CatalogEntry, CatalogVariant } from '../console-types.ts';
 import { el } from '../format.ts';
@@ -39,7 +40,10 @@ export async function renderAddForm(
     { id: 'add-entry', name: 'entry' },
     ...entries.map((entry) => el('option', { value: entry.id }, entry.name)),
   );
-  const name = field('add-name', 'Name shown for this agent', { maxlength: '200', required: '' });
+  const name = field('add-name', 'Name shown for this agent', {
+    maxlength: String(apiLimits['POST /ai/agents/:agentId/mcp-servers'].body.name.maxLength),
+    required: '',
+  });
   const variants = el('fieldset', { class: 'variants' });
   const credentials = el('div', { class: 'credentials' });
   const submit = el('button', { type: 'submit' }, 'Add server');

@@ -2,6 +2,7 @@
  * An agent's MCP servers: status and last check, rename, remove, connect (OAuth), and a form to
  * add one from the catalog (`mcp-add.ts`).
  */
+import { apiLimits } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import type { McpServer } from '../console-types.ts';
 import { el } from '../format.ts';
@@ -57,7 +58,12 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
 
 function serverItem(server: McpServer, base: string, agentId: string, status: HTMLElement, reload: () => Promise<void>): HTMLElement {
   const id = `server-${server.id}`;
-  const rename = el('input', { id: `${id}-name`, value: server.name, maxlength: '200', required: '' });
+  const rename = el('input', {
+    id: `${id}-name`,
+    value: server.name,
+    maxlength: String(apiLimits['PATCH /ai/agents/:agentId/mcp-servers/:serverId'].body.name.maxLength),
+    required: '',
+  });
   const renameForm = el(
     'form',
     { class: 'inline', 'aria-label': `Rename ${server.name}` },

@@ -32,9 +32,10 @@ function sorted(rows: ModelEfficiency, sort: Sort): ModelEfficiency {
     .map((entry) => entry.row);
 }
 
-export function renderEfficiency(panel: Panel, rows: ModelEfficiency): void {
+/** `filtered`: the rows are of one action type (the settings' Action). */
+export function renderEfficiency(panel: Panel, rows: ModelEfficiency, filtered = false): void {
   if (rows.length === 0) {
-    panel.empty('No usage in this window.');
+    panel.empty(filtered ? 'No usage of this action in this window.' : 'No usage in this window.');
     return;
   }
   let sort: Sort = { key: 'totalCostUsd', direction: 'descending' };

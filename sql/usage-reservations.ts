@@ -14,7 +14,6 @@ const ReserveRow = z.strictObject({
   spentUsd: z.number().nullable(),
   limitUsd: z.number().nullable(),
 });
-export type ReserveOutcome = z.infer<typeof ReserveRow>;
 
 /**
  * Reserves the worst case of one call: `inputTokens` at the model's input price plus
@@ -68,12 +67,6 @@ export async function settleReservation(
 /** A data-modifying CTE (for `insertUsageEvents`' `alongside`) that releases the reservations `ids`. */
 export const releaseReservations = (ids: readonly string[]) =>
   sql.fragment`released_reservations AS (DELETE FROM usage_reservations WHERE id = ANY(${sql.array([...ids], 'uuid')}) RETURNING 1)`;
-
-/** Releases reservations on their own (a call that wrote no usage row). */
-export async function deleteReservations(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.query(sql.unsafe`DELETE FROM usage_reservations WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
-}
 
 /** Deletes the reservations that ran out before `now` (their writer died); returns how many. */
 export async function deleteExpiredReservations(db: CommonQueryMethods, now: Date): Promise<number> {

@@ -68,6 +68,12 @@ export async function settleReservation(
 export const releaseReservations = (ids: readonly string[]) =>
   sql.fragment`released_reservations AS (DELETE FROM usage_reservations WHERE id = ANY(${sql.array([...ids], 'uuid')}) RETURNING 1)`;
 
+/** Releases reservations on their own, without a usage row (the chat bench's statement timings). */
+export async function deleteReservations(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(sql.unsafe`DELETE FROM usage_reservations WHERE id = ANY(${sql.array([...ids], 'uuid')})`);
+}
+
 /** Deletes the reservations that ran out before `now` (their writer died); returns how many. */
 export async function deleteExpiredReservations(db: CommonQueryMethods, now: Date): Promise<number> {
   const result = await db.query(sql.unsafe`DELETE FROM usage_reservations WHERE expires_at <= ${sql.timestamp(now)}`);

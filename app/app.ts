@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
 import { corsFor } from './core/cors.ts';
-import type { AppDeps } from './core/deps.ts';
+import { systemTimers, type AppDeps, type Timers } from './core/deps.ts';
 import { ReplicaReads } from './db/replica.ts';
 import { answerClientErrors, ignoreBodyOfBodilessMethods } from './core/client-errors.ts';
 import { errorMiddleware } from './core/error-middleware.ts';
@@ -31,6 +31,7 @@ export type CreateAppOptions = {
   redis?: Redis;
   config: Config;
   clock?: () => Date;
+  timers?: Timers;
   logger?: Logger;
   /** Access-token lifetime in seconds. Default 900 (15 minutes); tests of token expiry shorten it. */
   accessTokenTtlSeconds?: number;
@@ -60,6 +61,7 @@ export function createApp(options: CreateAppOptions): App {
     redis: options.redis,
     config: options.config,
     clock: options.clock ?? (() => new Date()),
+    timers: options.timers ?? systemTimers,
     logger,
     accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? ACCESS_TOKEN_TTL_SECONDS,
     replica:

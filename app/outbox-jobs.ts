@@ -1,3 +1,4 @@
+import { systemTimers } from './core/deps.ts';
 import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import type { Config } from './config.ts';
@@ -17,6 +18,6 @@ export function outboxJobs(
   logger: Logger,
   clock: () => Date = () => new Date(),
 ): Record<string, OutboxJob> {
-  const deps = { db, redis: undefined, config, logger, clock, accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS };
+  const deps = { db, redis: undefined, config, logger, clock, timers: systemTimers, accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS };
   return { [PASSWORD_RESET_JOB]: passwordResetJob(deps) };
 }

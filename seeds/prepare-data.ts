@@ -1,3 +1,4 @@
+import { systemTimers } from '../app/core/deps.ts';
 import type { Logger } from 'pino';
 import type { DatabasePool } from 'slonik';
 import { seedDemo } from './demo.ts';
@@ -15,7 +16,7 @@ export async function prepareData(db: DatabasePool, config: Config, logger: Logg
   if (config.seedDemo) {
     await seedDemo(db, (message) => logger.info(message));
     // The help center of the Support Assistant; a failure (an embedding provider that is down) does not stop the start.
-    const deps = { db, redis: undefined, config, clock: () => new Date(), logger, accessTokenTtlSeconds: 900 };
+    const deps = { db, redis: undefined, config, clock: () => new Date(), timers: systemTimers, logger, accessTokenTtlSeconds: 900 };
     await seedDemoKnowledge(deps).then(
       (added) =>
         logger.info(added ? `demo help center added (${added} documents for the Support Assistant)` : 'demo help center already present'),

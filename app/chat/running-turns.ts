@@ -80,12 +80,12 @@ export class ChatTurns {
     this.#running.set(turnId, running);
     this.#renewal ??= setInterval(() => void this.#renew(), RENEW_EVERY_MS).unref();
     const limitMs = this.#deps.config.ai.turnTimeoutMs;
-    const deadline = setTimeout(() => {
+    const deadline = this.#deps.timers.setTimeout(() => {
       const seconds = Math.round(limitMs / 100) / 10;
       this.#abort(turnId, new TurnEnd('timed_out', `The answer took longer than the ${seconds} s limit of a turn and was stopped.`));
-    }, limitMs).unref();
+    }, limitMs);
     const forget = () => {
-      clearTimeout(deadline);
+      this.#deps.timers.clearTimeout(deadline);
       this.#running.delete(turnId);
       if (this.#running.size === 0) {
         clearInterval(this.#renewal);

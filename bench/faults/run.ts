@@ -23,7 +23,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { Agent } from 'undici';
 import { createApp } from '../../app/app.ts';
-import type { AppDeps } from '../../app/core/deps.ts';
+import { systemTimers, type AppDeps } from '../../app/core/deps.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
 import { createRateLimitStore } from '../../app/core/route-rate-limit.ts';
 import { DEMO_PASSWORD } from '../../seeds/demo-fixtures.ts';
@@ -69,7 +69,15 @@ async function main(): Promise<number> {
     cleanups.unshift(async () => redis.disconnect());
     const config = testConfig({ databaseUrl, redisUrl: redisServer.url, trustProxyHops: 1, logLevel: 'silent' });
     const logger = pino({ level: 'silent' });
-    const deps: AppDeps = { db: pool, redis, config, clock: () => new Date(), logger, accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS };
+    const deps: AppDeps = {
+      db: pool,
+      redis,
+      config,
+      clock: () => new Date(),
+      timers: systemTimers,
+      logger,
+      accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS,
+    };
     const store = createRateLimitStore(deps) as ResilientStore;
     const app = createApp({ db: pool, redis, config, logger, rateLimitStore: store });
     const server = createServer(app.callback());

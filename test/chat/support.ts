@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { ExecutionContext } from 'ava';
 import { DefaultChatTransport, readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import type { Config } from '../../app/config.ts';
+import type { CreateAppOptions } from '../../app/app.ts';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { testConfig, type TestContext } from '../helpers/app.ts';
 import { startMcpToolPeer, type McpToolPeer, type ToolAnswer } from '../helpers/mcp-tool-peer.ts';
@@ -18,8 +19,8 @@ export function chatConfig(ai: Partial<Config['ai']> = {}, base: Partial<Config>
 }
 
 /** An app over the file's database with `config`, listening on loopback (closed after the test). */
-export async function serve(t: T, config: Config): Promise<string> {
-  const server = t.context.t.rebuild({ config }).listen(0, '127.0.0.1');
+export async function serve(t: T, config: Config, options: Partial<CreateAppOptions> = {}): Promise<string> {
+  const server = t.context.t.rebuild({ ...options, config }).listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', resolve));
   t.teardown(
     () =>

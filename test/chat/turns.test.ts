@@ -6,6 +6,7 @@ import { withTestApp } from '../helpers/app.ts';
 import request from 'supertest';
 import { z } from 'zod';
 import { chatTurns, TURN_LEASE_MS } from '../../app/chat/running-turns.ts';
+import type { Timers } from '../../app/core/deps.ts';
 import { endTurn, renewLeases } from '../../sql/chat-turns.ts';
 import { bearer, chatConfig, chatPath, provider, serve, userMessage } from './support.ts';
 import {
@@ -163,11 +164,20 @@ test.serial(
   'a turn past AI_TURN_TIMEOUT_MS against a provider dripping a byte a second stops with an error chunk and saves its answer',
   async (t) => {
     const peer = await provider(t, () => ({ kind: 'drip', text: 'Hel', everyMs: 1000, forever: true }));
-    // The idle timeout (AI_PROVIDER_TIMEOUT_MS) never fires: a byte comes every second.
-    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 2_000, turnTimeoutMs: 4_500 }));
+    // The turn's deadline is armed on these timers and fired by the test once 'Hel' has streamed;
+    // the idle timeout (AI_PROVIDER_TIMEOUT_MS) never fires: a byte comes every second.
+    const armed: { run: () => void; ms: number }[] = [];
+    const timers: Timers = { setTimeout: (run, ms) => armed.push({ run, ms }), clearTimeout: () => {} };
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 2_000, turnTimeoutMs: 4_500 }), { timers });
     const auth = await bearer(t);
-    const response = await post(base, auth, 'drip', 'hello', 'm-drip');
-    const { chunks, done } = parseStream(await response.text());
+    const { whole } = await readUntil(await post(base, auth, 'drip', 'hello', 'm-drip'), hasText('Hel'));
+    t.deepEqual(
+      armed.map(({ ms }) => ms),
+      [4_500],
+      'one deadline of AI_TURN_TIMEOUT_MS',
+    );
+    armed[0]!.run();
+    const { chunks, done } = parseStream(await whole);
 
     t.true(done);
     t.like(chunks.at(-1), { type: 'error', errorText: 'The answer took longer than the 4.5 s limit of a turn and was stopped.' });

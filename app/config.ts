@@ -17,10 +17,6 @@ type Declared = Parsed<typeof CONFIG_VARIABLES>;
 /** Validated runtime configuration: the declaration of app/config-variables.ts, read by `loadConfig`. */
 export type Config = ReturnType<typeof resolved>;
 export type GoogleOAuthConfig = NonNullable<Config['google']>;
-export type McpOAuthConfig = Config['mcpOAuth'];
-export type McpClientConfig = Config['mcpClient'];
-export type AiConfig = Config['ai'];
-export type NotificationsConfig = Config['notifications'];
 /** A pre-registered OAuth client of one authorization server (issuer). */
 export type ConfiguredOAuthClient = z.output<typeof oauthClientSchema>;
 

@@ -83,12 +83,8 @@ export async function otlpSpanBomb(run: Run, owner: Caller): Promise<AttackCase>
   const slowestHealth = Math.max(0, ...health.map((check) => check.durationMs));
   return {
     name,
-    held:
-      answers[0]?.status === 413 &&
-      answers[1]?.status === 400 &&
-      health.every((check) => check.status === 200) &&
-      slowestHealth < HEALTH_BOUND_MS &&
-      rssGrowthMb < RSS_BOUND_MB,
+    held: answers[0]?.status === 413 && answers[1]?.status === 400 && health.every((check) => check.status === 200),
+    withinBounds: slowestHealth < HEALTH_BOUND_MS && rssGrowthMb < RSS_BOUND_MB,
     detail:
       `${bombs[0]!.body!.length} B -> ${answers[0]?.status} in ${answers[0]?.durationMs.toFixed(1)} ms, ` +
       `${bombs[1]!.body!.length} B -> ${answers[1]?.status} in ${answers[1]?.durationMs.toFixed(1)} ms; ` +
@@ -133,7 +129,8 @@ export async function preAuthNestingBomb(run: Run, count: number): Promise<Attac
   const plainMedian = median(plain.map((answer) => answer.durationMs));
   return {
     name: `pre-auth nesting bomb: ${count} x ${bomb.length} B of gzip (1 MiB of nesting) with a made-up key, beside ${count} x {}`,
-    held: statuses.length === 1 && statuses[0] === 401 && bombMedian <= plainMedian + REFUSED_EXTRA_BOUND_MS,
+    held: statuses.length === 1 && statuses[0] === 401,
+    withinBounds: bombMedian <= plainMedian + REFUSED_EXTRA_BOUND_MS,
     detail: `statuses ${statuses.join(',')}; median answer ${bombMedian.toFixed(2)} ms (bomb) vs ${plainMedian.toFixed(2)} ms ({})`,
   };
 }

@@ -5,7 +5,21 @@ import type { FuzzRequest } from './request.ts';
 import type { Caller } from './valid.ts';
 
 /** One attack of the security review replayed: whether it was held, and what was seen. */
-export type AttackCase = { name: string; held: boolean; detail: string };
+export type AttackCase = {
+  name: string;
+  /** What the service answered, stored and cut held. */
+  held: boolean;
+  detail: string;
+  /**
+   * Whether the time and memory the attack cost stayed within its bounds (a case without bounds
+   * leaves it out). `npm run fuzz` counts it as held; the suite's sample does not
+   * (`FuzzOptions.bounds`), since a test asserts no wall-clock duration or heap size.
+   */
+  withinBounds?: boolean;
+};
+
+/** Whether an attack got in: its outcome, and its time and memory bounds where they count. */
+export const gotIn = (attack: AttackCase, bounds: boolean) => !attack.held || (bounds && attack.withinBounds === false);
 
 type Run = { context: EngineContext; record: (outcome: Outcome) => void; nextIndex: () => number };
 

@@ -92,9 +92,8 @@ export async function hostileDocumentUploads(run: Run, owner: Caller): Promise<A
       answered &&
       bombAnswer.status === 400 &&
       bombAnswer.text.includes('decompression bomb') &&
-      health.every((check) => check.status === 200) &&
-      slowestHealth < HEALTH_BOUND_MS &&
-      rssGrowthMb < RSS_BOUND_MB,
+      health.every((check) => check.status === 200),
+    withinBounds: slowestHealth < HEALTH_BOUND_MS && rssGrowthMb < RSS_BOUND_MB,
     detail:
       `${answers.map(({ response }) => `${response.status} in ${response.durationMs.toFixed(0)} ms`).join(', ')}; ` +
       `${health.length} health checks, slowest ${slowestHealth.toFixed(1)} ms; RSS ${rssGrowthMb >= 0 ? '+' : ''}${rssGrowthMb.toFixed(0)} MB`,

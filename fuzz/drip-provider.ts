@@ -53,7 +53,8 @@ export async function dripProvider(deps: AppDeps): Promise<AttackCase> {
     const closed = await Promise.race([peer.closes[0]!, new Promise((resolve) => setTimeout(() => resolve('open'), 1_000))]);
     return {
       name,
-      held: response.status === 200 && ended && ms <= TURN_TIMEOUT_MS + SLACK_MS && closed !== 'open',
+      held: response.status === 200 && ended && closed !== 'open',
+      withinBounds: ms <= TURN_TIMEOUT_MS + SLACK_MS,
       detail: `${response.status}, stream ended after ${ms} ms with ${ended ? 'the deadline error chunk' : `no deadline error chunk: ${text.slice(-300)}`}; provider request ${closed === 'open' ? 'still open' : 'cut'}`,
     };
   } catch (error) {

@@ -1,6 +1,6 @@
 import { AGENTS, ORGANIZATIONS } from '../seeds/demo-fixtures.ts';
 import { DEMO_PASSWORD } from '../seeds/demo-fixtures.ts';
-import { analyticsCacheFill, analyticsRouteLimit, ipv6Rotation, type AttackCase } from './attack-cases.ts';
+import { analyticsCacheFill, analyticsRouteLimit, gotIn, ipv6Rotation, type AttackCase } from './attack-cases.ts';
 import { hugeAnswer } from './chat-attacks.ts';
 import { hostileDocumentUploads } from './document-attacks.ts';
 import { dripProvider } from './drip-provider.ts';
@@ -25,6 +25,12 @@ export type FuzzOptions = {
   concurrency?: number;
   /** Share of hostile requests. Default 0.6. */
   hostileShare?: number;
+  /**
+   * Whether an attack case out of its time or memory bounds (health checks slower than their
+   * bound, RSS growth, a refusal's extra latency) got in. Default true (`npm run fuzz`); the suite's
+   * sample passes false and holds the outcomes only.
+   */
+  bounds?: boolean;
   write?: (line: string) => void;
 };
 
@@ -203,7 +209,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     attacks.push(await preAuthNestingBomb(limitedRun, 20));
     // Issue 47: documents that made the heading pattern backtrack, and a PDF decompression bomb.
     attacks.push(await hostileDocumentUploads(openRun, callers.get('owner@demo.test')!));
-    for (const attack of attacks) if (!attack.held) problems.push(`attack got in: ${attack.name}: ${attack.detail}`);
+    const bounds = options.bounds ?? true;
+    for (const attack of attacks) if (gotIn(attack, bounds)) problems.push(`attack got in: ${attack.name}: ${attack.detail}`);
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     const changed = changedTables(before, after);
     if (changed.length) problems.push(`rows of Other Agency changed while other principals fuzzed: ${changed.join(', ')}`);
@@ -233,7 +240,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       [
         '',
         'attack cases:',
-        ...attacks.map((attack) => `  ${attack.held ? 'held' : 'GOT IN'}  ${attack.name}: ${attack.detail}`),
+        ...attacks.map((attack) => `  ${gotIn(attack, bounds) ? 'GOT IN' : 'held'}  ${attack.name}: ${attack.detail}`),
         '',
         ...problems.map((problem) => `PROBLEM: ${problem}`),
         `seed ${options.seed}: ${tally.total} requests over ${operations.length} operations in ${seconds.toFixed(1)} s; ` +

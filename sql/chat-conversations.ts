@@ -101,12 +101,6 @@ export async function deleteConversation(db: CommonQueryMethods, scope: Conversa
   return deleted !== null;
 }
 
-/** The messages of a conversation in the order they were written. */
-export function listMessages(db: CommonQueryMethods, conversationId: string) {
-  return db.any(sql.type(StoredMessage)`
-    SELECT id, role, parts FROM chat_messages WHERE conversation_id = ${conversationId} ORDER BY id`);
-}
-
 /** Writes a message, replacing the parts of one already stored with this id (an assistant message continued after an approval). */
 export async function saveMessage(db: CommonQueryMethods, conversationId: string, message: StoredMessage, now: Date): Promise<void> {
   await db.query(sql.unsafe`WITH ${messageWrites(conversationId, message, now)} SELECT 1`);

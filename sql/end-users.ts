@@ -73,7 +73,6 @@ const Session = z.strictObject({
   organizationId: z.string(),
   endUser: EndUser,
 });
-export type ChannelSession = z.infer<typeof Session>;
 
 /**
  * What a session token names, when it still holds: the end user of this agent, its agent in use

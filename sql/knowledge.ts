@@ -127,7 +127,6 @@ const KnowledgeUsageRow = z.strictObject({
   organizationChunks: z.number(),
   organizationTextBytes: z.number(),
 });
-export type KnowledgeUsage = z.infer<typeof KnowledgeUsageRow>;
 
 /**
  * What the agent's documents hold (documents, chunks, UTF-8 bytes of the chunks' text) and what

@@ -14,7 +14,6 @@ const ReserveRow = z.strictObject({
   spentUsd: z.number().nullable(),
   limitUsd: z.number().nullable(),
 });
-export type ReserveOutcome = z.infer<typeof ReserveRow>;
 
 /**
  * Reserves the worst case of one call: `inputTokens` at the model's input price plus
@@ -69,7 +68,7 @@ export async function settleReservation(
 export const releaseReservations = (ids: readonly string[]) =>
   sql.fragment`released_reservations AS (DELETE FROM usage_reservations WHERE id = ANY(${sql.array([...ids], 'uuid')}) RETURNING 1)`;
 
-/** Releases reservations on their own (a call that wrote no usage row). */
+/** Releases reservations on their own, without a usage row (the chat bench's statement timings). */
 export async function deleteReservations(db: CommonQueryMethods, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query(sql.unsafe`DELETE FROM usage_reservations WHERE id = ANY(${sql.array([...ids], 'uuid')})`);

@@ -6,7 +6,6 @@ import { findVisitor, insertVisitor, upsertKnownEndUser, type EndUser } from '..
 import { findUserProfile } from '../../sql/users.ts';
 import { bearerToken, verifyAccessToken } from '../core/auth.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { unauthorized } from '../core/errors.ts';
 import { openJson } from '../crypto/credentials.ts';
 import { channelNotFound, endUserNotVerified, originNotAllowed } from './errors.ts';
 import { allowOrigin, originAllowed } from './origins.ts';
@@ -26,7 +25,7 @@ export const VISITOR_TOKEN_DAYS = 90;
  *    `AI.ORIGIN_NOT_ALLOWED`); the answer then carries CORS headers for it. Without an `Origin`
  *    (a server calling), only a verified session is made (else 403 as well);
  * 3. who the end user is: a `client` access token of the channel's organization (any other token
- *    is 401); else a `user` whose `hash` is the HMAC of the channel's secret (401
+ *    is 401 `AI.END_USER_NOT_VERIFIED`); else a `user` whose `hash` is the HMAC of the channel's secret (401
  *    `AI.END_USER_NOT_VERIFIED` otherwise, and for a verified-only channel without one); else an
  *    anonymous visitor, the one its `visitorToken` names, or a new one with a new token.
  */
@@ -70,9 +69,9 @@ async function knownEndUser(
   const common = { id: uuidv7(), organizationId: channel.organizationId, agentId: channel.agentId, now };
   if (token !== undefined) {
     const claims = verifyAccessToken(token, deps.config.jwtSecret, deps.clock());
-    if (!claims || claims.type !== 'client' || claims.agencyId !== channel.organizationId) throw unauthorized();
+    if (!claims || claims.type !== 'client' || claims.agencyId !== channel.organizationId) throw endUserNotVerified();
     const client = await findUserProfile(deps.db, claims.userId);
-    if (!client || client.organizationId !== channel.organizationId) throw unauthorized();
+    if (!client || client.organizationId !== channel.organizationId) throw endUserNotVerified();
     return upsertKnownEndUser(deps.db, { ...common, kind: 'client', externalId: client.id, name: client.name, email: client.email });
   }
   if (body.user) {

@@ -35,8 +35,8 @@ export const MODERATION_PROMPT =
 /** A word character: a letter, a digit or `_` in any script; a term matches only between non-word characters. */
 const WORD = String.raw`[\p{L}\p{N}_]`;
 const escapeTerm = (term: string) => term.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-/** Whitespace runs are one space, in terms and messages alike ("credit  card" matches "credit card"). */
-const oneSpace = (text: string) => text.replace(/\s+/gu, ' ');
+/** A whitespace run that is not one space: the runs a message is matched without (single spaces stay, uncopied). */
+const UNEVEN_WHITESPACE = /[^\S ]\s*| \s+/g;
 
 const MAX_COMPILED = 1_000;
 /** One matcher per agent version (its id and `updatedAt`), built on first use; the oldest goes past the bound. */
@@ -44,15 +44,15 @@ const compiled = new Map<string, RegExp | null>();
 
 /**
  * The agent's blocked terms as one case-insensitive pattern: an alternation of literal terms, each
- * between non-word characters (lookarounds of one character). No quantifier runs over the message:
- * a test costs at most the message's length times the terms' total length, and V8's literal
- * alternation makes the common case far cheaper (bench/guardrails).
+ * between non-word characters (lookarounds of one character). No quantifier runs over
+ * the message: a test costs at most the message's length times the terms' total length, and V8's
+ * literal alternation makes the common case far cheaper (bench/guardrails).
  */
 export function blockedTermsPattern(agent: Pick<Agent, 'id' | 'updatedAt' | 'guardrails'>): RegExp | null {
   const key = `${agent.id} ${agent.updatedAt}`;
   let pattern = compiled.get(key);
   if (pattern === undefined) {
-    const terms = [...new Set(agent.guardrails.blockedTerms.map((term) => oneSpace(term.trim())).filter(Boolean))];
+    const terms = [...new Set(agent.guardrails.blockedTerms.map((term) => term.trim().replace(/\s+/gu, ' ')).filter(Boolean))];
     // Longest first: where one term starts another, the longer is tried first (either one trips).
     terms.sort((a, b) => b.length - a.length);
     pattern = terms.length === 0 ? null : new RegExp(`(?<!${WORD})(?:${terms.map(escapeTerm).join('|')})(?!${WORD})`, 'iu');
@@ -65,7 +65,11 @@ export function blockedTermsPattern(agent: Pick<Agent, 'id' | 'updatedAt' | 'gua
 /** Whether `text` holds one of the agent's blocked terms as a whole word or phrase, in any case. */
 export function hasBlockedTerm(agent: Pick<Agent, 'id' | 'updatedAt' | 'guardrails'>, text: string): boolean {
   const pattern = blockedTermsPattern(agent);
-  return pattern !== null && pattern.test(oneSpace(text));
+  if (pattern === null) return false;
+  // Terms hold single spaces; whitespace runs are one space in the message too ("credit\n card"
+  // matches "credit card"). A literal space keeps V8's literal alternation: `\s+` between a
+  // phrase's words makes terms sharing words backtrack for seconds (bench/guardrails).
+  return pattern.test(text.replace(UNEVEN_WHITESPACE, ' '));
 }
 
 /** Who the check is for: its usage row carries them. */

@@ -228,6 +228,3 @@ export function chatTurns(deps: AppDeps): ChatTurns {
   }
   return turns;
 }
-
-/** The registry if the app ever made one (shutdown and tests close it). */
-export const existingChatTurns = (deps: AppDeps): ChatTurns | undefined => registries.get(deps);

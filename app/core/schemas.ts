@@ -107,9 +107,6 @@ export const ValidationErrorBody = Type.Object({
   errors: Type.Array(Type.Object({ path: Type.Array(Type.String()), message: Type.String() })),
 });
 
-/** A status answered by more than one cause: a coded error from one, a plain one from another. */
-export const CodedOrPlainErrorBody = Type.Union([CodedErrorBody, ErrorBody]);
-
 /** The 429 body of app/core/rate-limit-body.ts (`CORE.RATE_LIMIT_EXCEEDED`, the wait in seconds; docs/interface.md). */
 export const RateLimitedBody = Type.Object({
   statusCode: Type.Literal(429),

@@ -8,9 +8,6 @@ import { readdirSync, readFileSync } from 'node:fs';
  */
 const LOGO_DIR = new URL('./logos/', import.meta.url);
 
-/** The URL path shipped and uploaded logos are served at, below `/api`. */
-export const LOGO_ROUTE_PREFIX = '/static/';
-
 let shipped: Map<string, Buffer> | undefined;
 
 /** `logos/<slug>.svg` -> file contents, read once. */

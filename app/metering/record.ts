@@ -3,7 +3,7 @@ import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { isEndUserScope, type ConversationScope } from '../../sql/chat-conversations.ts';
 import { insertUsageEvents } from '../../sql/usage-events.ts';
-import { deleteReservations, releaseReservations } from '../../sql/usage-reservations.ts';
+import { releaseReservations } from '../../sql/usage-reservations.ts';
 import type { ActionType, UsageSource } from '../../sql/usage-window.ts';
 import { afterUsageWritten, type BudgetCheckDeps } from '../analytics/budget/checker.ts';
 import type { MeteredCall } from './meter.ts';
@@ -70,11 +70,4 @@ export async function recordModelCalls(
   if (rows.length === 0 && alongside.length === 0) return;
   await insertUsageEvents(deps.db, rows, alongside.length > 0 ? sql.fragment`${sql.join(alongside, sql.fragment`, `)}` : undefined);
   if (rows.length > 0) await afterUsageWritten(deps, account.organizationId);
-}
-
-/** Releases reservations whose calls wrote no usage (a refused or failed call); never throws. */
-export async function releaseUnused(deps: BudgetCheckDeps, reservations: readonly string[]): Promise<void> {
-  await deleteReservations(deps.db, reservations).catch((error: unknown) =>
-    deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'budget reservations not released'),
-  );
 }

@@ -35,6 +35,7 @@ async function until(condition: () => Promise<boolean>, what: string, timeoutMs 
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    // Waiting on the standby, an external peer: replication is polled, bounded by timeoutMs.
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

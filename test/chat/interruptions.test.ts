@@ -31,6 +31,7 @@ async function until(condition: () => boolean, what: string, ms = 10_000) {
   const end = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    // Waiting on an external peer (the MCP server, a tool's handler): polled, bounded by ms.
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

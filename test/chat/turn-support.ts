@@ -8,6 +8,7 @@ export async function until(condition: () => boolean | Promise<boolean>, what: s
   const end = Date.now() + ms;
   while (!(await condition())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    // Waiting on external peers (PostgreSQL, Redis, a provider or MCP server): polled, bounded by ms.
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -166,13 +166,10 @@ test.serial(
     // The idle timeout (AI_PROVIDER_TIMEOUT_MS) never fires: a byte comes every second.
     const base = await serve(t, chatConfig({ gatewayUrl: peer.url, providerTimeoutMs: 2_000, turnTimeoutMs: 4_500 }));
     const auth = await bearer(t);
-    const started = Date.now();
     const response = await post(base, auth, 'drip', 'hello', 'm-drip');
     const { chunks, done } = parseStream(await response.text());
-    const elapsed = Date.now() - started;
 
     t.true(done);
-    t.true(elapsed >= 4_500 && elapsed < 8_000, `${elapsed} ms`);
     t.like(chunks.at(-1), { type: 'error', errorText: 'The answer took longer than the 4.5 s limit of a turn and was stopped.' });
     t.is(textOfChunks(chunks), 'Hel');
     t.is(storedText((await storedMessages(t, 'drip'))[1]), 'Hel');

@@ -37,6 +37,7 @@ async function controller(t: ExecutionContext<TestContext>) {
           [database],
         );
         if (rows[0]) return rows[0].pid;
+        // Waiting on PostgreSQL, an external peer: its activity view is polled, at most 1000 times.
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       throw new Error('no create got in flight');

@@ -18,6 +18,7 @@ export async function rawExchange(port: number, bytes: string | Buffer): Promise
   socket.on('error', () => undefined);
   await once(socket, 'connect');
   socket.write(bytes);
+  // Waiting on the server as a peer on a socket: its close, bounded for a server that keeps the connection.
   await Promise.race([once(socket, 'close'), new Promise((resolve) => setTimeout(resolve, 2_000))]);
   socket.destroy();
   const text = Buffer.concat(chunks).toString('utf8');

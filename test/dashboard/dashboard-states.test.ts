@@ -64,9 +64,11 @@ test.serial('an organization without usage gets an empty state in every panel', 
 
 test.serial('every panel says it is loading until its answer arrives', async (t) => {
   const { page } = await t.context.open();
-  // Answers held back for a moment (the API still answers them), so the loading state can be seen.
+  // Answers held back until the loading state has been read (the API still answers them then).
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
   await page.route('**/api/ai/org-usage/**', async (route) => {
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await released;
     await route.continue();
   });
   await signIn(page, t.context.origin, 'owner@demo.test');
@@ -77,6 +79,7 @@ test.serial('every panel says it is loading until its answer arrives', async (t)
   t.deepEqual(busy, ['true', 'true', 'true', 'true', 'true', 'true', 'true']);
   t.is(await page.locator('#status').textContent(), 'Loading…');
   await screenshot(page, 'loading');
+  release();
   await waitForReports(page);
   t.is(await page.locator('#panel-cost').getAttribute('aria-busy'), 'false');
   await page.context().close();

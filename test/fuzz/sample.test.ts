@@ -6,13 +6,14 @@ test('a fixed-seed sample of 2,000 fuzzed requests over every operation finds no
   // the shared 2-core VM at load 30 (the review's attacks of issue 22 add about 830 requests).
   t.timeout(600_000);
   const lines: string[] = [];
-  const result = await runFuzz({ seed: 20261123, requests: 2_000, concurrency: 4, write: (line) => lines.push(line) });
+  // The attacks' time and memory bounds are `npm run fuzz`'s: the sample holds what was answered, stored and cut.
+  const result = await runFuzz({ seed: 20261123, requests: 2_000, concurrency: 4, bounds: false, write: (line) => lines.push(line) });
   t.true(result.total >= 2_000);
   t.true(result.operations.length >= 40, `only ${result.operations.length} operations in the document`);
   // Every operation was called.
   for (const operation of result.operations) t.true(result.tally.byOperation.has(operation.key), `${operation.key} was never called`);
   t.deepEqual(result.problems, []);
-  // The review's attacks of issues 22, 37 and 47 are replayed and named in the report, and none got in.
+  // The security reviews' attacks are replayed and named in the report, and none got in.
   for (const name of [
     'IPv6 rotation',
     'IPv4-mapped alternation',

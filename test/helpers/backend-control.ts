@@ -29,6 +29,7 @@ export async function backendControl(t: ExecutionContext<TestContext>) {
           [database, exclude],
         );
         if (rows[0]) return rows[0].pid;
+        // Waiting on PostgreSQL, an external peer: its activity view is polled, at most 500 times.
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       const { rows: all } = await client.query(

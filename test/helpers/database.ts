@@ -72,6 +72,7 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
       } catch (error) {
         // Another worker may be cloning the same template at this instant.
         if (attempt >= 20 || !/being accessed by other users/.test(String(error))) throw error;
+        // Waiting on PostgreSQL, an external peer: a jittered retry, at most 20 of them.
         await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
       }
     }

@@ -73,6 +73,7 @@ test('an agent archived while its tokens are being requested gets none stored, a
   const flow = await consentedFlow(t);
   flow.fake.tokenDelayMs = 400;
   const answer = callback(t, flow.redirect, flow.token).then((response) => response);
+  // Waiting on the fake authorization server, an external peer, to receive the exchange (bounded at 10 s).
   const end = Date.now() + 10_000;
   while (flow.fake.tokenRequests.length === 0 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
   t.is(flow.fake.tokenRequests.length, 1, 'the code was being exchanged');

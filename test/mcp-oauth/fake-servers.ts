@@ -199,6 +199,7 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
       const authorization = request.headers.authorization;
       fake.tokenRequests.push({ form, authorization });
       if (fake.tokenDelayMs === Infinity) return; // hangs: never answers
+      // This fake is the external peer: a slow authorization server answers after tokenDelayMs.
       if (fake.tokenDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.tokenDelayMs));
       const [basicId, basicSecret] = Buffer.from((authorization ?? '').replace(/^Basic /, ''), 'base64')
         .toString('utf8')

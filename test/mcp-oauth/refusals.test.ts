@@ -154,13 +154,10 @@ test('a slow authorization server is refused within the timeout', async (t) => {
   });
   const timeoutMs = 800;
   const app = t.context.t.rebuild({ config: oauthTestConfig({ outboundTimeoutMs: timeoutMs }) });
-  const began = Date.now();
   const response = await initiate(t, started, app).expect(504);
-  const elapsed = Date.now() - began;
   t.is(response.body.errorCode, 'MCP_OAUTH.UPSTREAM_TIMEOUT');
   t.true(started.fake.hits.includes('GET /.well-known/oauth-authorization-server/tenant'));
-  // The trickle never ends: any answer at all means the deadline fired; the bound allows for a busy machine.
-  t.true(elapsed >= timeoutMs && elapsed < timeoutMs + 4000, `answered after ${elapsed} ms`);
+  // The trickle never ends: any answer at all means the deadline fired.
 });
 
 test('a token endpoint that refuses the code is a 502 naming its OAuth error and stores nothing', async (t) => {

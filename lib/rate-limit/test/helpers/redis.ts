@@ -15,6 +15,7 @@ export function uniquePrefix(label: string): string {
   return `test-rl:${label}:${randomUUID()}:`;
 }
 
+/** A real wait: only for polling an external peer (Redis) with a bound, or for yielding to its client. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

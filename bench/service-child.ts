@@ -5,11 +5,14 @@
  * `BENCH_GATEWAY_URL` and `BENCH_TITLE_MODEL` (`AI_TITLE_MODEL`); the route limits are off (the benches measure the paths behind them).
  * Listens on a loopback port and reports it to the parent over IPC; collects garbage on `gc`,
  * samples its CPU between `profile-start` and `profile-stop` (the profile is written into
- * `.data-bench/` and its path sent back) and ends on `stop`.
+ * `.data-bench/` and its path sent back) and ends on `stop`. After each `gc`, `BENCH_MEMORY=1`
+ * prints its `process.memoryUsage()` (heap, external, array buffers) to stderr and
+ * `BENCH_HEAP_SNAPSHOT=1` writes a V8 heap snapshot into `.data-bench/` (what the memory holds).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
+import { writeHeapSnapshot } from 'node:v8';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createApp } from '../app/app.ts';
@@ -65,6 +68,17 @@ process.on('message', async (message) => {
   if (message === 'gc') {
     // Run with --expose-gc by the bench: RSS is read after a full collection.
     (globalThis as { gc?: () => void }).gc?.();
+    if (process.env.BENCH_MEMORY) {
+      const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+      const usage = process.memoryUsage();
+      process.stderr.write(
+        `service memory: rss ${mb(usage.rss)}, heap used ${mb(usage.heapUsed)} of ${mb(usage.heapTotal)}, external ${mb(usage.external)}, array buffers ${mb(usage.arrayBuffers)}\n`,
+      );
+    }
+    if (process.env.BENCH_HEAP_SNAPSHOT) {
+      mkdirSync('.data-bench', { recursive: true });
+      process.stderr.write(`heap snapshot: ${writeHeapSnapshot(`.data-bench/service-${Date.now()}.heapsnapshot`)}\n`);
+    }
     process.send!({ gc: true });
   }
   if (message !== 'stop') return;

@@ -31,7 +31,7 @@ export const serviceOrigin = (deps: Pick<AppDeps, 'config'>) => new URL(deps.con
  */
 export const CHANNEL_SESSION: EndUserAuth<EndUserCaller> = {
   async authenticate(deps: AppDeps, ctx: Context): Promise<EndUserCaller> {
-    const claims = sessionClaims(ctx, deps.config.jwtSecret);
+    const claims = sessionClaims(ctx, deps.config.jwtSecret, deps.clock);
     if (!claims) throw unauthorized();
     const session = await findChannelSession(deps.db, claims.agentId, claims.sub);
     if (!session || session.organizationId !== claims.organizationId) throw channelNotFound();
@@ -47,7 +47,7 @@ export const CHANNEL_SESSION: EndUserAuth<EndUserCaller> = {
     };
   },
   identify(deps: AppDeps, ctx: Context): string | undefined {
-    const claims = sessionClaims(ctx, deps.config.jwtSecret);
+    const claims = sessionClaims(ctx, deps.config.jwtSecret, deps.clock);
     return claims ? `endUser:${claims.sub}` : undefined;
   },
   errors: [AI_CHANNEL_NOT_FOUND, AI_ORIGIN_NOT_ALLOWED],

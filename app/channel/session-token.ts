@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { ACCESS_TOKEN_ALGORITHM, accessTokenKey, bearerToken, MAX_TOKEN_LENGTH } from '../core/auth.ts';
+import { ACCESS_TOKEN_ALGORITHM, accessTokenKey, bearerToken, clockTimestampOf, MAX_TOKEN_LENGTH } from '../core/auth.ts';
 import type { Context } from 'koa';
 
 /** Lifetime of an end user's session token, in seconds (the widget renews it before it runs out). */
@@ -45,15 +45,21 @@ function isSessionClaims(payload: unknown): payload is SessionClaims {
 
 const verified = new WeakMap<Context, SessionClaims | null>();
 
-/** The request's session claims (HS256 only, `exp` required), verified once per request; undefined for none or an invalid one. */
-export function sessionClaims(ctx: Context, secret: string): SessionClaims | undefined {
+/**
+ * The request's session claims (HS256 only, `exp` required and after `now`, the app's clock),
+ * verified once per request; undefined for none or an invalid one.
+ */
+export function sessionClaims(ctx: Context, secret: string, now: () => Date): SessionClaims | undefined {
   let claims = verified.get(ctx);
   if (claims === undefined) {
     const token = bearerToken(ctx);
     claims = null;
     if (token !== undefined && token.length <= MAX_TOKEN_LENGTH) {
       try {
-        const payload = jwt.verify(token, accessTokenKey(secret), { algorithms: [ACCESS_TOKEN_ALGORITHM] });
+        const payload = jwt.verify(token, accessTokenKey(secret), {
+          algorithms: [ACCESS_TOKEN_ALGORITHM],
+          clockTimestamp: clockTimestampOf(now()),
+        });
         if (isSessionClaims(payload)) claims = payload;
       } catch {
         claims = null;

@@ -1,7 +1,6 @@
 import { APICallError } from '@ai-sdk/provider';
 import {
   convertToModelMessages,
-  createUIMessageStream,
   RetryError,
   stepCountIs,
   streamText,
@@ -24,6 +23,7 @@ import { notifyStaff } from './staff/notify.ts';
 import type { GuardrailVerdict } from './guardrails.ts';
 import { TurnEnd } from './running-turns.ts';
 import { toolFailureText } from './tool-map.ts';
+import { uiMessageStream } from './ui-message-stream.ts';
 
 /*
  * One chat turn: the system message and settings of its model calls, the stream that runs them
@@ -110,7 +110,7 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
     deps.logger.warn({ agentId: turn.agent.id, conversationId, cause: text }, 'chat turn failed');
     return text;
   };
-  return createUIMessageStream({
+  return uiMessageStream({
     onError: describe,
     execute: async ({ writer }) => {
       let answer: UIMessage | undefined;
@@ -136,7 +136,8 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
           abortSignal: turn.signal,
           // Errors reach the client as `error` chunks (describeFailure); the default would print them.
           onError: () => {},
-          experimental_transform: uuidApprovalIds,
+          // Only a turn with tools can ask for an approval: a turn without any pays no transform stream.
+          ...(toolCount > 0 ? { experimental_transform: uuidApprovalIds } : {}),
         });
         const chunks = result.toUIMessageStream({
           originalMessages: history,
@@ -224,7 +225,7 @@ export function refusalStream(
   const metadata = {
     guardrail: { tripped: true, by: verdict.by, ...('failure' in verdict && verdict.failure ? { failure: verdict.failure } : {}) },
   };
-  return createUIMessageStream({
+  return uiMessageStream({
     onError: (error) => describeFailure(error, []),
     execute: async ({ writer }) => {
       const id = uuidv7();

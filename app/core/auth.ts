@@ -42,11 +42,20 @@ export function isAccessClaims(payload: unknown): payload is AccessClaims {
   );
 }
 
-/** Verifies an access token: HS256 only, `exp` required, claims complete; `undefined` when any check fails. */
-export function verifyAccessToken(token: string, secret: string): AccessClaims | undefined {
+/** jsonwebtoken's `clockTimestamp`: `now` in whole seconds, so that `exp` is checked against the app's clock. */
+export const clockTimestampOf = (now: Date) => Math.floor(now.getTime() / 1000);
+
+/**
+ * Verifies an access token: HS256 only, `exp` required (and after `now`, the app's clock), claims
+ * complete; `undefined` when any check fails.
+ */
+export function verifyAccessToken(token: string, secret: string, now: Date): AccessClaims | undefined {
   if (token.length > MAX_TOKEN_LENGTH) return undefined;
   try {
-    const payload = jwt.verify(token, accessTokenKey(secret), { algorithms: [ACCESS_TOKEN_ALGORITHM] });
+    const payload = jwt.verify(token, accessTokenKey(secret), {
+      algorithms: [ACCESS_TOKEN_ALGORITHM],
+      clockTimestamp: clockTimestampOf(now),
+    });
     return isAccessClaims(payload) ? payload : undefined;
   } catch {
     return undefined;
@@ -63,20 +72,20 @@ export function bearerToken(ctx: Context): string | undefined {
 const verified = new WeakMap<Context, AccessClaims | null>();
 
 /** The claims of the request's bearer token, verified once per request; `undefined` for none or an invalid one. */
-export function bearerClaims(ctx: Context, secret: string): AccessClaims | undefined {
+export function bearerClaims(ctx: Context, secret: string, clock: () => Date): AccessClaims | undefined {
   let claims = verified.get(ctx);
   if (claims === undefined) {
     const token = bearerToken(ctx);
-    claims = (token === undefined ? undefined : verifyAccessToken(token, secret)) ?? null;
+    claims = (token === undefined ? undefined : verifyAccessToken(token, secret, clock())) ?? null;
     verified.set(ctx, claims);
   }
   return claims ?? undefined;
 }
 
 /** Requires a valid access token and puts its claims on `ctx.state.auth`; 401 otherwise. */
-export function authenticate(secret: string): Middleware {
+export function authenticate(secret: string, clock: () => Date): Middleware {
   return async function requireAccessToken(ctx: Context, next: Next) {
-    const claims = bearerClaims(ctx, secret);
+    const claims = bearerClaims(ctx, secret, clock);
     if (claims === undefined) throw unauthorized();
     ctx.state.auth = claims;
     await next();

@@ -62,7 +62,7 @@ export function parseQuery(querystring: string): Record<string, unknown> {
  */
 export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Store | undefined): Router {
   const router = new Router({ prefix: API_PREFIX });
-  const requireToken = authenticate(deps.config.jwtSecret);
+  const requireToken = authenticate(deps.config.jwtSecret, deps.clock);
   for (const route of routes) {
     const chain: Middleware[] = [];
     const checkErrors = declaredErrors(route, deps);

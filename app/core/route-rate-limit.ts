@@ -70,7 +70,7 @@ function apiKeyIdentifier(deps: AppDeps): ResolveIdentifier {
   return async (ctx) => {
     const key = await presentedApiKey(ctx, deps);
     if (key) return `key:${key.id}`;
-    const claims = bearerClaims(ctx, deps.config.jwtSecret);
+    const claims = bearerClaims(ctx, deps.config.jwtSecret, deps.clock);
     return claims ? `user:${claims.sub}` : `ip:${ctx.ip}`;
   };
 }
@@ -100,6 +100,6 @@ export function routeLimiter(route: Route, deps: AppDeps, store: Store): Middlew
     now: () => deps.clock().getTime(),
     // The limiter runs before authentication: it verifies the bearer token itself and
     // falls back to the IP for a missing or invalid one (never an unverified decode).
-    resolveUser: (ctx) => bearerClaims(ctx, deps.config.jwtSecret),
+    resolveUser: (ctx) => bearerClaims(ctx, deps.config.jwtSecret, deps.clock),
   });
 }

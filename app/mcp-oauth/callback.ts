@@ -35,7 +35,7 @@ export const tokensContext = (agencyId: string, serverId: string) => `agency:${a
 export async function answerCallback(deps: AppDeps, ctx: Context, query: CallbackQuery) {
   const response = { code: query.code, iss: query.iss, error: query.error, errorDescription: query.error_description };
   if (ctx.get('authorization') === '') return landInBrowser(deps, query.state, response);
-  const claims = bearerClaims(ctx, deps.config.jwtSecret);
+  const claims = bearerClaims(ctx, deps.config.jwtSecret, deps.clock);
   if (!claims) throw unauthorized();
   if (claims.type !== 'user' || !(await userHasPermission(deps.db, claims.sub, 'ai.agent', 'update'))) throw forbidden();
   const [now, stateHash] = [deps.clock(), hashState(query.state)];

@@ -69,19 +69,24 @@ export function modelMeter(deps: ReserveDeps, account: { organizationId: string;
       const started = performance.now();
       const result = await model.doStream(sent);
       let reported = false;
-      const stream = result.stream.pipeThrough(
-        new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+      // A pulled stream over the call's reader (a pipe through a TransformStream holds several
+      // times its memory while the answer streams).
+      const reader = result.stream.getReader();
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        async pull(controller) {
+          const next = await reader.read();
+          if (next.done) return controller.close();
+          const part = next.value;
           // Recorded when the provider reports the usage (its last part): a turn stopped after it
           // still records the call (the stop route saves "the usage already reported").
-          transform(part, controller) {
-            if (part.type === 'finish' && !reported) {
-              reported = true;
-              measured(part.usage, id, started);
-            }
-            controller.enqueue(part);
-          },
-        }),
-      );
+          if (part.type === 'finish' && !reported) {
+            reported = true;
+            measured(part.usage, id, started);
+          }
+          controller.enqueue(part);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      });
       return { ...result, stream };
     },
     wrapGenerate: async ({ params, model }) => {

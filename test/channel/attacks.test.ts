@@ -103,10 +103,16 @@ test.serial(
     t.is((await get(t, '/api/public/conversations', unsigned, null)).status, 401);
     const hs512 = jwt.sign(claims, TEST_JWT_SECRET, { algorithm: 'HS512' });
     t.is((await get(t, '/api/public/conversations', hs512, null)).status, 401);
-    // A session past its `exp` is over, signed or not by the service.
-    const iat = Math.floor(Date.now() / 1000) - 3_700;
-    const expired = jwt.sign({ ...claims, iat, exp: iat + 3_600 }, TEST_JWT_SECRET, { algorithm: 'HS256' });
-    t.is((await get(t, '/api/public/conversations', expired, null)).status, 401);
+    // The session token lasts an hour by the service's clock: a second before its `exp` it reads, at its `exp` it is over.
+    const at = (seconds: number) => {
+      const exp = (claims.exp as number) * 1000;
+      const app = t.context.t.rebuild({ clock: () => new Date(exp + seconds * 1000) });
+      return request(app.callback()).get('/api/public/conversations').set('authorization', `Bearer ${token}`);
+    };
+    t.is((await at(-1)).status, 200);
+    const expired = await at(0);
+    t.is(expired.status, 401);
+    t.deepEqual(expired.body, UNAUTHORIZED);
   },
 );
 

@@ -126,7 +126,14 @@ test.serial(
     t.teardown(() => new Promise<void>((resolve) => clocked.close(() => resolve())));
     const clockedBase = `http://127.0.0.1:${(clocked.address() as { port: number }).port}`;
     const { publishableKey } = await putChannel(t, { endUserMessagesPerDay: 5 });
-    const session = await anonymousSession(t, publishableKey);
+    // The session is opened at the clocked app's time: its token expires by that clock.
+    const opened = await fetch(`${clockedBase}/api/public/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: SHOP },
+      body: JSON.stringify({ publishableKey }),
+    });
+    t.is(opened.status, 201);
+    const session = (await opened.json()) as { sessionToken: string };
     const responses = await Promise.all(
       Array.from({ length: 20 }, (_, i) => post(clockedBase, session.sessionToken, `quota-${i}`, `question ${i}`)),
     );

@@ -69,7 +69,7 @@ test('a revoked grant stops working on the next request', async (t) => {
   const app = new Koa();
   app.use(errorMiddleware);
   const deps = t.context.t.app.deps;
-  app.use(authenticate(TEST_JWT_SECRET));
+  app.use(authenticate(TEST_JWT_SECRET, () => new Date()));
   app.use(requirePolicy(deps, { subject: 'ai.agent', action: 'read' }));
   app.use((ctx) => {
     ctx.body = { ok: true };

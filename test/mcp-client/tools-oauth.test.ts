@@ -1,6 +1,7 @@
 import anyTest from 'ava';
+import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { withTestApp } from '../helpers/app.ts';
+import { TEST_JWT_SECRET, withTestApp } from '../helpers/app.ts';
 import { oauthTestConfig } from '../mcp-oauth/context.ts';
 import { startFakeOAuth, type FakeOAuth } from '../mcp-oauth/fake-servers.ts';
 import { streamableHandler } from './mcp-peers.ts';
@@ -81,13 +82,18 @@ test('20 concurrent tool listings on two instances with an expired token cause o
   fake.tokenDelayMs = 200;
   // Two instances over one database: ten callers each join their instance's refresh, and the
   // second instance's refresh waits on the row lock and then finds the first one's tokens.
-  const later = () => t.context.t.rebuild({ config: oauthTestConfig(), clock: () => new Date(Date.now() + 2 * 3600_000) });
+  const at = new Date(Date.now() + 2 * 3600_000);
+  const later = () => t.context.t.rebuild({ config: oauthTestConfig(), clock: () => at });
   const instances = [later(), later()];
+  // The owner's access token, issued at the instances' time (it expires by their clock).
+  const iat = Math.floor(at.getTime() / 1000);
+  const claims = jwt.decode(auth.slice('Bearer '.length)) as Record<string, unknown>;
+  const laterAuth = `Bearer ${jwt.sign({ ...claims, iat, exp: iat + 900 }, TEST_JWT_SECRET, { algorithm: 'HS256' })}`;
   const responses = await Promise.all(
     Array.from({ length: 20 }, (_, i) =>
       request(instances[i % 2]!.callback())
         .get(`${serversPath}/${serverId}/tools?refresh=true`)
-        .set('authorization', auth),
+        .set('authorization', laterAuth),
     ),
   );
   t.deepEqual(

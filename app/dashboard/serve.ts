@@ -20,7 +20,7 @@ const TYPES: Record<string, string> = {
  * Same origin only: the page loads its own script and stylesheet and calls its own API. Styles set
  * through the CSSOM (uPlot's sizing, the heatmap's shades) are not affected by `style-src`.
  */
-const CONTENT_SECURITY_POLICY = [
+export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",

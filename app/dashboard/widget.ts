@@ -4,28 +4,13 @@ import type { Context, Middleware, Next } from 'koa';
 import { findChannelByKey } from '../../sql/channels.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { HttpError } from '../core/errors.ts';
-import { DEFAULT_DASHBOARD_ROOT, file, send, type File } from './serve.ts';
+import { CONTENT_SECURITY_POLICY, DEFAULT_DASHBOARD_ROOT, file, send, type File } from './serve.ts';
 
 /** The web channel's script (docs/channel.md, "The widget"). Outside `/api`, so not in the OpenAPI document. */
 export const WIDGET_PATH = '/widget.js';
 
 /** A channel's share page is `/chat/<publishableKey>`. */
 const SHARE_PAGE = /^\/chat\/(agp_[0-9A-Za-z]{32})\/?$/;
-
-/**
- * The share page runs only the service's own widget and calls only its own API. The widget styles
- * its shadow root with constructed stylesheets, which `style-src` does not govern.
- */
-const SHARE_PAGE_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
 
@@ -82,7 +67,9 @@ export function widget(deps: Pick<AppDeps, 'db'>, options: { root?: string } = {
       return;
     }
     const channel = await findChannelByKey(deps.db, key);
-    ctx.set('Content-Security-Policy', SHARE_PAGE_POLICY);
+    // The console's policy: only the service's own widget, calling only its own API (the widget's
+    // constructed stylesheets are not governed by `style-src`).
+    ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     ctx.set('Referrer-Policy', 'no-referrer');
     if (!channel) {
       ctx.status = 404;

@@ -12,7 +12,7 @@ import { approvalNotYours } from '../tools/errors.ts';
 import { offeredToolsOf, type OfferedTool } from '../tools/resolution.ts';
 import { admitTurn, historyBytesFor, readIncoming, startPriceCheck } from './admission.ts';
 import { messageAlreadySent } from './errors.ts';
-import { checkGuardrails } from './guardrails.ts';
+import { checkGuardrails, refusalStream } from './guardrails.ts';
 import { prepareTurn, type PreparedTurn } from './history.ts';
 import { chatModelWith, type ChatModel } from './provider.ts';
 import { chatTurns } from './running-turns.ts';
@@ -20,7 +20,7 @@ import type { ChatBody } from './schemas.ts';
 import { generateTitle } from './titles.ts';
 import { buildToolSet, callMcpTool, type ToolRunners } from './tool-map.ts';
 import { answerTurnStream, claimConversation } from './turn-claim.ts';
-import { refusalStream, streamTurn } from './turn.ts';
+import { streamTurn } from './turn.ts';
 
 /** Who runs MCP tools: the MCP `tools/call` (built-in tools run their own executor, app/tools/builtins.ts). */
 export const chatRunners: ToolRunners = { mcp: callMcpTool };

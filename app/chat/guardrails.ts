@@ -1,18 +1,21 @@
-import { generateText } from 'ai';
+import { generateText, type UIMessageChunk } from 'ai';
+import { uuidv7 } from 'uuidv7';
 import type { Agent } from '../../sql/agents.ts';
-import type { ConversationScope } from '../../sql/chat-conversations.ts';
+import { saveMessage, type ConversationScope } from '../../sql/chat-conversations.ts';
 import { isModelPriced } from '../../sql/model-pricing.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { accountOf, recordModelCalls } from '../metering/record.ts';
 import { DEMO_MODEL_ID } from './demo-model.ts';
 import { chatModelWith } from './provider.ts';
+import { describeFailure, TurnNotSaved } from './turn.ts';
+import { uiMessageStream } from './ui-message-stream.ts';
 
 /*
  * An agent's guardrails (docs/agents-and-tools.md, "Guardrails"): each new user message is checked
  * against its blocked terms (no model call), then, when it names one, by its moderation model. A
  * message that trips either is answered with the agent's refusal and the agent's model is not
- * called (app/chat/turn.ts, `refusalStream`).
+ * called (`refusalStream`).
  */
 
 /** Which check tripped, and for a moderation check that did not answer, why (it fails closed). */
@@ -126,4 +129,39 @@ export async function checkGuardrails(deps: AppDeps, agent: Agent, text: string,
     );
     await model.close();
   }
+}
+
+/**
+ * The answer to a message that tripped a guardrail (app/chat/guardrails.ts): the agent's refusal as
+ * the assistant's text, with finish reason `content-filter` and `metadata.guardrail` saying which
+ * check tripped (and why, for a moderation check that failed closed), stored like any answer. The
+ * agent's model is not called.
+ */
+export function refusalStream(
+  deps: AppDeps,
+  refused: { agent: Agent; conversationId: Promise<string>; verdict: Extract<GuardrailVerdict, { tripped: true }> },
+): ReadableStream<UIMessageChunk> {
+  const { verdict } = refused;
+  const metadata = {
+    guardrail: { tripped: true, by: verdict.by, ...('failure' in verdict && verdict.failure ? { failure: verdict.failure } : {}) },
+  };
+  return uiMessageStream({
+    onError: (error) => describeFailure(error, []),
+    execute: async ({ writer }) => {
+      const id = uuidv7();
+      const text = refused.agent.guardrails.refusal;
+      writer.write({ type: 'start', messageId: id, messageMetadata: metadata });
+      writer.write({ type: 'text-start', id: 'refusal' });
+      writer.write({ type: 'text-delta', id: 'refusal', delta: text });
+      writer.write({ type: 'text-end', id: 'refusal' });
+      try {
+        const message = { id, role: 'assistant' as const, parts: [{ type: 'text', text, state: 'done' }], metadata };
+        await saveMessage(deps.db, await refused.conversationId, message, deps.clock());
+      } catch (error) {
+        deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
+        throw new TurnNotSaved('the refusal could not be saved');
+      }
+      writer.write({ type: 'finish', finishReason: 'content-filter' });
+    },
+  });
 }

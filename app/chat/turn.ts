@@ -10,7 +10,7 @@ import {
   type UIMessageChunk,
 } from 'ai';
 import { uuidv7 } from 'uuidv7';
-import { isEndUserScope, messageWrites, saveMessage, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
+import { isEndUserScope, messageWrites, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
@@ -20,7 +20,6 @@ import { requestToolApproval } from '../tools/approvals.ts';
 import type { ChatModel } from './provider.ts';
 import { fitEveryCall } from './context-window.ts';
 import { notifyStaff } from './staff/notify.ts';
-import type { GuardrailVerdict } from './guardrails.ts';
 import { TurnEnd } from './running-turns.ts';
 import { toolFailureText } from './tool-map.ts';
 import { uiMessageStream } from './ui-message-stream.ts';
@@ -209,41 +208,6 @@ async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Da
     deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
     throw new TurnNotSaved('the turn could not be saved');
   }
-}
-
-/**
- * The answer to a message that tripped a guardrail (app/chat/guardrails.ts): the agent's refusal as
- * the assistant's text, with finish reason `content-filter` and `metadata.guardrail` saying which
- * check tripped (and why, for a moderation check that failed closed), stored like any answer. The
- * agent's model is not called.
- */
-export function refusalStream(
-  deps: AppDeps,
-  refused: { agent: Agent; conversationId: Promise<string>; verdict: Extract<GuardrailVerdict, { tripped: true }> },
-): ReadableStream<UIMessageChunk> {
-  const { verdict } = refused;
-  const metadata = {
-    guardrail: { tripped: true, by: verdict.by, ...('failure' in verdict && verdict.failure ? { failure: verdict.failure } : {}) },
-  };
-  return uiMessageStream({
-    onError: (error) => describeFailure(error, []),
-    execute: async ({ writer }) => {
-      const id = uuidv7();
-      const text = refused.agent.guardrails.refusal;
-      writer.write({ type: 'start', messageId: id, messageMetadata: metadata });
-      writer.write({ type: 'text-start', id: 'refusal' });
-      writer.write({ type: 'text-delta', id: 'refusal', delta: text });
-      writer.write({ type: 'text-end', id: 'refusal' });
-      try {
-        const message = { id, role: 'assistant' as const, parts: [{ type: 'text', text, state: 'done' }], metadata };
-        await saveMessage(deps.db, await refused.conversationId, message, deps.clock());
-      } catch (error) {
-        deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
-        throw new TurnNotSaved('the refusal could not be saved');
-      }
-      writer.write({ type: 'finish', finishReason: 'content-filter' });
-    },
-  });
 }
 
 /** The text of a tool part that had not finished when its turn was stopped. */

@@ -1,5 +1,6 @@
 import { answerStaffApproval, listExpiredApprovals } from '../../../sql/staff-approvals.ts';
 import type { AppDeps } from '../../core/deps.ts';
+import { Sweeper } from '../../core/sweeper.ts';
 import { continueConversation } from './continuation.ts';
 
 /** The reason an approval that waited past `AI_APPROVAL_TTL_MS` is denied with (the model reads it). */
@@ -35,27 +36,12 @@ export async function expireApprovals(deps: AppDeps): Promise<number> {
 }
 
 /** The once-a-minute expiry of a server process (concurrent sweeps of several processes answer each approval once). */
-export class ApprovalWatcher {
-  readonly #deps: AppDeps;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> = Promise.resolve();
-
+export class ApprovalWatcher extends Sweeper {
   constructor(deps: AppDeps) {
-    this.#deps = deps;
-  }
-
-  start(intervalMs = APPROVAL_SWEEP_INTERVAL_MS): void {
-    this.#timer ??= setInterval(() => {
-      this.#running = expireApprovals(this.#deps).catch((error: unknown) =>
-        this.#deps.logger.warn({ err: error }, 'approval expiry failed'),
-      );
-    }, intervalMs);
-    this.#timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running;
+    super(
+      () => expireApprovals(deps),
+      (error) => deps.logger.warn({ err: error }, 'approval expiry failed'),
+      APPROVAL_SWEEP_INTERVAL_MS,
+    );
   }
 }

@@ -7,7 +7,8 @@
 import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
-import { card, describeError, say, statusLine } from '../ui.ts';
+import { card, statusLine } from '../ui.ts';
+import { confirmDialog } from '../confirm-dialog.ts';
 import { copyBlock } from './form-parts.ts';
 
 type Channel = ApiResponse<'GET /ai/agents/:agentId/channel'>;
@@ -122,20 +123,19 @@ export function secretCard(base: string): { block: HTMLElement; show(channel: Ch
   );
   const created = el('div', { id: 'channel-secret-created', 'aria-live': 'polite' });
   const open = el('button', { type: 'button', id: 'channel-secret-new' }, 'Make a new secret');
-  const confirm = el('button', { type: 'button', class: 'danger', id: 'channel-secret-confirm' }, 'Make the new secret');
-  const cancel = el('button', { type: 'button', id: 'channel-secret-cancel' }, 'Cancel');
-  const dialog = el(
-    'dialog',
-    { id: 'channel-secret-dialog', 'aria-labelledby': 'channel-secret-dialog-title', 'aria-describedby': 'channel-secret-dialog-text' },
-    el('h2', { id: 'channel-secret-dialog-title' }, 'Make a new channel secret?'),
-    el(
-      'p',
-      { id: 'channel-secret-dialog-text' },
+  const dialog = confirmDialog({
+    id: 'channel-secret',
+    open,
+    status,
+    title: 'Make a new channel secret?',
+    text:
       'A secret made before stops working at once: users your server signed with it are refused until your server uses the ' +
-        'new one. The new secret is shown once.',
-    ),
-    el('div', { class: 'actions' }, cancel, confirm),
-  );
+      'new one. The new secret is shown once.',
+    confirmLabel: 'Make the new secret',
+    grant: 'update on ai.agent',
+    act: () => api<ApiResponse<'POST /ai/agents/:agentId/channel/secret'>>(`${base}/channel/secret`, { method: 'POST' }),
+    done: ({ secret }) => showOnce(created, secret),
+  });
   const recipes = RECIPES.map(([language, id, code]) =>
     el('div', { class: 'recipe' }, el('h4', {}, language), copyBlock(`channel-recipe-${id}`, `the ${language} recipe`, code).block),
   );
@@ -157,32 +157,6 @@ export function secretCard(base: string): { block: HTMLElement; show(channel: Ch
     dialog,
   );
 
-  open.addEventListener('click', () => {
-    say(status, '', 'ok');
-    dialog.showModal();
-    cancel.focus();
-  });
-  cancel.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => {
-    if (dialog.returnValue !== 'made') open.focus();
-  });
-  confirm.addEventListener('click', () => {
-    confirm.disabled = true;
-    cancel.disabled = true;
-    api<ApiResponse<'POST /ai/agents/:agentId/channel/secret'>>(`${base}/channel/secret`, { method: 'POST' })
-      .then(({ secret }) => {
-        dialog.close('made');
-        showOnce(created, secret);
-      })
-      .catch((error: unknown) => {
-        dialog.close();
-        say(status, describeError(error, 'update on ai.agent'));
-      })
-      .finally(() => {
-        confirm.disabled = false;
-        cancel.disabled = false;
-      });
-  });
   return {
     block,
     show(channel) {

@@ -154,9 +154,34 @@ export function saveMessageCreatingConversation(
     SELECT id FROM conversation`);
 }
 
-/** Removes one message (the assistant answer a `regenerate-message` replaces). */
-export async function deleteMessage(db: CommonQueryMethods, conversationId: string, messageId: string): Promise<void> {
-  await db.query(sql.unsafe`DELETE FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
+const DeletedRow = z.strictObject({ metadata: z.record(z.string(), z.unknown()).nullable() });
+
+/**
+ * Removes one message (the assistant answer a `regenerate-message` replaces) and answers its
+ * metadata (a refusal's `guardrail`: the verdict the next answer keeps); null when it was gone.
+ */
+export async function deleteMessage(db: CommonQueryMethods, conversationId: string, messageId: string) {
+  const deleted = await db.maybeOne(sql.type(DeletedRow)`
+    DELETE FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId} RETURNING metadata`);
+  return deleted === null ? null : { metadata: deleted.metadata };
+}
+
+const Moderation = z.strictObject({ model: z.string(), unsafe: z.boolean() });
+/** A user message's moderation verdict: the model that judged it and whether it said unsafe. */
+export type Moderation = z.infer<typeof Moderation>;
+const ModerationRow = z.strictObject({ moderation: Moderation.nullable() });
+
+/** The stored moderation verdict of a message, or null (none stored, or no such message). */
+export async function findMessageModeration(db: CommonQueryMethods, conversationId: string, messageId: string) {
+  const row = await db.maybeOne(sql.type(ModerationRow)`
+    SELECT moderation FROM chat_messages WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
+  return row?.moderation ?? null;
+}
+
+/** Stores a message's moderation verdict (never answered to clients). */
+export async function setMessageModeration(db: CommonQueryMethods, conversationId: string, messageId: string, moderation: Moderation) {
+  await db.query(sql.unsafe`
+    UPDATE chat_messages SET moderation = ${sql.jsonb(moderation)} WHERE conversation_id = ${conversationId} AND id = ${messageId}`);
 }
 
 /** A message id as stored (UUIDv7): what `findConversationHistory` can look up. */

@@ -12,8 +12,8 @@ import { approvalNotYours } from '../tools/errors.ts';
 import { offeredToolsOf, type OfferedTool } from '../tools/resolution.ts';
 import { admitTurn, historyBytesFor, readIncoming, startPriceCheck } from './admission.ts';
 import { messageAlreadySent } from './errors.ts';
-import { checkGuardrails, refusalStream } from './guardrails.ts';
 import { prepareTurn, type PreparedTurn } from './history.ts';
+import { judgeTurn, refusalOf } from './judge.ts';
 import { chatModelWith, type ChatModel } from './provider.ts';
 import { chatTurns } from './running-turns.ts';
 import type { ChatBody } from './schemas.ts';
@@ -104,18 +104,18 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
     });
     if (incoming.kind === 'user') await call.beforeNewMessage?.();
     const prepared = await prepareTurn(deps, scope, body.id, incoming, history);
-    let title: Promise<string | null> | undefined;
-    if (incoming.kind === 'user') {
-      // The message is stored; the agent's model sees it only if no guardrail trips (docs/chat.md, step 4).
-      const verdict = await checkGuardrails(deps, agent, incoming.text, { owner: scope, storedKey, signal });
-      if (verdict.tripped) {
-        await model.close();
-        ctx.set(UI_MESSAGE_STREAM_HEADERS);
-        return Readable.from(turn!.run(refusalStream(deps, { agent, conversationId: prepared.conversationId, verdict })));
-      }
-      // A new conversation is titled beside its first turn, never waited for.
-      if (history === null) title = generateTitle(deps, { owner: scope, agent, storedKey }, prepared.conversationId, incoming.text);
+    // What the request brought is stored; the agent's model sees the message the turn answers only if no guardrail trips (docs/chat.md, step 4).
+    const verdict = await judgeTurn(deps, agent, { prepared, isNew: incoming.kind === 'user' }, { owner: scope, storedKey, signal });
+    if (verdict.tripped) {
+      await model.close();
+      ctx.set(UI_MESSAGE_STREAM_HEADERS);
+      return Readable.from(turn!.run(refusalOf(deps, agent, prepared, verdict)));
     }
+    // A new conversation is titled beside its first turn, never waited for.
+    const title =
+      incoming.kind === 'user' && history === null
+        ? generateTitle(deps, { owner: scope, agent, storedKey }, prepared.conversationId, incoming.text)
+        : undefined;
     const stream = await turnStream(deps, {
       scope,
       agent,

@@ -1,7 +1,7 @@
 import { generateText, type UIMessageChunk } from 'ai';
 import { uuidv7 } from 'uuidv7';
 import type { Agent } from '../../sql/agents.ts';
-import { saveMessage, type ConversationScope } from '../../sql/chat-conversations.ts';
+import { saveMessage, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import { isModelPriced } from '../../sql/model-pricing.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
@@ -12,10 +12,11 @@ import { describeFailure, TurnNotSaved } from './turn.ts';
 import { uiMessageStream } from './ui-message-stream.ts';
 
 /*
- * An agent's guardrails (docs/agents-and-tools.md, "Guardrails"): each new user message is checked
- * against its blocked terms (no model call), then, when it names one, by its moderation model. A
- * message that trips either is answered with the agent's refusal and the agent's model is not
- * called (`refusalStream`).
+ * An agent's guardrails (docs/agents-and-tools.md, "Guardrails"): the user message a turn answers
+ * is checked against its blocked terms (no model call), then, when it names one, by its moderation
+ * model (app/chat/judge.ts says which message and when a stored verdict stands). A message that
+ * trips either is answered with the agent's refusal and the agent's model is not called
+ * (`refusalStream`).
  */
 
 /** Which check tripped, and for a moderation check that did not answer, why (it fails closed). */
@@ -79,17 +80,20 @@ export function hasBlockedTerm(agent: Pick<Agent, 'id' | 'updatedAt' | 'guardrai
 export type GuardrailScope = { owner: ConversationScope; storedKey: ProviderKeyRow | null; signal: AbortSignal };
 
 /**
- * Checks a new user message against the agent's guardrails: the blocked terms, then the
- * moderation model. The moderation call is one non-streamed call with `MODERATION_PROMPT`, at most
- * `MODERATION_OUTPUT_TOKENS` and `MODERATION_TIMEOUT_MS`, on the organization's key or the
- * platform's (never an unpriced model on the platform's), recorded as `guardrail_check`; the first
- * word of its answer `unsafe` trips it. A call that fails, times out or may not be made trips it
- * too (fails closed).
+ * Asks the agent's moderation model about a user message's text: one non-streamed call with
+ * `MODERATION_PROMPT`, at most `MODERATION_OUTPUT_TOKENS` and `MODERATION_TIMEOUT_MS`, on the
+ * organization's key or the platform's (never an unpriced model on the platform's), recorded as
+ * `guardrail_check`; the first word of its answer `unsafe` trips it. A call that fails, times out or
+ * may not be made trips it too (fails closed, with `failure`). Which message a turn answers, and
+ * whether its verdict is stored already, is app/chat/judge.ts.
  */
-export async function checkGuardrails(deps: AppDeps, agent: Agent, text: string, scope: GuardrailScope): Promise<GuardrailVerdict> {
-  if (hasBlockedTerm(agent, text)) return { tripped: true, by: 'blocked_term' };
-  const modelId = agent.guardrails.moderationModel;
-  if (modelId === null) return { tripped: false };
+export async function moderate(
+  deps: AppDeps,
+  agent: Agent,
+  modelId: string,
+  text: string,
+  scope: GuardrailScope,
+): Promise<GuardrailVerdict> {
   const signal = AbortSignal.any([scope.signal, AbortSignal.timeout(MODERATION_TIMEOUT_MS)]);
   const model = chatModelWith(deps, scope.owner.organizationId, modelId, signal, scope.storedKey);
   try {
@@ -131,31 +135,51 @@ export async function checkGuardrails(deps: AppDeps, agent: Agent, text: string,
   }
 }
 
+/** Why an approved or denied tool call of a refused turn did not run. */
+export const REFUSED_TOOL_REASON = "The conversation was refused by the agent's guardrails.";
+
 /**
- * The answer to a message that tripped a guardrail (app/chat/guardrails.ts): the agent's refusal as
- * the assistant's text, with finish reason `content-filter` and `metadata.guardrail` saying which
- * check tripped (and why, for a moderation check that failed closed), stored like any answer. The
- * agent's model is not called.
+ * The answer to a message that tripped a guardrail: the agent's refusal as the assistant's text,
+ * with finish reason `content-filter` and `metadata.guardrail` saying which check tripped (and why,
+ * for a moderation check that failed closed), stored like any answer. The agent's model is not
+ * called. A turn that would have continued an answered assistant message (`continuing`: approval
+ * answers) continues it with the refusal instead: its answered tool calls end `output-denied`
+ * (nothing runs) and the message takes the refusal's text and metadata.
  */
 export function refusalStream(
   deps: AppDeps,
-  refused: { agent: Agent; conversationId: Promise<string>; verdict: Extract<GuardrailVerdict, { tripped: true }> },
+  refused: {
+    agent: Agent;
+    conversationId: Promise<string>;
+    verdict: Extract<GuardrailVerdict, { tripped: true }>;
+    continuing?: StoredMessage;
+  },
 ): ReadableStream<UIMessageChunk> {
-  const { verdict } = refused;
+  const { verdict, continuing } = refused;
   const metadata = {
     guardrail: { tripped: true, by: verdict.by, ...('failure' in verdict && verdict.failure ? { failure: verdict.failure } : {}) },
   };
   return uiMessageStream({
     onError: (error) => describeFailure(error, []),
     execute: async ({ writer }) => {
-      const id = uuidv7();
+      const id = continuing?.id ?? uuidv7();
       const text = refused.agent.guardrails.refusal;
       writer.write({ type: 'start', messageId: id, messageMetadata: metadata });
+      const parts: StoredMessage['parts'] = [];
+      for (const part of continuing?.parts ?? []) {
+        const approval = part.approval as { id?: unknown } | undefined;
+        if (part.state !== 'approval-responded' || typeof part.toolCallId !== 'string' || typeof approval?.id !== 'string') {
+          parts.push(part);
+          continue;
+        }
+        writer.write({ type: 'tool-output-denied', toolCallId: part.toolCallId });
+        parts.push({ ...part, state: 'output-denied', approval: { id: approval.id, approved: false, reason: REFUSED_TOOL_REASON } });
+      }
       writer.write({ type: 'text-start', id: 'refusal' });
       writer.write({ type: 'text-delta', id: 'refusal', delta: text });
       writer.write({ type: 'text-end', id: 'refusal' });
       try {
-        const message = { id, role: 'assistant' as const, parts: [{ type: 'text', text, state: 'done' }], metadata };
+        const message = { id, role: 'assistant' as const, parts: [...parts, { type: 'text', text, state: 'done' }], metadata };
         await saveMessage(deps.db, await refused.conversationId, message, deps.clock());
       } catch (error) {
         deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');

@@ -32,6 +32,8 @@ export type PreparedTurn = {
   conversationId: Promise<string>;
   history: StoredMessage[];
   approvedCallIds: ReadonlySet<string>;
+  /** A regenerate's dropped answer's metadata (a refusal's verdict stands: app/chat/judge.ts). */
+  replacedMetadata?: Record<string, unknown> | null;
 };
 const NONE: ReadonlySet<string> = new Set();
 type Part = StoredMessage['parts'][number];
@@ -50,7 +52,7 @@ export type KnownHistory = { id: string; messages: readonly StoredMessage[] } | 
  *   user's or another conversation's id: 400, nothing changed) and written into the stored tool
  *   part as `approval-responded`; the stored call (input included) is what will run; answers the
  *   staff recorded (`answered`) are written the same way;
- * - regenerate: the last assistant answer is dropped.
+ * - regenerate: the last assistant answer is dropped (its metadata kept in `replacedMetadata`).
  * Everything but the user message's write happens before any stream starts.
  */
 export async function prepareTurn(
@@ -112,14 +114,15 @@ export async function prepareTurn(
   return deps.db.transaction(async (tx) => {
     const history = [...(await listNewestMessages(tx, conversation.id, historyBytesFor(deps.config)))];
     const last = history.at(-1);
+    let replacedMetadata: Record<string, unknown> | null = null;
     if (last?.role === 'assistant') {
-      await deleteMessage(tx, conversation.id, last.id);
+      replacedMetadata = (await deleteMessage(tx, conversation.id, last.id))?.metadata ?? null;
       await closePending(tx, scope, conversation.id, [last], now);
       history.pop();
     }
     if (history.at(-1)?.role !== 'user')
       throw new ValidationError([{ path: ['trigger'], message: 'there is no user message to answer again' }]);
-    return { conversationId: Promise.resolve(conversation.id), history, approvedCallIds: NONE };
+    return { conversationId: Promise.resolve(conversation.id), history, approvedCallIds: NONE, replacedMetadata };
   });
 }
 

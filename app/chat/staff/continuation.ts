@@ -11,6 +11,7 @@ import { offeredToolsOf } from '../../tools/resolution.ts';
 import { admitTurn, historyBytesFor, type ApprovalAnswer } from '../admission.ts';
 import { turnStream } from '../chat-turn.ts';
 import { prepareTurn } from '../history.ts';
+import { judgeTurn, refusalOf } from '../judge.ts';
 import { chatModelWith } from '../provider.ts';
 import { chatTurns } from '../running-turns.ts';
 import { claimConversation } from '../turn-claim.ts';
@@ -25,8 +26,9 @@ const CLAIM_RETRY_MS = 500;
  * as durable as any (app/chat/running-turns.ts): the approved tools run, the denied ones end
  * `output-denied` with their reason, and the model answers. The end user follows it with the
  * resume GET, or reads it in the conversation. The same checks as a chat request apply (the
- * agent in use, the price list, the budget); a turn that may not run is logged and leaves the
- * answers recorded. Never throws.
+ * agent in use, the price list, the budget, the guardrails on the message it answers: a refused
+ * one is answered with the refusal); a turn that may not run is logged and leaves the answers
+ * recorded. Never throws.
  */
 export async function continueConversation(deps: AppDeps, conversationId: string): Promise<void> {
   try {
@@ -60,6 +62,13 @@ async function continueOnce(deps: AppDeps, conversationId: string): Promise<void
   try {
     await admitTurn(deps, { organizationId: scope.organizationId, model, storedMessages: null });
     const prepared = await prepareTurn(deps, scope, conversation.clientId, { kind: 'answered', answers }, null);
+    // The message this turn answers is judged again: a refused one never reaches the agent's model (app/chat/judge.ts).
+    const verdict = await judgeTurn(deps, agent, { prepared, isNew: false }, { owner: scope, storedKey, signal: turn.signal });
+    if (verdict.tripped) {
+      await model.close();
+      void turn.run(refusalOf(deps, agent, prepared, verdict)).return(undefined);
+      return;
+    }
     const stream = await turnStream(deps, {
       scope,
       agent,

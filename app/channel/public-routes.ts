@@ -68,7 +68,8 @@ export const publicRoutes = [
     summary: "Talk to a channel's agent as its end user: one turn as an AI SDK UI message stream",
     description:
       "The chat of `POST /api/ai/agents/:agentId/chat`, on the session's channel and in the end user's own conversations. " +
-      'At most `endUserMessagesPerDay` new user messages per end user and UTC day (429 `AI.END_USER_QUOTA_EXCEEDED`, ' +
+      'At most `endUserMessagesPerDay` turns per end user and UTC day, whatever starts them (a new message, a regenerate, ' +
+      'approval answers; 429 `AI.END_USER_QUOTA_EXCEEDED`, ' +
       '`Retry-After` the seconds to the next UTC midnight). With the channel\'s `approvals: "staff"`, an approval answer ' +
       'from the end user is 403 `AI.APPROVAL_NOT_YOURS`.',
     tags,
@@ -100,7 +101,8 @@ export const publicRoutes = [
         agent,
         body,
         approvals: channel.approvals === 'staff' ? 'staff' : 'owner',
-        beforeNewMessage: async () => {
+        // Every turn the end user starts counts: a new message, a regenerate, approval answers.
+        beforeTurn: async () => {
           const now = deps.clock();
           const limit = channel.endUserMessagesPerDay;
           if (await countEndUserMessage(deps.db, scope.endUserId, now.toISOString().slice(0, 10), limit)) return;

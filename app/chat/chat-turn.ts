@@ -39,8 +39,8 @@ export type ChatCall = {
    * and leaves the approval pending).
    */
   approvals: 'owner' | 'staff';
-  /** Runs once a new user message is known to start a turn, before anything is stored (an end user's daily quota). */
-  beforeNewMessage?: () => Promise<void>;
+  /** Runs once the request is known to start a turn (any trigger), before anything is stored (an end user's daily quota). */
+  beforeTurn?: () => Promise<void>;
 };
 
 /** The value of a settled read, or its failure thrown. */
@@ -102,7 +102,7 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
       storedMessages: isUserMessage ? (history?.messageCount ?? 0) : null,
       priced,
     });
-    if (incoming.kind === 'user') await call.beforeNewMessage?.();
+    await call.beforeTurn?.();
     const prepared = await prepareTurn(deps, scope, body.id, incoming, history);
     // What the request brought is stored; the agent's model sees the message the turn answers only if no guardrail trips (docs/chat.md, step 4).
     const verdict = await judgeTurn(deps, agent, { prepared, isNew: incoming.kind === 'user' }, { owner: scope, storedKey, signal });

@@ -8,7 +8,8 @@ import type { ChatRequest, OpenAiPeer } from '../helpers/openai-peer.ts';
 import { answered, chatConfig, provider, serve, userMessage } from '../chat/support.ts';
 import { anonymousSession, putChannel, SHOP, type T } from './support.ts';
 
-// The public routes: whatever starts an end user's turn, the guardrails judge the message it answers.
+// The public routes: whatever starts an end user's turn, the guardrails judge the message it
+// answers and the daily quota counts it (docs/channel.md, "Quotas, approvals, tools").
 const test = withTestApp(anyTest, { app: { config: chatConfig() } });
 const agent = AGENTS.support.id;
 const REFUSAL = 'Please ask our team.';
@@ -147,3 +148,43 @@ test.serial("a staff answer's continuation of a message now refused answers the 
   await setAgent(t, { moderationModel: null }, 'always_allow');
   await putChannel(t);
 });
+
+test.serial(
+  'at a quota of 2 a day every turn an end user starts counts: a message, a regenerate, an approval answer; past it each is 429 and no model is called',
+  async (t) => {
+    const peer = await peerFor(t);
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url }));
+    await setAgent(t, { blockedTerms: [], moderationModel: null });
+    const { publishableKey } = await putChannel(t, { approvals: 'end_user', endUserMessagesPerDay: 2 });
+
+    // A message and a regenerate use the quota up.
+    const first = await anonymousSession(t, publishableKey);
+    const asked = userMessage('list the documents', 'q1');
+    t.is((await chat(base, first.sessionToken, { id: 'quota', messages: [asked] })).status, 200);
+    t.is((await chat(base, first.sessionToken, { id: 'quota', messages: [asked], trigger: 'regenerate-message' })).status, 200);
+    const calls = peer.requests.length;
+    const answer = await waitingAnswer(base, first.sessionToken, 'quota');
+    for (const body of [
+      { id: 'quota', messages: [asked], trigger: 'regenerate-message' },
+      { id: 'quota', messages: [asked, answer] },
+      { id: 'quota-2', messages: [userMessage('hello', 'q2')] },
+    ]) {
+      const refused = await chat(base, first.sessionToken, body);
+      t.is(refused.status, 429);
+      t.is((JSON.parse(refused.text) as { errorCode: string }).errorCode, 'AI.END_USER_QUOTA_EXCEEDED');
+    }
+    t.is(peer.requests.length, calls);
+
+    // A message and an approval answer use it up too.
+    const second = await anonymousSession(t, publishableKey);
+    t.is((await chat(base, second.sessionToken, { id: 'quota', messages: [asked] })).status, 200);
+    const secondAnswer = await waitingAnswer(base, second.sessionToken, 'quota');
+    t.regex(
+      (await chat(base, second.sessionToken, { id: 'quota', messages: [asked, secondAnswer] })).text,
+      /"type":"tool-output-available"/,
+    );
+    t.is((await chat(base, second.sessionToken, { id: 'quota-2', messages: [userMessage('hello', 'q3')] })).status, 429);
+    await setAgent(t, {}, 'always_allow');
+    await putChannel(t);
+  },
+);

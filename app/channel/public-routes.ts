@@ -3,7 +3,8 @@ import { findConversation, listConversations, listMessagePage } from '../../sql/
 import { countEndUserMessage } from '../../sql/end-users.ts';
 import { defineRoute } from '../core/route.ts';
 import { ADMISSION_ERRORS } from '../chat/admission.ts';
-import { answerChat } from '../chat/chat-turn.ts';
+import { forEndUsers } from '../analytics/budget/errors.ts';
+import { answerChat, type ChatCall } from '../chat/chat-turn.ts';
 import {
   AI_CONVERSATION_NOT_FOUND,
   AI_MESSAGE_ALREADY_SENT,
@@ -38,6 +39,15 @@ const endUser = { endUser: CHANNEL_SESSION } as const;
 const PublicConversationParams = StrictObject({
   conversationId: Type.String({ pattern: CONVERSATION_ID_PATTERN, errorMessage: 'must be 1 to 128 letters, digits, _ or -' }),
 });
+
+/** `answerChat` for an end user: a refused budget is answered without its figures (docs/channel.md). */
+async function answerChatAsEndUser(call: ChatCall) {
+  try {
+    return await answerChat(call);
+  } catch (error) {
+    throw forEndUsers(error);
+  }
+}
 
 /** Seconds from `now` to the next UTC midnight (at least 1). */
 export const secondsToUtcMidnight = (now: Date) =>
@@ -94,7 +104,7 @@ export const publicRoutes = [
       const { scope, channel } = auth;
       const agent = await findAgentInAgency(deps.db, scope.organizationId, scope.agentId);
       if (!agent) throw channelNotFound();
-      return answerChat({
+      return answerChatAsEndUser({
         deps,
         ctx,
         scope,

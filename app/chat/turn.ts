@@ -12,6 +12,7 @@ import {
 import { uuidv7 } from 'uuidv7';
 import { isEndUserScope, messageWrites, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
+import { forEndUsers } from '../analytics/budget/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
 import { accountOf, recordModelCalls } from '../metering/record.ts';
@@ -103,8 +104,10 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
     (id) => (conversationId = id),
     () => {},
   );
+  // An end user never reads the organization's spend or limit in a refused budget's error.
+  const audience = isEndUserScope(turn.scope) ? forEndUsers : (error: unknown) => error;
   const describe = (error: unknown) => {
-    const text = describeFailure(error, model.failures);
+    const text = describeFailure(audience(error), model.failures);
     if (toolFailureText(error) !== undefined) return text;
     deps.logger.warn({ agentId: turn.agent.id, conversationId, cause: text }, 'chat turn failed');
     return text;

@@ -6,7 +6,7 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
 import { promptTokens } from './tokens.ts';
-import { reserveCall, settleCall, type ReserveDeps } from './reservations.ts';
+import { INPUT_ESTIMATE_MARGIN, reserveCall, settleCall, type ReserveDeps } from './reservations.ts';
 
 /*
  * The meter of a language model: a middleware every model call of the service goes through (chat
@@ -34,9 +34,10 @@ export type Meter = {
 
 /**
  * A middleware that meters every call of `account`'s model:
- * - under an enforced budget, reserves the call's worst case first (throwing 402
- *   `AI.BUDGET_EXCEEDED` instead of making a call that could cross the limit); a call without an
- *   output limit is sent with `AI_BUDGET_OUTPUT_TOKENS`, so the worst case is a bound;
+ * - under an enforced budget, reserves the call's worst case first (its input estimate times
+ *   `INPUT_ESTIMATE_MARGIN` and its output limit; throwing 402 `AI.BUDGET_EXCEEDED` instead of
+ *   making a call that could cross the limit); a call without an output limit is sent with
+ *   `AI_BUDGET_OUTPUT_TOKENS`, so the worst case is a bound;
  * - records the usage the provider reports (streamed: its `finish` part, which a stopped turn still
  *   records; generated: the result), input tokens counted without the cached ones, and the
  *   milliseconds from sending the request to its last part.
@@ -49,7 +50,7 @@ export function modelMeter(deps: ReserveDeps, account: { organizationId: string;
     const outputTokens = params.maxOutputTokens ?? deps.config.ai.budgetOutputTokens;
     const id = await reserveCall(deps, {
       ...account,
-      worstCase: () => ({ inputTokens: promptTokens(params.prompt, params.tools), outputTokens }),
+      worstCase: () => ({ inputTokens: Math.ceil(promptTokens(params.prompt, params.tools) * INPUT_ESTIMATE_MARGIN), outputTokens }),
     });
     if (id === null) return { id, sent: params };
     reservations.push(id);

@@ -15,7 +15,8 @@ export type ReserveDeps = Pick<AppDeps, 'db' | 'clock' | 'config' | 'logger'>;
 
 /**
  * One call to reserve for: whose and which model, and its worst case, asked only when a budget is
- * enforced: its input tokens (an estimate, `promptTokens`) and its output limit.
+ * enforced: the most input tokens the provider may report (a model call's estimate times
+ * `INPUT_ESTIMATE_MARGIN`; an embedding's UTF-8 bytes) and its output limit.
  */
 export type ReservedCall = {
   organizationId: string;
@@ -23,8 +24,14 @@ export type ReservedCall = {
   worstCase: () => { inputTokens: number; outputTokens: number };
 };
 
-/** Input token estimates are within 10 % of the provider's count: the reservation adds that much. */
-export const INPUT_ESTIMATE_MARGIN = 1.1;
+/**
+ * What a model call reserves for its input: twice its o200k estimate (`promptTokens`). The
+ * estimate is the real count for OpenAI's current models and within some percent for others'
+ * tokenizers; twice covers a provider that counts the same prompt up to twice as many tokens
+ * (another tokenizer on an unfavourable text, the provider's own formatting around messages and
+ * tools). Why it is enough, and what a provider past it costs: docs/analytics.md, "Budgets".
+ */
+export const INPUT_ESTIMATE_MARGIN = 2;
 
 /**
  * Reserves a call's worst-case cost. Answers the reservation's id, or null when the organization
@@ -41,7 +48,7 @@ export async function reserveCall(deps: ReserveDeps, call: ReservedCall): Promis
     id,
     organizationId: call.organizationId,
     modelId: call.modelId,
-    inputTokens: Math.ceil(worst.inputTokens * INPUT_ESTIMATE_MARGIN),
+    inputTokens: worst.inputTokens,
     outputTokens: worst.outputTokens,
     from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
     to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),

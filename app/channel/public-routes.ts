@@ -40,6 +40,9 @@ const PublicConversationParams = StrictObject({
   conversationId: Type.String({ pattern: CONVERSATION_ID_PATTERN, errorMessage: 'must be 1 to 128 letters, digits, _ or -' }),
 });
 
+/** The public reads (list, read, resume): 120 a minute per end user, as a staff user's conversation reads. */
+const READ_LIMIT = { limit: 120, windowMs: '1m', identifierType: 'userId', source: 'project' } as const;
+
 /** `answerChat` for an end user: a refused budget is answered without its figures (docs/channel.md). */
 async function answerChatAsEndUser(call: ChatCall) {
   try {
@@ -130,6 +133,7 @@ export const publicRoutes = [
     description: 'As `GET /api/ai/agents/:agentId/chat/:conversationId/stream`: 200 while a turn runs, 204 otherwise.',
     tags,
     auth: endUser,
+    rateLimit: READ_LIMIT,
     schemas: { params: PublicConversationParams },
     errors: [...CHANNEL_SESSION.errors, AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE],
     responses: {
@@ -148,6 +152,7 @@ export const publicRoutes = [
     summary: "Stop the running turn of one of the end user's conversations",
     tags,
     auth: endUser,
+    rateLimit: { limit: 30, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { params: PublicConversationParams },
     status: 204,
     errors: [...CHANNEL_SESSION.errors, AI_CONVERSATION_NOT_FOUND],
@@ -163,6 +168,7 @@ export const publicRoutes = [
     summary: "The end user's conversations, most recent first",
     tags,
     auth: endUser,
+    rateLimit: READ_LIMIT,
     errors: [...CHANNEL_SESSION.errors],
     responses: { 200: { description: 'Conversations', schema: ConversationList } },
     handler: async ({ deps, auth }) => {
@@ -178,6 +184,7 @@ export const publicRoutes = [
     summary: "One of the end user's conversations as UI messages, a page at a time",
     tags,
     auth: endUser,
+    rateLimit: READ_LIMIT,
     schemas: { params: PublicConversationParams, query: ConversationPageQuery },
     errors: [...CHANNEL_SESSION.errors, AI_CONVERSATION_NOT_FOUND],
     responses: { 200: { description: 'The conversation', schema: ConversationDetail } },

@@ -80,3 +80,46 @@ test('a flood of anonymous sessions from one /56 opens 20 a minute, however long
   t.is(opened.length, 100);
   t.true(opened.every((second) => second % 60 < 20));
 });
+
+test('public reads are limited per end user: 120 a minute for the list, a conversation and the resume GET, then 429; stop 30 a minute', async (t) => {
+  const now = new Date('2026-11-28T12:00:00.000Z');
+  const server = t.context.t.rebuild({ clock: () => now }).callback();
+  const { publishableKey } = await putChannel(t);
+  const open = async () =>
+    (
+      await request(server)
+        .post('/api/public/sessions')
+        .set('x-forwarded-for', `${prefix56()}00::7`)
+        .set('origin', SHOP)
+        .send({ publishableKey })
+    ).body.sessionToken as string;
+  const token = await open();
+  const spend = async (method: 'get' | 'post', path: string, times: number) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < times; i++) {
+      // Another address each time: the window is the end user's.
+      const response = await request(server)
+        [method](path)
+        .set('x-forwarded-for', `${prefix56()}00::${i + 1}`)
+        .set('authorization', `Bearer ${token}`);
+      statuses.push(response.status);
+    }
+    return statuses;
+  };
+  for (const [path, answered] of [
+    ['/api/public/conversations', 200],
+    ['/api/public/conversations/none-yet', 404],
+    ['/api/public/chat/none-yet/stream', 404],
+  ] as const) {
+    const statuses = await spend('get', path, 121);
+    t.deepEqual(statuses.slice(0, 120), new Array<number>(120).fill(answered), path);
+    t.is(statuses[120], 429, path);
+  }
+  const stops = await spend('post', '/api/public/chat/none-yet/stop', 31);
+  t.deepEqual(stops.slice(0, 30), new Array<number>(30).fill(404));
+  t.is(stops[30], 429);
+  // Another end user has windows of their own.
+  const other = await open();
+  const list = await request(server).get('/api/public/conversations').set('authorization', `Bearer ${other}`);
+  t.is(list.status, 200);
+});

@@ -36,9 +36,31 @@ export const ROLES = {
 } as const;
 
 export const ORGANIZATIONS = {
-  demoAgency: { id: id(0x201), name: 'Demo Agency', type: 'AGENCY', allowBusinessRegistration: true, userCapacity: 25 },
-  otherAgency: { id: id(0x202), name: 'Other Agency', type: 'AGENCY', allowBusinessRegistration: false, userCapacity: 25 },
-  platform: { id: id(0x203), name: 'Platform', type: 'PLATFORM', allowBusinessRegistration: false, userCapacity: null },
+  // Demo Agency takes client self-registrations (the demo shows a client's whole path); Other Agency does not.
+  demoAgency: {
+    id: id(0x201),
+    name: 'Demo Agency',
+    type: 'AGENCY',
+    allowBusinessRegistration: true,
+    allowClientRegistration: true,
+    userCapacity: 25,
+  },
+  otherAgency: {
+    id: id(0x202),
+    name: 'Other Agency',
+    type: 'AGENCY',
+    allowBusinessRegistration: false,
+    allowClientRegistration: false,
+    userCapacity: 25,
+  },
+  platform: {
+    id: id(0x203),
+    name: 'Platform',
+    type: 'PLATFORM',
+    allowBusinessRegistration: false,
+    allowClientRegistration: false,
+    userCapacity: null,
+  },
 } as const;
 
 export const USERS = {

@@ -1,5 +1,6 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { StaffEndUserRef, staffEndUserRef } from './end-users.ts';
 
 /*
  * End users' conversations with an agent, as the organization's staff read them (transcripts,
@@ -9,7 +10,7 @@ import { z } from 'zod';
 
 const Transcript = z.strictObject({
   id: z.string(),
-  endUser: z.strictObject({ id: z.string(), externalId: z.string().nullable(), verified: z.boolean(), name: z.string().nullable() }),
+  endUser: StaffEndUserRef,
   title: z.string(),
   messageCount: z.number(),
   createdAt: z.string(),
@@ -17,7 +18,7 @@ const Transcript = z.strictObject({
 });
 
 const transcriptColumns = sql.fragment`
-  c.id, json_build_object('id', u.id, 'externalId', u.external_id, 'verified', u.kind <> 'anonymous', 'name', u.name) AS "endUser",
+  c.id, ${staffEndUserRef} AS "endUser",
   c.title, (SELECT count(*)::int FROM chat_messages m WHERE m.conversation_id = c.id) AS "messageCount",
   c.created_at AS "createdAt", c.updated_at AS "updatedAt"`;
 

@@ -11,10 +11,29 @@ const EndUser = z.strictObject({
   kind: z.enum(['anonymous', 'verified', 'client']),
   externalId: z.string().nullable(),
   name: z.string().nullable(),
+  email: z.string().nullable(),
 });
 export type EndUser = z.infer<typeof EndUser>;
 
-const endUserColumns = sql.fragment`u.id, u.kind, u.external_id AS "externalId", u.name`;
+const endUserColumns = sql.fragment`u.id, u.kind, u.external_id AS "externalId", u.name, u.email`;
+
+/**
+ * An end user as the organization's staff see them (approvals, transcripts): how they were
+ * vouched for (`kind`: `visitor`, `verified`, `client`) and the name and email they gave.
+ */
+export const StaffEndUserRef = z.strictObject({
+  id: z.string(),
+  externalId: z.string().nullable(),
+  verified: z.boolean(),
+  kind: z.enum(['visitor', 'verified', 'client']),
+  name: z.string().nullable(),
+  email: z.string().nullable(),
+});
+
+/** `StaffEndUserRef` of the end user aliased `u`, as one JSON column. */
+export const staffEndUserRef = sql.fragment`json_build_object(
+  'id', u.id, 'externalId', u.external_id, 'verified', u.kind <> 'anonymous',
+  'kind', CASE u.kind WHEN 'anonymous' THEN 'visitor' ELSE u.kind END, 'name', u.name, 'email', u.email)`;
 
 /** The anonymous end user of this agent whose visitor token hashes to `tokenHash` and has not run out; else null. */
 export function findVisitor(db: CommonQueryMethods, agentId: string, tokenHash: Buffer, now: Date) {
@@ -84,7 +103,7 @@ export function findChannelSession(db: CommonQueryMethods, agentId: string, endU
     SELECT json_build_object('allowedOrigins', c.allowed_origins, 'approvals', c.approvals,
                              'endUserMessagesPerDay', c.end_user_messages_per_day) AS channel,
            c.agent_id AS "agentId", c.organization_id AS "organizationId",
-           json_build_object('id', u.id, 'kind', u.kind, 'externalId', u.external_id, 'name', u.name) AS "endUser"
+           json_build_object('id', u.id, 'kind', u.kind, 'externalId', u.external_id, 'name', u.name, 'email', u.email) AS "endUser"
     FROM end_users u
     JOIN agent_channels c ON c.agent_id = u.agent_id AND c.enabled
     JOIN agents a ON a.id = c.agent_id AND a.archived_at IS NULL

@@ -17,11 +17,18 @@ export async function ensureRoleGrant(db: CommonQueryMethods, roleId: string, su
 
 export async function ensureOrganization(
   db: CommonQueryMethods,
-  org: { id: string; name: string; type: string; allowBusinessRegistration: boolean; userCapacity: number | null },
+  org: {
+    id: string;
+    name: string;
+    type: string;
+    allowBusinessRegistration: boolean;
+    allowClientRegistration: boolean;
+    userCapacity: number | null;
+  },
 ) {
   await db.query(sql.unsafe`
-    INSERT INTO organizations (id, name, type, allow_business_registration, user_capacity)
-    VALUES (${org.id}, ${org.name}, ${org.type}, ${org.allowBusinessRegistration}, ${org.userCapacity})
+    INSERT INTO organizations (id, name, type, allow_business_registration, allow_client_registration, user_capacity)
+    VALUES (${org.id}, ${org.name}, ${org.type}, ${org.allowBusinessRegistration}, ${org.allowClientRegistration}, ${org.userCapacity})
     ON CONFLICT (id) DO NOTHING`);
 }
 

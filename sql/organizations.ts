@@ -9,6 +9,7 @@ const Organization = z.strictObject({
   type: organizationType,
   parentId: z.string().nullable(),
   allowBusinessRegistration: z.boolean(),
+  allowClientRegistration: z.boolean(),
   userCapacity: z.number().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -17,7 +18,7 @@ export type Organization = z.infer<typeof Organization>;
 
 const columns = sql.fragment`
   id, name, type, parent_id AS "parentId", allow_business_registration AS "allowBusinessRegistration",
-  user_capacity AS "userCapacity", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  allow_client_registration AS "allowClientRegistration", user_capacity AS "userCapacity", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 export function findOrganization(db: CommonQueryMethods, id: string) {
   return db.maybeOne(sql.type(Organization)`SELECT ${columns} FROM organizations WHERE id = ${id}`);
@@ -47,12 +48,13 @@ export function isAgencyOpenForBusinessRegistration(db: CommonQueryMethods, agen
 export function updateOrganization(
   db: CommonQueryMethods,
   id: string,
-  change: { name?: string | undefined; allowBusinessRegistration?: boolean | undefined },
+  change: { name?: string | undefined; allowBusinessRegistration?: boolean | undefined; allowClientRegistration?: boolean | undefined },
 ) {
   return db.one(sql.type(Organization)`
     UPDATE organizations
     SET name = COALESCE(${change.name ?? null}::text, name),
         allow_business_registration = COALESCE(${change.allowBusinessRegistration ?? null}::boolean, allow_business_registration),
+        allow_client_registration = COALESCE(${change.allowClientRegistration ?? null}::boolean, allow_client_registration),
         updated_at = now()
     WHERE id = ${id}
     RETURNING ${columns}`);

@@ -1,23 +1,17 @@
 import { sql, type CommonQueryMethods } from 'slonik';
 import { z } from 'zod';
+import { StaffEndUserRef, staffEndUserRef } from './end-users.ts';
 
 /*
  * Approvals of end users' turns, as the organization's staff see and answer them (migration 1103,
  * docs/chat.md "Who answers an approval").
  */
 
-const EndUserOfApproval = z.strictObject({
-  id: z.string(),
-  externalId: z.string().nullable(),
-  verified: z.boolean(),
-  name: z.string().nullable(),
-});
-
 const StaffApproval = z.strictObject({
   id: z.string(),
   agentId: z.string(),
   conversationId: z.string(),
-  endUser: EndUserOfApproval,
+  endUser: StaffEndUserRef,
   toolName: z.string(),
   input: z.unknown(),
   status: z.enum(['pending', 'answered']),
@@ -32,7 +26,7 @@ export type StaffApproval = z.infer<typeof StaffApproval>;
 /** The approval's columns for staff; `conversationId` is the service's id of the conversation (the transcripts' id). */
 const staffColumns = sql.fragment`
   a.id, a.agent_id AS "agentId", a.conversation_id AS "conversationId",
-  json_build_object('id', u.id, 'externalId', u.external_id, 'verified', u.kind <> 'anonymous', 'name', u.name) AS "endUser",
+  ${staffEndUserRef} AS "endUser",
   a.tool_name AS "toolName", a.input,
   CASE WHEN a.answered_at IS NULL THEN 'pending' ELSE 'answered' END AS status,
   a.approved, a.reason, a.created_at AS "requestedAt", a.answered_at AS "answeredAt", a.answered_by AS "answeredBy"`;

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, EmailAddress, NUL_FREE_PATTERN, StrictObject, StringEnum, Uuid } from '../core/schemas.ts';
+import { DateTime, EmailAddress, NUL_FREE_PATTERN, READABLE_LINE_PATTERN, StrictObject, StringEnum, Uuid } from '../core/schemas.ts';
+import { EndUserKind } from '../chat/schemas.ts';
 
 /** Most origins a channel allows. */
 export const MAX_ALLOWED_ORIGINS = 20;
@@ -58,7 +59,14 @@ export const SessionBody = StrictObject({
     StrictObject({
       id: EndUserId,
       hash: Type.String({ minLength: 1, maxLength: 128 }),
-      name: Type.Optional(Type.String({ maxLength: 200, pattern: NUL_FREE_PATTERN, errorMessage: 'must be at most 200 characters' })),
+      name: Type.Optional(
+        Type.String({
+          maxLength: 200,
+          pattern: READABLE_LINE_PATTERN,
+          errorMessage: 'must be one line of at most 200 characters, without control characters',
+          description: 'shown to staff as given by the end user',
+        }),
+      ),
       email: Type.Optional(EmailAddress()),
     }),
   ),
@@ -67,7 +75,7 @@ export const SessionBody = StrictObject({
 export const SessionSchema = Type.Object({
   sessionToken: Type.String(),
   expiresIn: Type.Integer({ description: 'seconds' }),
-  endUser: Type.Object({ id: Uuid(), verified: Type.Boolean() }),
+  endUser: Type.Object({ id: Uuid(), verified: Type.Boolean(), kind: EndUserKind }),
   visitorToken: Type.Optional(Type.String({ description: 'an anonymous end user only: send it back to be the same end user (90 days)' })),
   agent: Type.Object({ name: Type.String(), greeting: Type.String() }),
   approvals: Type.Union([Type.Literal('staff'), Type.Literal('end_user')], {

@@ -6,10 +6,12 @@ import { findVisitor, insertVisitor, upsertKnownEndUser, type EndUser } from '..
 import { findUserProfile } from '../../sql/users.ts';
 import { bearerToken, verifyAccessToken } from '../core/auth.ts';
 import type { AppDeps } from '../core/deps.ts';
+import { readableLine } from '../core/schemas.ts';
 import { openJson } from '../crypto/credentials.ts';
 import { channelNotFound, endUserNotVerified, originNotAllowed } from './errors.ts';
 import { allowOrigin, originAllowed } from './origins.ts';
 import { channelSecretContext } from './routes.ts';
+import { endUserKindOf } from '../chat/schemas.ts';
 import type { SessionBody, SessionSchema } from './schemas.ts';
 import { isUserHash, newVisitorToken, visitorTokenHash } from './secrets.ts';
 import { serviceOrigin } from './session-auth.ts';
@@ -50,7 +52,7 @@ export async function openSession(deps: AppDeps, ctx: Context, body: Static<type
   return {
     sessionToken,
     expiresIn: SESSION_TTL_SECONDS,
-    endUser: { id: endUser.id, verified: endUser.kind !== 'anonymous' },
+    endUser: { id: endUser.id, verified: endUser.kind !== 'anonymous', kind: endUserKindOf(endUser.kind) },
     ...(visitor ? { visitorToken: visitor.token } : {}),
     agent: { name: channel.agentName, greeting: channel.greeting },
     approvals: channel.approvals,
@@ -72,7 +74,14 @@ async function knownEndUser(
     if (!claims || claims.type !== 'client' || claims.agencyId !== channel.organizationId) throw endUserNotVerified();
     const client = await findUserProfile(deps.db, claims.userId);
     if (!client || client.organizationId !== channel.organizationId) throw endUserNotVerified();
-    return upsertKnownEndUser(deps.db, { ...common, kind: 'client', externalId: client.id, name: client.name, email: client.email });
+    // The account's name is what its owner typed (one line since registration checks it; older or Google-given ones are made so).
+    return upsertKnownEndUser(deps.db, {
+      ...common,
+      kind: 'client',
+      externalId: client.id,
+      name: readableLine(client.name),
+      email: client.email,
+    });
   }
   if (body.user) {
     const secret =

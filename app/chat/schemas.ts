@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
+import { DateTime, StrictObject, StringEnum, Uuid } from '../core/schemas.ts';
 
 /** The conversation id an AI SDK client chooses (`Chat.id`). */
 export const CONVERSATION_ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
@@ -63,3 +63,14 @@ export const ProviderKeyStatus = Type.Object({
   baseUrl: Type.Union([Type.String(), Type.Null()]),
   keyLastFour: Type.Union([Type.String(), Type.Null()]),
 });
+
+/**
+ * How an end user was vouched for: `visitor` (anonymous, by a visitor token), `verified` (the
+ * business's HMAC of its user id), `client` (a client account of the organization).
+ */
+export const EndUserKind = StringEnum(['visitor', 'verified', 'client'], {
+  description: "how the end user was vouched for: an anonymous visitor, the business's verified user, or the organization's client",
+});
+
+/** `EndUserKind` of a stored end user (whose anonymous kind is `anonymous`). */
+export const endUserKindOf = (kind: 'anonymous' | 'verified' | 'client') => (kind === 'anonymous' ? 'visitor' : kind);

@@ -65,6 +65,16 @@ export const NUL_FREE_PATTERN = '^[^\\u0000]*$';
 export const NON_BLANK_PATTERN = '^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$';
 /** Single-line text: no control character (C0, including NUL, and DEL). */
 export const LINE_CHAR = '[^\\u0000-\\u001f\\u007f]';
+/**
+ * One line as a person reads it, for what one party writes and another reads (an end user's name
+ * in the staff's inbox and mail): no control character (C0, DEL, C1), no line or paragraph
+ * separator, no bidirectional embedding, override or isolate (text shown in another order).
+ */
+const UNREADABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+export const READABLE_LINE_PATTERN = `^[^${UNREADABLE}]*$`;
+const UNREADABLE_RUNS = new RegExp(`[${UNREADABLE}]+`, 'gu');
+/** `text` made one readable line: each run of what `READABLE_LINE_PATTERN` refuses becomes one space. */
+export const readableLine = (text: string) => text.replace(UNREADABLE_RUNS, ' ');
 /** Single-line text with at least one character that is not white space (`\\S` alone would let NUL through). */
 export const NON_BLANK_LINE_PATTERN = `^${LINE_CHAR}*[^\\s\\u0000-\\u001f\\u007f]${LINE_CHAR}*$`;
 

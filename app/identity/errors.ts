@@ -5,6 +5,7 @@ export const IDENTITY_EMAIL_TAKEN = errorCode(409, 'IDENTITY.EMAIL_TAKEN');
 export const IDENTITY_EMAIL_NOT_VERIFIED = errorCode(403, 'IDENTITY.EMAIL_NOT_VERIFIED');
 export const IDENTITY_WRONG_PASSWORD = errorCode(403, 'IDENTITY.WRONG_PASSWORD');
 export const IDENTITY_BUSINESS_REGISTRATION_DISABLED = errorCode(403, 'IDENTITY.BUSINESS_REGISTRATION_DISABLED');
+export const IDENTITY_CLIENT_REGISTRATION_DISABLED = errorCode(403, 'IDENTITY.CLIENT_REGISTRATION_DISABLED');
 export const IDENTITY_GOOGLE_STATE_INVALID = errorCode(401, 'IDENTITY.GOOGLE_STATE_INVALID');
 export const IDENTITY_GOOGLE_EMAIL_NOT_VERIFIED = errorCode(403, 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED');
 export const IDENTITY_GOOGLE_ACCOUNT_CONFLICT = errorCode(409, 'IDENTITY.GOOGLE_ACCOUNT_CONFLICT');
@@ -43,6 +44,13 @@ export const businessRegistrationDisabled = () =>
   new CodedError(IDENTITY_BUSINESS_REGISTRATION_DISABLED, {
     en: 'This agency does not accept business registrations.',
     es: 'Esta agencia no admite registros de empresas.',
+  });
+
+/** An organization whose `allowClientRegistration` is off: its clients are added by its staff, not by themselves. */
+export const clientRegistrationDisabled = () =>
+  new CodedError(IDENTITY_CLIENT_REGISTRATION_DISABLED, {
+    en: 'This organization does not accept client registrations.',
+    es: 'Esta organización no admite registros de clientes.',
   });
 
 export const googleStateInvalid = () =>

@@ -7,6 +7,7 @@ import { GoogleAuthorization, GoogleAuthorizeQuery, GoogleCallbackQuery, GoogleH
 import { ValidationError } from '../core/errors.ts';
 import { ORGANIZATION_NOT_FOUND } from '../organization/errors.ts';
 import {
+  IDENTITY_CLIENT_REGISTRATION_DISABLED,
   IDENTITY_EMAIL_TAKEN,
   IDENTITY_GOOGLE_ACCOUNT_CONFLICT,
   IDENTITY_GOOGLE_EMAIL_NOT_VERIFIED,
@@ -68,6 +69,7 @@ const callbackRoute = (path: PrincipalPath<'google/callback'>, type = principalI
       IDENTITY_GOOGLE_SIGN_IN_FAILED,
       IDENTITY_GOOGLE_EMAIL_NOT_VERIFIED,
       ORGANIZATION_NOT_FOUND,
+      IDENTITY_CLIENT_REGISTRATION_DISABLED,
       IDENTITY_GOOGLE_ACCOUNT_CONFLICT,
       IDENTITY_EMAIL_TAKEN,
       IDENTITY_GOOGLE_UNAVAILABLE,

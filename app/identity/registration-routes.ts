@@ -20,6 +20,7 @@ import { PLANS_NO_ACTIVE_PUBLIC_PLAN } from '../plans/errors.ts';
 import { SUBSCRIPTION_USER_LIMIT_REACHED } from '../subscriptions/errors.ts';
 import {
   IDENTITY_BUSINESS_REGISTRATION_DISABLED,
+  IDENTITY_CLIENT_REGISTRATION_DISABLED,
   IDENTITY_EMAIL_TAKEN,
   IDENTITY_WRONG_PASSWORD,
   VERIFICATION_CODE_ERRORS,
@@ -130,7 +131,7 @@ export const registrationRoutes = [
     status: 201,
     idempotent: true,
     responses: registeredResponses,
-    errors: [ORGANIZATION_NOT_FOUND, IDENTITY_EMAIL_TAKEN],
+    errors: [ORGANIZATION_NOT_FOUND, IDENTITY_CLIENT_REGISTRATION_DISABLED, IDENTITY_EMAIL_TAKEN],
     handler: ({ deps, body }) => registerClient(deps, body),
   }),
   verifyEmailRoute('/identity/auth/user/verify-email'),

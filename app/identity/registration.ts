@@ -10,7 +10,7 @@ import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
 import { noActivePublicPlan } from '../plans/errors.ts';
 import { userLimitReached } from '../subscriptions/errors.ts';
 import { hasUserCapacity } from '../subscriptions/user-capacity.ts';
-import { businessRegistrationDisabled, emailTaken } from './errors.ts';
+import { businessRegistrationDisabled, clientRegistrationDisabled, emailTaken } from './errors.ts';
 import { hashPassword } from './passwords.ts';
 import { sendEmailVerificationCode } from './verification-codes.ts';
 
@@ -50,6 +50,18 @@ export async function registerUser(
   });
 }
 
+/**
+ * The organization a new client registers itself into: an existing AGENCY or BUSINESS (404
+ * otherwise) whose `allowClientRegistration` is on (403 `IDENTITY.CLIENT_REGISTRATION_DISABLED`
+ * otherwise: a client token opens verified sessions on its web channels, docs/channel.md).
+ */
+export async function openForClients(db: CommonQueryMethods, organizationId: string | undefined) {
+  const organization = organizationId ? await findOrganization(db, organizationId) : null;
+  if (!organization || organization.type === 'PLATFORM') throw organizationNotFound();
+  if (!organization.allowClientRegistration) throw clientRegistrationDisabled();
+  return organization;
+}
+
 /** A client (end customer) of an existing agency or business (`POST /identity/auth/client/register`). */
 export async function registerClient(
   deps: AppDeps,
@@ -57,8 +69,7 @@ export async function registerClient(
 ): Promise<Registered> {
   const passwordHash = await hashPassword(body.password);
   return deps.db.transaction(async (tx) => {
-    const organization = await findOrganization(tx, body.organizationId);
-    if (!organization || organization.type === 'PLATFORM') throw organizationNotFound();
+    await openForClients(tx, body.organizationId);
     return createUnverifiedPrincipal(deps, tx, { type: 'client', passwordHash, ...body });
   });
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { EmailAddress, StrictObject, Uuid } from '../core/schemas.ts';
+import { EmailAddress, READABLE_LINE_PATTERN, StrictObject, Uuid } from '../core/schemas.ts';
 
 export const Email = EmailAddress({ minLength: 3, maxLength: 254 });
 /** Passwords longer than this are refused before hashing (a hashing cost bound). */
@@ -17,7 +17,13 @@ export const TokenPairSchema = Type.Object({
 
 /** A password being set: at least 8 characters (NIST SP 800-63B §3.1.1.2), at most 1024. */
 export const NewPassword = Type.String({ minLength: 8, maxLength: 1024 });
-const Name = Type.String({ minLength: 1, maxLength: 200 });
+/** A person's name: one readable line (it reaches other people's screens and mail: an end user's name, a member's). */
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: READABLE_LINE_PATTERN,
+  errorMessage: 'must be one line of 1 to 200 characters, without control characters',
+});
 
 export const CheckEmailBody = StrictObject({ email: Email });
 export const CheckEmailResult = Type.Object({

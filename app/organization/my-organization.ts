@@ -16,7 +16,7 @@ export async function getMyOrganization(deps: AppDeps, auth: AccessClaims): Prom
 export async function updateMyOrganization(
   deps: AppDeps,
   auth: AccessClaims,
-  change: { name?: string; allowBusinessRegistration?: boolean },
+  change: { name?: string; allowBusinessRegistration?: boolean; allowClientRegistration?: boolean },
 ): Promise<Organization> {
   return deps.db.transaction(async (tx) => {
     const organization = await lockOrganization(tx, auth.agencyId);

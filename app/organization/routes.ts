@@ -10,6 +10,9 @@ const OrganizationSchema = Type.Object({
   type: Type.Union([Type.Literal('AGENCY'), Type.Literal('BUSINESS'), Type.Literal('PLATFORM')]),
   parentId: Type.Union([Uuid(), Type.Null()]),
   allowBusinessRegistration: Type.Boolean(),
+  allowClientRegistration: Type.Boolean({
+    description: 'whether anyone may register as a client of this organization (client register, a Google sign-in as a new client)',
+  }),
   userCapacity: Type.Union([Type.Integer(), Type.Null()]),
   createdAt: DateTime(),
   updatedAt: DateTime(),
@@ -18,6 +21,7 @@ const OrganizationSchema = Type.Object({
 const UpdateOrganizationBody = StrictObject({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   allowBusinessRegistration: Type.Optional(Type.Boolean()),
+  allowClientRegistration: Type.Optional(Type.Boolean()),
 });
 
 export const organizationRoutes = [
@@ -35,10 +39,11 @@ export const organizationRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/organization/my',
-    summary: "Rename the caller's organization or switch business registration",
+    summary: "Rename the caller's organization or switch business or client self-registration",
     description:
       'Guard 1: turning allowBusinessRegistration on without an active public plan answers 409 ' +
-      'ORGANIZATION.NO_ACTIVE_PUBLIC_PLAN; only an AGENCY can turn it on (409 ORGANIZATION.NOT_AN_AGENCY).',
+      'ORGANIZATION.NO_ACTIVE_PUBLIC_PLAN; only an AGENCY can turn it on (409 ORGANIZATION.NOT_AN_AGENCY). ' +
+      'allowClientRegistration (default false) lets anyone register as a client of the organization.',
     tags: ['organization'],
     auth: 'jwt',
     policy: { subject: 'organization', action: 'update' },

@@ -297,16 +297,19 @@ export type Api = {
       type: 'AGENCY' | 'BUSINESS' | 'PLATFORM';
       parentId: string | null;
       allowBusinessRegistration: boolean;
+      /** whether anyone may register as a client of this organization (client register, a Google sign-in as a new client) */
+      allowClientRegistration: boolean;
       userCapacity: number | null;
       createdAt: string;
       updatedAt: string;
     };
   };
-  /** Rename the caller's organization or switch business registration */
+  /** Rename the caller's organization or switch business or client self-registration */
   'PATCH /organization/my': {
     body: {
       name?: string;
       allowBusinessRegistration?: boolean;
+      allowClientRegistration?: boolean;
     };
     response: {
       id: string;
@@ -314,6 +317,8 @@ export type Api = {
       type: 'AGENCY' | 'BUSINESS' | 'PLATFORM';
       parentId: string | null;
       allowBusinessRegistration: boolean;
+      /** whether anyone may register as a client of this organization (client register, a Google sign-in as a new client) */
+      allowClientRegistration: boolean;
       userCapacity: number | null;
       createdAt: string;
       updatedAt: string;
@@ -1901,6 +1906,7 @@ export type Api = {
       user?: {
         id: string;
         hash: string;
+        /** shown to staff as given by the end user */
         name?: string;
         email?: string;
       };
@@ -1912,6 +1918,8 @@ export type Api = {
       endUser: {
         id: string;
         verified: boolean;
+        /** how the end user was vouched for: an anonymous visitor, the business's verified user, or the organization's client */
+        kind: 'visitor' | 'verified' | 'client';
       };
       /** an anonymous end user only: send it back to be the same end user (90 days) */
       visitorToken?: string;
@@ -2001,7 +2009,12 @@ export type Api = {
           /** the business's id of a verified user, the client's id; null: anonymous */
           externalId: string | null;
           verified: boolean;
+          /** how the end user was vouched for: an anonymous visitor, the business's verified user, or the organization's client */
+          kind: 'visitor' | 'verified' | 'client';
+          /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
           name: string | null;
+          /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
+          email: string | null;
         };
         toolName: string;
         /** the tool call as the model gave it (always present) */
@@ -2036,7 +2049,12 @@ export type Api = {
         /** the business's id of a verified user, the client's id; null: anonymous */
         externalId: string | null;
         verified: boolean;
+        /** how the end user was vouched for: an anonymous visitor, the business's verified user, or the organization's client */
+        kind: 'visitor' | 'verified' | 'client';
+        /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
         name: string | null;
+        /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
+        email: string | null;
       };
       toolName: string;
       /** the tool call as the model gave it (always present) */
@@ -2069,7 +2087,12 @@ export type Api = {
           /** the business's id of a verified user, the client's id; null: anonymous */
           externalId: string | null;
           verified: boolean;
+          /** how the end user was vouched for: an anonymous visitor, the business's verified user, or the organization's client */
+          kind: 'visitor' | 'verified' | 'client';
+          /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
           name: string | null;
+          /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
+          email: string | null;
         };
         title: string;
         messageCount: number;
@@ -2092,7 +2115,12 @@ export type Api = {
         /** the business's id of a verified user, the client's id; null: anonymous */
         externalId: string | null;
         verified: boolean;
+        /** how the end user was vouched for: an anonymous visitor, the business's verified user, or the organization's client */
+        kind: 'visitor' | 'verified' | 'client';
+        /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
         name: string | null;
+        /** one line, as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs */
+        email: string | null;
       };
       title: string;
       messages: {

@@ -1,14 +1,40 @@
 /** How the console names an end user of an agent's website chat (approvals, conversations, usage). */
-export type EndUserRef = { id: string; externalId: string | null; verified: boolean; name?: string | null };
+export type EndUserRef = {
+  id: string;
+  externalId: string | null;
+  verified: boolean;
+  /** How they were vouched for; absent where the API does not say (usage rows): read from `verified`. */
+  kind?: 'visitor' | 'verified' | 'client';
+  name?: string | null;
+  email?: string | null;
+};
 
 /**
- * A verified user by name and the business's id; an anonymous visitor as such, with the start of
- * the service's id of the end user so two visitors stay apart.
+ * Who vouched for the end user, and the part of an id that tells them apart: an anonymous visitor
+ * by the start of the service's id, a verified user by the business's id of them, a client by the
+ * start of their account's id. Nothing the end user typed.
  */
 export function endUserLabel(user: EndUserRef): string {
-  if (user.verified) return user.name ? `${user.name} (${user.externalId ?? 'verified'})` : `User ${user.externalId ?? '(verified)'}`;
-  return `Anonymous visitor ${user.id.slice(0, 8)}`;
+  const kind = user.kind ?? (user.verified ? 'verified' : 'visitor');
+  if (kind === 'visitor') return `Anonymous visitor ${user.id.slice(0, 8)}`;
+  if (kind === 'client') return `Client account ${(user.externalId ?? user.id).slice(0, 8)}`;
+  return `Verified user ${JSON.stringify(user.externalId ?? '')}`;
 }
+
+/**
+ * The name and email the end user gave, quoted (as JSON strings: a quote or control character
+ * inside stays escaped) and said to be theirs; empty when they gave none.
+ */
+export function endUserGiven(user: EndUserRef): string {
+  const given = [user.name, user.email].filter((value): value is string => typeof value === 'string' && value !== '');
+  return given.length === 0 ? '' : `${given.map((value) => JSON.stringify(value)).join(', ')} (given by the end user)`;
+}
+
+/** `endUserLabel`, then what the end user gave when they gave anything. */
+export const endUserText = (user: EndUserRef) => {
+  const given = endUserGiven(user);
+  return given === '' ? endUserLabel(user) : `${endUserLabel(user)}: ${given}`;
+};
 
 const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 /** A timestamp of the API (ISO 8601) in the browser's zone. */

@@ -190,3 +190,25 @@ test.serial('on a phone the inbox, the conversations, a transcript and the usage
   t.deepEqual(await seriousViolations(page), [], 'usage page on a phone: axe');
   await page.context().close();
 });
+
+test.serial(
+  "a verified end user is shown as the business's user, the name and email they gave quoted as theirs: inbox and transcript",
+  async (t) => {
+    const channel = await staffChannel(t);
+    const session = await channel.ask('named-chat', { id: 'cust-1', name: 'Support Lead', email: 'lead@shop.example.com' });
+    const given = '"Support Lead", "lead@shop.example.com" (given by the end user)';
+    const page = await open(t, channel.origin, '#/approvals');
+    const item = page.locator('#approval-list li.approval', { hasText: 'Verified user "cust-1"' });
+    await item.waitFor();
+    t.is(await item.locator('dd.given').innerText(), given);
+    t.regex(await item.locator('h3').innerText(), /^list_documents for Verified user "cust-1"$/);
+    t.deepEqual(await seriousViolations(page), [], 'inbox with a named end user: axe');
+    const conversationId = (await approvalsOfApi(t, 'pending')).find(
+      (approval) => approval.endUser.id === session.endUser.id,
+    )!.conversationId;
+    await page.goto(`${channel.origin}/dashboard#/agents/${AGENT.id}/conversations/${conversationId}`);
+    await page.locator('#transcript li').first().waitFor();
+    t.is(await page.locator('#transcript-status').innerText(), `With Verified user "cust-1": ${given}. Read-only.`);
+    await page.context().close();
+  },
+);

@@ -8,7 +8,8 @@ import type { Page } from 'playwright-core';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { signIn, waitForReports, type DashboardContext } from '../helpers/dashboard.ts';
 import { chatConfig, provider, setTools, userMessage, type T as ChatT } from '../chat/support.ts';
-import { anonymousSession, putChannel, SHOP, type T as ChannelT } from '../channel/support.ts';
+import { userHashOf } from '../../app/channel/secrets.ts';
+import { anonymousSession, openSession, putChannel, rotateSecret, SHOP, type Session, type T as ChannelT } from '../channel/support.ts';
 
 export type T = ExecutionContext<DashboardContext>;
 
@@ -50,9 +51,16 @@ export async function staffChannel(t: T) {
   ]);
   const { publishableKey } = await putChannel(t as unknown as ChannelT, { approvals: 'staff' });
   const origin = await t.context.serve(t.context.t.rebuild({ config: chatConfig({ gatewayUrl: model.url }) }));
-  /** An end user's turn that ends waiting for the staff's approval. */
-  const ask = async (chatId: string) => {
-    const session = await anonymousSession(t as unknown as ChannelT, publishableKey);
+  /** An end user's turn that ends waiting for the staff's approval: an anonymous visitor's, or the verified `user`'s. */
+  const ask = async (chatId: string, user?: Record<string, string>) => {
+    const session = user
+      ? ((
+          await openSession(t as unknown as ChannelT, {
+            publishableKey,
+            user: { ...user, hash: userHashOf(await rotateSecret(t as unknown as ChannelT), user.id!) },
+          })
+        ).body as Session)
+      : await anonymousSession(t as unknown as ChannelT, publishableKey);
     const response = await fetch(`${origin}/api/public/chat`, {
       method: 'POST',
       headers: { authorization: `Bearer ${session.sessionToken}`, 'content-type': 'application/json', origin: SHOP },

@@ -83,6 +83,13 @@ test('a client signs in with Google into the organization named at the start', a
   t.like((await me(t, response.body.accessToken)).body, { type: 'client', organizationId: ORGANIZATIONS.demoAgency.id });
 });
 
+test('a Google sign-in as a new client of an organization that takes no client registrations is 403 and creates nobody', async (t) => {
+  const refused = await signIn(t, 'client', profile('stranger@gmail.test'), 403, `?organizationId=${ORGANIZATIONS.otherAgency.id}`);
+  t.is(refused.body.errorCode, 'IDENTITY.CLIENT_REGISTRATION_DISABLED');
+  const login = await t.context.t.http().post('/api/identity/auth/client/login').send({ email: 'stranger@gmail.test', password: PASSWORD });
+  t.is(login.status, 401);
+});
+
 test('an email Google has not verified is refused with 403', async (t) => {
   const response = await signIn(t, 'user', profile('unverified@gmail.test', { email_verified: false }), 403);
   t.is(response.body.errorCode, 'IDENTITY.GOOGLE_EMAIL_NOT_VERIFIED');

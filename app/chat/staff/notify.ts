@@ -8,17 +8,33 @@ import { outboxTransport } from '../../notifications/outbox-transport.ts';
 /** At most one mail per conversation in this time, however many approvals it asks. */
 export const APPROVAL_MAIL_INTERVAL_MS = 10 * 60_000;
 
-/** How staff read an end user in a mail: their name, else the business's id of them, else "a visitor". */
-export const endUserLabel = (endUser: Pick<EndUser, 'name' | 'externalId' | 'kind'> | null) =>
-  endUser?.name ??
-  (endUser?.externalId ? `${endUser.kind === 'client' ? 'client' : 'user'} ${endUser.externalId}` : 'an anonymous visitor');
+/** A value an end user wrote, quoted as a JSON string: quotes and any control character inside stay escaped, so it cannot end the line or the quote. */
+const quoted = (text: string) => JSON.stringify(text);
+
+/**
+ * How staff read an end user in a mail: how they were vouched for (`who`), and the name and
+ * email they gave, quoted and said to be theirs (`given`; undefined when they gave none).
+ */
+export function endUserInMail(endUser: Pick<EndUser, 'name' | 'email' | 'externalId' | 'kind'> | null): { who: string; given?: string } {
+  const who =
+    endUser === null || endUser.kind === 'anonymous'
+      ? 'an anonymous visitor'
+      : endUser.kind === 'client'
+        ? 'a client of your organization, signed in with their account'
+        : `a verified user of the business (its user id ${quoted(endUser.externalId ?? '')})`;
+  const gave = [
+    ...(endUser?.name ? [`the name ${quoted(endUser.name)}`] : []),
+    ...(endUser?.email ? [`the email ${quoted(endUser.email)}`] : []),
+  ];
+  return gave.length === 0 ? { who } : { who, given: `The end user gave ${gave.join(' and ')}, in their own words (not checked by us).` };
+}
 
 /**
  * Tells the organization's staff (its users with `update` on `ai.agent`) that an end user's turn
  * waits for their approval: one email each through the outbox, at most one per conversation per
  * `APPROVAL_MAIL_INTERVAL_MS` (the claim and the mails commit together), naming the agent, the
- * tool, the end user and the console's inbox. Never throws: a mail that cannot be queued is
- * logged, and the approval waits in the inbox all the same.
+ * tool, the end user (what they gave quoted, as theirs) and the console's inbox. Never throws: a
+ * mail that cannot be queued is logged, and the approval waits in the inbox all the same.
  */
 export async function notifyStaff(
   deps: AppDeps,
@@ -34,9 +50,10 @@ export async function notifyStaff(
         findEndUser(tx, pending.scope.endUserId),
       ]);
       const inbox = `${deps.config.publicBaseUrl}/dashboard/#/approvals`;
-      const who = endUserLabel(endUser);
+      const { who, given } = endUserInMail(endUser);
       const text = [
         `${pending.agent.name} wants to run the tool ${pending.toolName} in a conversation with ${who}, and waits for your approval.`,
+        ...(given ? [given] : []),
         '',
         `Answer it in the console's approvals inbox: ${inbox}`,
       ].join('\n');

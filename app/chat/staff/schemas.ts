@@ -1,14 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, NUL_FREE_PATTERN, StrictObject, StringEnum, Uuid, UuidParam } from '../../core/schemas.ts';
 import { MAX_DENIAL_REASON_CHARS } from '../../tools/approvals.ts';
+import { EndUserKind } from '../schemas.ts';
 
+const GIVEN = 'as the end user gave it (the business for a verified user, the client for its account): show it quoted, as theirs';
 const EndUserRef = Type.Object({
   id: Uuid(),
   externalId: Type.Union([Type.String(), Type.Null()], {
     description: "the business's id of a verified user, the client's id; null: anonymous",
   }),
   verified: Type.Boolean(),
-  name: Type.Union([Type.String(), Type.Null()]),
+  kind: EndUserKind,
+  name: Type.Union([Type.String(), Type.Null()], { description: `one line, ${GIVEN}` }),
+  email: Type.Union([Type.String(), Type.Null()], { description: `one line, ${GIVEN}` }),
 });
 
 export const StaffApprovalSchema = Type.Object({

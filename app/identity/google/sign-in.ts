@@ -1,13 +1,12 @@
 import { uuidv7 } from 'uuidv7';
-import { findOrganization, insertOrganization } from '../../../sql/organizations.ts';
+import { insertOrganization } from '../../../sql/organizations.ts';
 import { findGoogleCandidates, findRoleIdByName, grantRole, insertPrincipal, linkGoogleAccount } from '../../../sql/principals.ts';
 import type { GoogleOAuthConfig } from '../../config.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { ValidationError } from '../../core/errors.ts';
 import type { PrincipalType } from '../../core/route.ts';
-import { organizationNotFound } from '../../organization/errors.ts';
 import { emailTaken, googleAccountConflict, googleSignInFailed, googleStateInvalid, unverifiedGoogleEmail } from '../errors.ts';
-import { AGENCY_OWNER_ROLE } from '../registration.ts';
+import { AGENCY_OWNER_ROLE, openForClients } from '../registration.ts';
 import { issueTokens, type Subject } from '../sessions.ts';
 import type { TokenPair } from '../tokens.ts';
 import { authorizationUrl, exchangeCodeForProfile, type GoogleProfile } from './provider.ts';
@@ -35,7 +34,7 @@ export function startGoogleSignIn(deps: AppDeps, google: GoogleOAuthConfig, type
  * Finishes a sign-in at the callback: checks the state, exchanges the code, then signs in the
  * principal linked to the Google account, links the one with the same (Google-verified) email,
  * or creates one: a `user` with a new agency it owns, a `client` in the organization named
- * when the sign-in started.
+ * when the sign-in started (when it takes client registrations: `openForClients`).
  */
 export async function finishGoogleSignIn<R = TokenPair>(
   deps: AppDeps,
@@ -73,9 +72,7 @@ async function principalFor(deps: AppDeps, tx: Tx, type: PrincipalType, profile:
   }
   let ownerOf: string;
   if (type === 'client') {
-    const organization = organizationId ? await findOrganization(tx, organizationId) : null;
-    if (!organization || organization.type === 'PLATFORM') throw organizationNotFound();
-    ownerOf = organization.id;
+    ownerOf = (await openForClients(tx, organizationId)).id;
   } else {
     ownerOf = uuidv7();
     const agencyName = (profile.name || profile.email).slice(0, 200);

@@ -5,7 +5,7 @@
  */
 import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
-import { endUserLabel, when } from '../end-user.ts';
+import { endUserText, when } from '../end-user.ts';
 import { el, formatInteger } from '../format.ts';
 import { card, describeError, say, statusLine } from '../ui.ts';
 
@@ -14,7 +14,7 @@ type Conversation = Page['conversations'][number];
 const PAGE_SIZE = 20;
 
 function item(agentId: string, conversation: Conversation): HTMLElement {
-  const who = endUserLabel(conversation.endUser);
+  const who = endUserText(conversation.endUser);
   return el(
     'li',
     { 'data-conversation-id': conversation.id, 'data-messages': String(conversation.messageCount) },

@@ -8,7 +8,7 @@
 import { apiLimits, type ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { refreshApprovalCount } from '../approvals-count.ts';
-import { endUserLabel, when } from '../end-user.ts';
+import { endUserGiven, endUserLabel, when } from '../end-user.ts';
 import { el } from '../format.ts';
 import type { PageContext } from '../page.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
@@ -88,6 +88,9 @@ function approvalItem(approval: Approval, agents: Map<string, string>, me: strin
       el('dd', {}, agent),
       el('dt', {}, 'End user'),
       el('dd', {}, endUserLabel(approval.endUser)),
+      ...(endUserGiven(approval.endUser) === ''
+        ? []
+        : [el('dt', {}, 'Name and email'), el('dd', { class: 'given' }, endUserGiven(approval.endUser))]),
       el('dt', {}, 'Asked'),
       el('dd', {}, when(approval.requestedAt)),
     ),

@@ -5,7 +5,7 @@
  */
 import type { ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
-import { endUserLabel } from '../end-user.ts';
+import { endUserLabel, endUserText } from '../end-user.ts';
 import { el } from '../format.ts';
 import type { PageContext } from '../page.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
@@ -59,10 +59,9 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   status.textContent = 'Loading…';
   try {
     const transcript = await api<Transcript>(`/api/ai/agents/${agentId}/end-user-conversations/${conversationId}`, { signal });
-    const who = endUserLabel(transcript.endUser);
     heading.textContent = transcript.title || 'Untitled conversation';
-    log.replaceChildren(...transcript.messages.map((message) => messageView(message, who)));
-    say(status, `With ${who}. Read-only.`, 'ok');
+    log.replaceChildren(...transcript.messages.map((message) => messageView(message, endUserLabel(transcript.endUser))));
+    say(status, `With ${endUserText(transcript.endUser)}. Read-only.`, 'ok');
   } catch (error) {
     if (!signal.aborted) say(status, describeError(error, 'read on ai.agent'));
   }

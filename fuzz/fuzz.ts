@@ -5,6 +5,7 @@ import { hugeAnswer } from './chat-attacks.ts';
 import { hostileDocumentUploads } from './document-attacks.ts';
 import { dripProvider } from './drip-provider.ts';
 import { endUsersOf, endUserTrespass, plantConversation } from './end-users.ts';
+import { channelHoles } from './channel-holes.ts';
 import { otlpSpanBomb, preAuthNestingBomb } from './attack-cases-37.ts';
 import { methodsByPath, operationsOf, type Operation } from './document.ts';
 import { drawRequest, exchange, runPhase, type EngineContext, type Outcome } from './engine.ts';
@@ -149,6 +150,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     let trespassIndex = options.requests * 2;
     const endUserRun = { context, record, nextIndex: () => trespassIndex++ };
     const endUserCase = await endUserTrespass(endUserRun, endUser, PLANTED_CONVERSATION, options.seed);
+    // The end-user review's holes, on apps of their own over this database, before phase 2 fuzzes Demo Agency.
+    const channelCases = await channelHoles(harness, callers.get('owner@demo.test')!.token!);
     // Phase 2: everyone else, anonymous included, round robin over operations and callers.
     const others = [...callers.values()].filter((caller) => caller.name !== PROTECTED && caller.name !== PROTECTED_END_USER);
     await runPhase(
@@ -180,6 +183,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const attacks: AttackCase[] = [
       trespass,
       endUserCase,
+      ...channelCases,
       await analyticsRouteLimit(limitedRun, callers.get('owner@demo.test')!, concurrency),
     ];
     for (const operation of operations.filter((op) => op.responses.has(429))) {

@@ -24,6 +24,13 @@ test('a fixed-seed sample of 2,000 fuzzed requests over every operation finds no
     'huge answer',
     'scope trespass',
     'end-user trespass',
+    'guardrails skipped by a regenerate or an approval answer',
+    'the daily quota passed by regenerates and approval answers',
+    'a stranger registering as a verified customer',
+    'an end user name with a line break for the staff',
+    "a visitor reading the organization's spend",
+    'an enforced budget against a provider reporting twice the estimated input',
+    'public reads unthrottled',
     'hostile documents',
   ]) {
     const attack = result.attacks.find((candidate) => candidate.name.startsWith(name));

@@ -71,7 +71,7 @@ async function knownEndUser(
   const common = { id: uuidv7(), organizationId: channel.organizationId, agentId: channel.agentId, now };
   if (token !== undefined) {
     const claims = verifyAccessToken(token, deps.config.jwtSecret, deps.clock());
-    if (!claims || claims.type !== 'client' || claims.agencyId !== channel.organizationId) throw endUserNotVerified();
+    if (!claims || claims.type !== 'client' || claims.organizationId !== channel.organizationId) throw endUserNotVerified();
     const client = await findUserProfile(deps.db, claims.userId);
     if (!client || client.organizationId !== channel.organizationId) throw endUserNotVerified();
     // The account's name is what its owner typed (one line since registration checks it; older or Google-given ones are made so).

@@ -30,7 +30,7 @@ export function endUserInMail(endUser: Pick<EndUser, 'name' | 'email' | 'externa
 }
 
 /**
- * Tells the organization's staff (its users with `update` on `ai.agent`) that an end user's turn
+ * Tells the organization's staff (its users with `update` on `ai.approval` or `ai.agent`) that an end user's turn
  * waits for their approval: one email each through the outbox, at most one per conversation per
  * `APPROVAL_MAIL_INTERVAL_MS` (the claim and the mails commit together), naming the agent, the
  * tool, the end user (what they gave quoted, as theirs) and the console's inbox. Never throws: a

@@ -2,8 +2,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import type { UIMessage } from 'ai';
 import { MessageBuilder, readChunks, type Message } from '../../dashboard/src/widget/stream.ts';
-import type { RecordedCase } from './ui-streams/record.ts';
-import { sdkRead } from './ui-streams/sdk-reader.ts';
+import { sdkRead, type RecordedCase } from './ui-streams/sdk-reader.ts';
 
 const folder = new URL('./ui-streams/', import.meta.url);
 const CASES = JSON.parse(readFileSync(new URL('cases.json', folder), 'utf8')) as RecordedCase[];

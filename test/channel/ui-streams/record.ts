@@ -18,9 +18,7 @@ import { testConfig } from '../../helpers/config.ts';
 import { createTestDatabase } from '../../helpers/database.ts';
 import { startOpenAiPeer, type ChatRequest, type Reply } from '../../helpers/openai-peer.ts';
 import { answered } from '../../chat/support.ts';
-import { sdkRead } from './sdk-reader.ts';
-
-export type RecordedCase = { name: string; stream: string; start: UIMessage };
+import { sdkRead, type RecordedCase } from './sdk-reader.ts';
 
 const HERE = new URL('./', import.meta.url);
 const ANSWER = 'Refunds are paid back within 5 to 7 business days.';

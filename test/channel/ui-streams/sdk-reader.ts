@@ -1,5 +1,8 @@
 import { DefaultChatTransport, readUIMessageStream, type UIMessage } from 'ai';
 
+/** One recorded stream (`cases.json`): its file, and the message it goes on in (an empty assistant message for a new answer). */
+export type RecordedCase = { name: string; stream: string; start: UIMessage };
+
 /**
  * The assistant message the AI SDK's own client code builds from a UI message stream's bytes:
  * `DefaultChatTransport` parses the events (its `fetch` answers with `sse`) and

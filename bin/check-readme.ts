@@ -115,8 +115,8 @@ try {
 
   const blocks = shellBlocks(readFileSync(join(clone, 'README.md'), 'utf8')).slice(1);
   const script = [
-    ...blocks.map((block, index) => `echo "=== block ${index}"\n${block}`),
-    'echo "=== variables"',
+    ...blocks.map((block, index) => `printf '\\n=== block ${index}\\n'\n${block}`),
+    "printf '\\n=== variables\\n'",
     'echo "AGENT=$AGENT APPROVAL=$APPROVAL KEY=$KEY"',
   ]
     .join('\n')
@@ -130,10 +130,11 @@ try {
   // The page server it starts in the background keeps the pipes open: the exit of bash is the end.
   const status = await new Promise<number | null>((resolve) => shell.once('exit', resolve));
   step(`the README's ${blocks.length} command blocks run in one bash with set -euo pipefail`, status === 0, `exit ${status}`);
-  const parts = output.split(/^=== /m);
-  const block = (index: number) => parts.find((part) => part.startsWith(`block ${index}\n`)) ?? '';
+  if (status !== 0) process.stdout.write(`${output.slice(-3_000)}\n`);
+  // What the blocks print, in one text: a stream shown through `tee /dev/stderr` interleaves with the next block's output.
+  const printed = output.slice(0, output.lastIndexOf('=== variables'));
   const variables = Object.fromEntries(
-    [...(parts.find((part) => part.startsWith('variables')) ?? '').matchAll(/(\w+)=(\S*)/g)].map((match) => [match[1]!, match[2]!]),
+    [...output.slice(output.lastIndexOf('=== variables')).matchAll(/(\w+)=(\S*)/g)].map((match) => [match[1]!, match[2]!]),
   );
   const deltas = (text: string) =>
     [...text.matchAll(/"type":"text-delta","id":"[^"]*","delta":"((?:[^"\\]|\\.)*)"/g)]
@@ -141,22 +142,22 @@ try {
       .join('');
   step(
     'sign-in: /me answers the owner, AGENT is an agent id',
-    block(0).includes('"email":"owner@demo.test"') && /^[0-9a-f-]{36}$/.test(variables.AGENT ?? ''),
+    printed.includes('"email":"owner@demo.test"') && /^[0-9a-f-]{36}$/.test(variables.AGENT ?? ''),
   );
   step(
     'the turn asks for an approval, and its id is kept',
-    block(2).includes('"type":"tool-approval-request"') && /^[0-9a-f-]{36}$/.test(variables.APPROVAL ?? ''),
+    printed.includes('"type":"tool-approval-request"') && /^[0-9a-f-]{36}$/.test(variables.APPROVAL ?? ''),
   );
-  const answer = deltas(block(2));
+  const answer = deltas(printed);
   step(
     'approved, the search runs and the answer says 5 to 7 business days',
-    block(2).includes('"type":"tool-output-available"') && answer.includes('within 5 to 7 business days'),
+    printed.includes('"type":"tool-output-available"') && answer.includes('within 5 to 7 business days'),
     JSON.stringify(answer.slice(0, 160)),
   );
-  step('the sample document is added', /"name":"warranty\.md","contentType":"text\/markdown"/.test(block(3)));
-  step('the tool catalog says what is available', block(3).includes('"available":true'));
+  step('the sample document is added', /"name":"warranty\.md","contentType":"text\/markdown"/.test(printed));
+  step('the tool catalog says what is available', printed.includes('"available":true'));
   const sharePage = `${base}/chat/${variables.KEY ?? ''}`;
-  step('the share page is printed as a full URL', block(4).includes(`share page: ${sharePage}`) && /^agp_/.test(variables.KEY ?? ''));
+  step('the share page is printed as a full URL', printed.includes(`share page: ${sharePage}`) && /^agp_/.test(variables.KEY ?? ''));
   const share = await fetch(sharePage);
   step('the share page answers', share.status === 200 && (share.headers.get('content-type') ?? '').startsWith('text/html'));
 

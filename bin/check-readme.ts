@@ -169,9 +169,11 @@ try {
     const panel = page.getByRole('dialog', { name: 'Support Assistant' });
     await page.getByRole('textbox', { name: 'Message' }).fill('How long do refunds take?');
     await page.getByRole('button', { name: 'Send' }).click();
+    // The answer's paragraph (the tool card's details hold the passage too).
     const answered = await panel
-      .getByText(/within 5 to 7 business days/)
-      .waitFor({ timeout: 30_000 })
+      .locator('p', { hasText: 'within 5 to 7 business days' })
+      .first()
+      .waitFor({ timeout: 60_000 })
       .then(() => true)
       .catch(() => false);
     step('the widget on the README page answers "How long do refunds take?" with 5 to 7 business days', answered);

@@ -9,21 +9,21 @@ const Column = z.object({ table: z.string(), column: z.string() });
 const RowText = z.object({ row_text: z.string() });
 
 /** Columns through which a row belongs to an agency, directly or through its users, agents or end users. */
-const OWNER_COLUMNS = ['agency_id', 'organization_id', 'parent_id', 'user_id', 'agent_id', 'end_user_id'];
+const OWNER_COLUMNS = ['organization_id', 'organization_id', 'parent_id', 'user_id', 'agent_id', 'end_user_id'];
 
 /**
- * A digest of every row that belongs to `agencyId`: rows with its id in an agency column, and
+ * A digest of every row that belongs to `organizationId`: rows with its id in an agency column, and
  * rows of its users, agents and the end users of its agents' web channels. Equal digests before and after the run: nothing of it changed.
  */
-export async function snapshotAgency(db: DatabasePool, agencyId: string): Promise<Map<string, string[]>> {
+export async function snapshotAgency(db: DatabasePool, organizationId: string): Promise<Map<string, string[]>> {
   const columns = await db.any(sql.type(Column)`
     SELECT table_name AS "table", column_name AS "column"
     FROM information_schema.columns
     WHERE table_schema = 'public' AND column_name = ANY(${sql.array(OWNER_COLUMNS, 'text')})
     ORDER BY table_name, column_name`);
-  const users = sql.fragment`(SELECT id FROM users WHERE organization_id = ${agencyId})`;
-  const agents = sql.fragment`(SELECT id FROM agents WHERE agency_id = ${agencyId})`;
-  const endUsers = sql.fragment`(SELECT id FROM end_users WHERE organization_id = ${agencyId})`;
+  const users = sql.fragment`(SELECT id FROM users WHERE organization_id = ${organizationId})`;
+  const agents = sql.fragment`(SELECT id FROM agents WHERE organization_id = ${organizationId})`;
+  const endUsers = sql.fragment`(SELECT id FROM end_users WHERE organization_id = ${organizationId})`;
   const snapshot = new Map<string, string[]>();
   for (const { table, column } of [...columns, { table: 'organizations', column: 'id' }]) {
     const owned =
@@ -33,7 +33,7 @@ export async function snapshotAgency(db: DatabasePool, agencyId: string): Promis
           ? sql.fragment`${sql.identifier([column])} IN ${endUsers}`
           : column === 'agent_id'
             ? sql.fragment`${sql.identifier([column])} IN ${agents}`
-            : sql.fragment`${sql.identifier([column])} = ${agencyId}`;
+            : sql.fragment`${sql.identifier([column])} = ${organizationId}`;
     const rows = await db.any(sql.type(RowText)`
       SELECT t::text AS row_text FROM ${sql.identifier([table])} AS t WHERE ${owned} ORDER BY 1`);
     snapshot.set(
@@ -67,8 +67,8 @@ const Id = z.object({ id: z.string() });
  * another agency's caller puts in the scope's parameter. A scope the fuzzer does not know here
  * fails the trespass case, so a new scope cannot go untried.
  */
-export async function scopedIdsOf(db: DatabasePool, agencyId: string): Promise<Map<string, string[]>> {
-  const agents = await db.any(sql.type(Id)`SELECT id FROM agents WHERE agency_id = ${agencyId} ORDER BY id`);
+export async function scopedIdsOf(db: DatabasePool, organizationId: string): Promise<Map<string, string[]>> {
+  const agents = await db.any(sql.type(Id)`SELECT id FROM agents WHERE organization_id = ${organizationId} ORDER BY id`);
   return new Map([['agent', agents.map((row) => row.id)]]);
 }
 

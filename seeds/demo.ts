@@ -25,14 +25,14 @@ export async function seedDemo(db: DatabasePool, report: (message: string) => vo
       for (const [subject, action] of role.grants) await ensureRoleGrant(tx, role.id, subject, action);
     }
     for (const org of Object.values(ORGANIZATIONS)) await ensureOrganization(tx, org);
-    for (const plan of Object.values(PLANS)) await ensurePlan(tx, { ...plan, agencyId: ORGANIZATIONS[plan.agency].id });
+    for (const plan of Object.values(PLANS)) await ensurePlan(tx, { ...plan, organizationId: ORGANIZATIONS[plan.agency].id });
     for (const user of Object.values(USERS)) {
       await ensureVerifiedUser(tx, { ...user, organizationId: ORGANIZATIONS[user.organization].id, passwordHash });
       for (const role of user.roles) await ensureUserRole(tx, user.id, ROLES[role].id);
     }
     for (const client of Object.values(CLIENTS))
       await ensureVerifiedUser(tx, { ...client, type: 'client', organizationId: ORGANIZATIONS[client.organization].id, passwordHash });
-    for (const agent of Object.values(AGENTS)) await ensureAgent(tx, { ...agent, agencyId: ORGANIZATIONS[agent.agency].id });
+    for (const agent of Object.values(AGENTS)) await ensureAgent(tx, { ...agent, organizationId: ORGANIZATIONS[agent.agency].id });
     report('demo organizations, accounts, plans and agents are present');
   });
   const added = await seedDemoUsage(db);

@@ -4,7 +4,7 @@ import { SERVER_STATUSES } from './agent-mcp-servers.ts';
 
 const ServerConnectionRow = z.strictObject({
   id: z.string(),
-  agencyId: z.string(),
+  organizationId: z.string(),
   agentId: z.string(),
   url: z.string(),
   transportType: z.enum(['http', 'sse']),
@@ -20,7 +20,7 @@ const ServerConnectionRow = z.strictObject({
 export type ServerConnectionRow = z.infer<typeof ServerConnectionRow>;
 
 const serverConnectionColumns = sql.fragment`
-  id, agency_id AS "agencyId", agent_id AS "agentId", url, transport_type AS "transportType", auth_type AS "authType",
+  id, organization_id AS "organizationId", agent_id AS "agentId", url, transport_type AS "transportType", auth_type AS "authType",
   available_mcp_id AS "availableMcpId", variant_type AS "variantType", status, credentials_key_id AS "credentialsKeyId",
   credentials, updated_at AS "updatedAt"`;
 
@@ -28,28 +28,28 @@ const serverConnectionColumns = sql.fragment`
  * What is needed to talk to one MCP server of the agency, with its sealed credentials (never
  * answered to a client). `agentId` narrows to one agent's server when given.
  */
-export function findServerConnection(db: CommonQueryMethods, ids: { agencyId: string; serverId: string; agentId?: string }) {
+export function findServerConnection(db: CommonQueryMethods, ids: { organizationId: string; serverId: string; agentId?: string }) {
   return db.maybeOne(sql.type(ServerConnectionRow)`
     SELECT ${serverConnectionColumns}
     FROM agent_mcp_servers
-    WHERE id = ${ids.serverId} AND agency_id = ${ids.agencyId}
+    WHERE id = ${ids.serverId} AND organization_id = ${ids.organizationId}
       ${ids.agentId === undefined ? sql.fragment`` : sql.fragment`AND agent_id = ${ids.agentId}`}`);
 }
 
 /** Every MCP server of one agent of the agency, as `findServerConnection` reads one (a chat turn's tool map). */
-export function listAgentServerConnections(db: CommonQueryMethods, ids: { agencyId: string; agentId: string }) {
+export function listAgentServerConnections(db: CommonQueryMethods, ids: { organizationId: string; agentId: string }) {
   return db.any(sql.type(ServerConnectionRow)`
     SELECT ${serverConnectionColumns}
     FROM agent_mcp_servers
-    WHERE agency_id = ${ids.agencyId} AND agent_id = ${ids.agentId}`);
+    WHERE organization_id = ${ids.organizationId} AND agent_id = ${ids.agentId}`);
 }
 
 /** The same row, locked for an edit until the transaction ends. */
-export function lockServerConnection(db: CommonQueryMethods, ids: { agencyId: string; serverId: string; agentId: string }) {
+export function lockServerConnection(db: CommonQueryMethods, ids: { organizationId: string; serverId: string; agentId: string }) {
   return db.maybeOne(sql.type(ServerConnectionRow)`
     SELECT ${serverConnectionColumns}
     FROM agent_mcp_servers
-    WHERE id = ${ids.serverId} AND agency_id = ${ids.agencyId} AND agent_id = ${ids.agentId}
+    WHERE id = ${ids.serverId} AND organization_id = ${ids.organizationId} AND agent_id = ${ids.agentId}
     FOR UPDATE`);
 }
 

@@ -34,7 +34,7 @@ const columns = sql.fragment`
 
 export type NewAgentMcpServer = {
   id: string;
-  agencyId: string;
+  organizationId: string;
   agentId: string;
   name: string;
   url: string;
@@ -49,34 +49,34 @@ export type NewAgentMcpServer = {
 export async function insertAgentMcpServer(db: CommonQueryMethods, server: NewAgentMcpServer) {
   await db.query(sql.unsafe`
     INSERT INTO agent_mcp_servers
-      (id, agency_id, agent_id, name, url, transport_type, auth_type, available_mcp_id, variant_type,
+      (id, organization_id, agent_id, name, url, transport_type, auth_type, available_mcp_id, variant_type,
        credentials, credentials_key_id)
-    VALUES (${server.id}, ${server.agencyId}, ${server.agentId}, ${server.name}, ${server.url},
+    VALUES (${server.id}, ${server.organizationId}, ${server.agentId}, ${server.name}, ${server.url},
             ${server.transportType}, ${server.authType}, ${server.availableMcpId}, ${server.variantType},
             ${server.credentials ? sql.binary(server.credentials.ciphertext) : null}, ${server.credentials?.keyId ?? null})`);
   return db.one(sql.type(AgentMcpServerRow)`SELECT ${columns} FROM agent_mcp_servers s WHERE s.id = ${server.id}`);
 }
 
 /** The agent's MCP servers, oldest first. */
-export function listAgentMcpServers(db: CommonQueryMethods, agencyId: string, agentId: string) {
+export function listAgentMcpServers(db: CommonQueryMethods, organizationId: string, agentId: string) {
   return db.any(sql.type(AgentMcpServerRow)`
     SELECT ${columns} FROM agent_mcp_servers s
-    WHERE s.agency_id = ${agencyId} AND s.agent_id = ${agentId}
+    WHERE s.organization_id = ${organizationId} AND s.agent_id = ${agentId}
     ORDER BY s.created_at, s.id`);
 }
 
 /** One MCP server of the agent, or null (also for another agency's). */
-export function findAgentMcpServer(db: CommonQueryMethods, agencyId: string, agentId: string, serverId: string) {
+export function findAgentMcpServer(db: CommonQueryMethods, organizationId: string, agentId: string, serverId: string) {
   return db.maybeOne(sql.type(AgentMcpServerRow)`
     SELECT ${columns} FROM agent_mcp_servers s
-    WHERE s.id = ${serverId} AND s.agency_id = ${agencyId} AND s.agent_id = ${agentId}`);
+    WHERE s.id = ${serverId} AND s.organization_id = ${organizationId} AND s.agent_id = ${agentId}`);
 }
 
 /** Deletes the agent's server; false when the agent has no server with this id. */
-export async function deleteAgentMcpServer(db: CommonQueryMethods, agencyId: string, agentId: string, serverId: string) {
+export async function deleteAgentMcpServer(db: CommonQueryMethods, organizationId: string, agentId: string, serverId: string) {
   const deleted = await db.maybeOne(sql.type(IdRow)`
     DELETE FROM agent_mcp_servers
-    WHERE id = ${serverId} AND agent_id = ${agentId} AND agency_id = ${agencyId}
+    WHERE id = ${serverId} AND agent_id = ${agentId} AND organization_id = ${organizationId}
     RETURNING id`);
   return deleted !== null;
 }
@@ -84,9 +84,9 @@ export async function deleteAgentMcpServer(db: CommonQueryMethods, agencyId: str
 /** Records what talking to the server (or to its authorization server) just showed. */
 export function setAgentMcpServerStatus(
   db: CommonQueryMethods,
-  change: { agencyId: string; serverId: string; status: ServerStatus; checkedAt: Date },
+  change: { organizationId: string; serverId: string; status: ServerStatus; checkedAt: Date },
 ) {
   return db.query(sql.unsafe`
     UPDATE agent_mcp_servers SET status = ${change.status}, last_checked_at = ${sql.timestamp(change.checkedAt)}
-    WHERE id = ${change.serverId} AND agency_id = ${change.agencyId}`);
+    WHERE id = ${change.serverId} AND organization_id = ${change.organizationId}`);
 }

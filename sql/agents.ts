@@ -5,8 +5,8 @@ import { CountRow, IdRow } from './rows.ts';
 /*
  * The archive rule lives here: an archived agent (`archived_at` set) is absent for every caller.
  * Every lookup of an agent on someone's behalf (the route scope, the locks of writes under an
- * agent, the list, a channel that serves an agent) goes through `findAgentInAgency`,
- * `lockAgentInAgency` or `listAgentsOfAgency`, or, from a statement of another table, through
+ * agent, the list, a channel that serves an agent) goes through `findAgentInOrganization`,
+ * `lockAgentInOrganization` or `listAgentsOfOrganization`, or, from a statement of another table, through
  * `agentInUse`. Usage rows of an archived agent stay readable to analytics, which read
  * `usage_events` and only join `agents` for a name.
  */
@@ -39,15 +39,15 @@ const agentColumns = sql.fragment`
 
 /**
  * A condition for a statement on another table: the agent `agentId` belongs to the agency
- * `agencyId` and is not archived (each a column of that table or a value).
+ * `organizationId` and is not archived (each a column of that table or a value).
  */
-export const agentInUse = (agentId: IdentifierSqlToken | string, agencyId: IdentifierSqlToken | string) => sql.fragment`
-  EXISTS (SELECT 1 FROM agents in_use WHERE in_use.id = ${agentId} AND in_use.agency_id = ${agencyId} AND in_use.archived_at IS NULL)`;
+export const agentInUse = (agentId: IdentifierSqlToken | string, organizationId: IdentifierSqlToken | string) => sql.fragment`
+  EXISTS (SELECT 1 FROM agents in_use WHERE in_use.id = ${agentId} AND in_use.organization_id = ${organizationId} AND in_use.archived_at IS NULL)`;
 
 /** The agent with this id if it belongs to this agency and is not archived (another agency's agent is absent). */
-export function findAgentInAgency(db: CommonQueryMethods, agencyId: string, agentId: string) {
+export function findAgentInOrganization(db: CommonQueryMethods, organizationId: string, agentId: string) {
   return db.maybeOne(sql.type(Agent)`
-    SELECT ${agentColumns} FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL`);
+    SELECT ${agentColumns} FROM agents WHERE id = ${agentId} AND organization_id = ${organizationId} AND archived_at IS NULL`);
 }
 
 /**
@@ -55,15 +55,15 @@ export function findAgentInAgency(db: CommonQueryMethods, agencyId: string, agen
  * of its tool set run one after the other. Null for an archived agent; an archive waits for
  * the lock, so a write that holds it finishes first.
  */
-export function lockAgentInAgency(db: CommonQueryMethods, agencyId: string, agentId: string) {
+export function lockAgentInOrganization(db: CommonQueryMethods, organizationId: string, agentId: string) {
   return db.maybeOneFirst(sql.type(IdRow)`
-    SELECT id FROM agents WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL FOR UPDATE`);
+    SELECT id FROM agents WHERE id = ${agentId} AND organization_id = ${organizationId} AND archived_at IS NULL FOR UPDATE`);
 }
 
 /** Every agent of the agency that is not archived, oldest first. */
-export function listAgentsOfAgency(db: CommonQueryMethods, agencyId: string) {
+export function listAgentsOfOrganization(db: CommonQueryMethods, organizationId: string) {
   return db.any(sql.type(Agent)`
-    SELECT ${agentColumns} FROM agents WHERE agency_id = ${agencyId} AND archived_at IS NULL ORDER BY created_at, id`);
+    SELECT ${agentColumns} FROM agents WHERE organization_id = ${organizationId} AND archived_at IS NULL ORDER BY created_at, id`);
 }
 
 /**
@@ -74,18 +74,18 @@ export function listAgentsOfAgency(db: CommonQueryMethods, agencyId: string) {
  * committed. `FOR NO KEY UPDATE`: foreign-key checks of other tables on the organization are
  * not blocked.
  */
-export async function countAgentsUnderLock(tx: CommonQueryMethods, agencyId: string): Promise<number> {
+export async function countAgentsUnderLock(tx: CommonQueryMethods, organizationId: string): Promise<number> {
   await tx.maybeOne(sql.type(IdRow)`
-    SELECT id FROM organizations WHERE id = ${agencyId} FOR NO KEY UPDATE`);
+    SELECT id FROM organizations WHERE id = ${organizationId} FOR NO KEY UPDATE`);
   return tx.oneFirst(sql.type(CountRow)`
-    SELECT count(*)::int AS n FROM agents WHERE agency_id = ${agencyId} AND archived_at IS NULL`);
+    SELECT count(*)::int AS n FROM agents WHERE organization_id = ${organizationId} AND archived_at IS NULL`);
 }
 
 /** Archives this agency's agent; false when it has no such agent in use (missing, another agency's, or archived already). */
-export async function archiveAgent(db: CommonQueryMethods, agencyId: string, agentId: string, now: Date): Promise<boolean> {
+export async function archiveAgent(db: CommonQueryMethods, organizationId: string, agentId: string, now: Date): Promise<boolean> {
   const archived = await db.maybeOneFirst(sql.type(IdRow)`
     UPDATE agents SET archived_at = ${sql.timestamp(now)}, updated_at = ${sql.timestamp(now)}
-    WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL
+    WHERE id = ${agentId} AND organization_id = ${organizationId} AND archived_at IS NULL
     RETURNING id`);
   return archived !== null;
 }
@@ -101,10 +101,10 @@ export type AgentDefinition = {
   guardrails: Guardrails;
 };
 
-export function insertAgent(db: CommonQueryMethods, agent: { id: string; agencyId: string } & AgentDefinition) {
+export function insertAgent(db: CommonQueryMethods, agent: { id: string; organizationId: string } & AgentDefinition) {
   return db.one(sql.type(Agent)`
-    INSERT INTO agents (id, agency_id, name, description, model_id, instructions, temperature, max_output_tokens, guardrails)
-    VALUES (${agent.id}, ${agent.agencyId}, ${agent.name}, ${agent.description}, ${agent.modelId}, ${agent.instructions},
+    INSERT INTO agents (id, organization_id, name, description, model_id, instructions, temperature, max_output_tokens, guardrails)
+    VALUES (${agent.id}, ${agent.organizationId}, ${agent.name}, ${agent.description}, ${agent.modelId}, ${agent.instructions},
             ${agent.temperature}, ${agent.maxOutputTokens}, ${sql.jsonb(agent.guardrails)})
     RETURNING ${agentColumns}`);
 }
@@ -116,7 +116,7 @@ export function insertAgent(db: CommonQueryMethods, agent: { id: string; agencyI
  */
 export function updateAgent(
   db: CommonQueryMethods,
-  agencyId: string,
+  organizationId: string,
   agentId: string,
   edit: Partial<Omit<AgentDefinition, 'guardrails'>> & { guardrails?: Partial<Guardrails> },
 ) {
@@ -132,6 +132,6 @@ export function updateAgent(
   ];
   return db.maybeOne(sql.type(Agent)`
     UPDATE agents SET ${sql.join(sets, sql.fragment`, `)}
-    WHERE id = ${agentId} AND agency_id = ${agencyId} AND archived_at IS NULL
+    WHERE id = ${agentId} AND organization_id = ${organizationId} AND archived_at IS NULL
     RETURNING ${agentColumns}`);
 }

@@ -27,11 +27,11 @@ export async function ensureOrganization(
 
 export async function ensurePlan(
   db: CommonQueryMethods,
-  plan: { id: string; agencyId: string; name: string; isPublic: boolean; isActive: boolean; maxUsers: number | null },
+  plan: { id: string; organizationId: string; name: string; isPublic: boolean; isActive: boolean; maxUsers: number | null },
 ) {
   await db.query(sql.unsafe`
-    INSERT INTO plans (id, agency_id, name, is_public, is_active, max_users)
-    VALUES (${plan.id}, ${plan.agencyId}, ${plan.name}, ${plan.isPublic}, ${plan.isActive}, ${plan.maxUsers})
+    INSERT INTO plans (id, organization_id, name, is_public, is_active, max_users)
+    VALUES (${plan.id}, ${plan.organizationId}, ${plan.name}, ${plan.isPublic}, ${plan.isActive}, ${plan.maxUsers})
     ON CONFLICT (id) DO NOTHING`);
 }
 
@@ -52,11 +52,11 @@ export async function ensureUserRole(db: CommonQueryMethods, userId: string, rol
 
 export async function ensureAgent(
   db: CommonQueryMethods,
-  agent: { id: string; agencyId: string; name: string; description: string; instructions: string },
+  agent: { id: string; organizationId: string; name: string; description: string; instructions: string },
 ) {
   // An agent seeded before it had instructions gets them; instructions someone wrote are kept.
   await db.query(sql.unsafe`
-    INSERT INTO agents (id, agency_id, name, description, instructions)
-    VALUES (${agent.id}, ${agent.agencyId}, ${agent.name}, ${agent.description}, ${agent.instructions})
+    INSERT INTO agents (id, organization_id, name, description, instructions)
+    VALUES (${agent.id}, ${agent.organizationId}, ${agent.name}, ${agent.description}, ${agent.instructions})
     ON CONFLICT (id) DO UPDATE SET instructions = excluded.instructions WHERE agents.instructions = ''`);
 }

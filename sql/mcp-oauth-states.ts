@@ -5,7 +5,7 @@ import { agentInUse } from './agents.ts';
 export type PendingAuthorization = {
   stateHash: Buffer;
   userId: string;
-  agencyId: string;
+  organizationId: string;
   agentId: string;
   serverId: string;
   keyId: string;
@@ -26,11 +26,11 @@ export type PendingAuthorization = {
 export function insertPendingAuthorization(db: CommonQueryMethods, p: PendingAuthorization) {
   return db.query(sql.unsafe`
     INSERT INTO mcp_oauth_states (
-      state_hash, user_id, agency_id, agent_id, server_id, key_id, sealed, issuer,
+      state_hash, user_id, organization_id, agent_id, server_id, key_id, sealed, issuer,
       iss_parameter_supported, client_id, token_endpoint_auth_method, redirect_uri, resource,
       scope, token_endpoint, expires_at, browser_key_hash)
     VALUES (
-      ${sql.binary(p.stateHash)}, ${p.userId}, ${p.agencyId}, ${p.agentId}, ${p.serverId}, ${p.keyId},
+      ${sql.binary(p.stateHash)}, ${p.userId}, ${p.organizationId}, ${p.agentId}, ${p.serverId}, ${p.keyId},
       ${sql.binary(p.sealed)}, ${p.issuer}, ${p.issParameterSupported}, ${p.clientId},
       ${p.tokenEndpointAuthMethod}, ${p.redirectUri}, ${p.resource}, ${p.scope}, ${p.tokenEndpoint},
       ${sql.timestamp(p.expiresAt)}, ${sql.binary(p.browserKeyHash)})`);
@@ -44,11 +44,11 @@ export function deleteExpiredAuthorizations(db: CommonQueryMethods, now: Date) {
 }
 
 /** The flow's agent is in use: a flow of an archived agent is unknown to every step (never taken, never landed). */
-const ofAgentInUse = agentInUse(sql.identifier(['mcp_oauth_states', 'agent_id']), sql.identifier(['mcp_oauth_states', 'agency_id']));
+const ofAgentInUse = agentInUse(sql.identifier(['mcp_oauth_states', 'agent_id']), sql.identifier(['mcp_oauth_states', 'organization_id']));
 
 const TakenAuthorization = z.strictObject({
   userId: z.string(),
-  agencyId: z.string(),
+  organizationId: z.string(),
   agentId: z.string(),
   serverId: z.string(),
   keyId: z.string(),
@@ -75,7 +75,7 @@ export function takePendingAuthorization(db: CommonQueryMethods, stateHash: Buff
   return db.maybeOne(sql.type(TakenAuthorization)`
     DELETE FROM mcp_oauth_states
     WHERE state_hash = ${sql.binary(stateHash)} AND user_id = ${userId} AND ${ofAgentInUse}
-    RETURNING user_id AS "userId", agency_id AS "agencyId", agent_id AS "agentId", server_id AS "serverId",
+    RETURNING user_id AS "userId", organization_id AS "organizationId", agent_id AS "agentId", server_id AS "serverId",
               key_id AS "keyId", sealed, issuer, iss_parameter_supported AS "issParameterSupported",
               client_id AS "clientId", token_endpoint_auth_method AS "tokenEndpointAuthMethod",
               redirect_uri AS "redirectUri", resource, scope, token_endpoint AS "tokenEndpoint",
@@ -126,7 +126,7 @@ export function takeLandedAuthorization(
     DELETE FROM mcp_oauth_states
     WHERE handoff_hash = ${sql.binary(handoff.handoffHash)} AND user_id = ${handoff.userId}
       AND browser_key_hash = ${sql.binary(handoff.browserKeyHash)} AND ${ofAgentInUse}
-    RETURNING user_id AS "userId", agency_id AS "agencyId", agent_id AS "agentId", server_id AS "serverId",
+    RETURNING user_id AS "userId", organization_id AS "organizationId", agent_id AS "agentId", server_id AS "serverId",
               key_id AS "keyId", sealed, issuer, iss_parameter_supported AS "issParameterSupported",
               client_id AS "clientId", token_endpoint_auth_method AS "tokenEndpointAuthMethod",
               redirect_uri AS "redirectUri", resource, scope, token_endpoint AS "tokenEndpoint",

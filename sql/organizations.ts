@@ -36,11 +36,11 @@ export function lockOrganization(db: CommonQueryMethods, id: string) {
 const OpenRow = z.strictObject({ open: z.boolean() });
 
 /** True only for an existing AGENCY whose `allow_business_registration` flag is on. */
-export function isAgencyOpenForBusinessRegistration(db: CommonQueryMethods, agencyId: string) {
+export function isAgencyOpenForBusinessRegistration(db: CommonQueryMethods, organizationId: string) {
   return db.oneFirst(sql.type(OpenRow)`
     SELECT EXISTS (
       SELECT 1 FROM organizations
-      WHERE id = ${agencyId} AND type = 'AGENCY' AND allow_business_registration
+      WHERE id = ${organizationId} AND type = 'AGENCY' AND allow_business_registration
     ) AS open`);
 }
 

@@ -18,32 +18,32 @@ const columns = sql.fragment`
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 /** Does the agency offer at least one plan that is both active and public? */
-export function agencyHasActivePublicPlan(db: CommonQueryMethods, agencyId: string) {
+export function agencyHasActivePublicPlan(db: CommonQueryMethods, organizationId: string) {
   return db.oneFirst(sql.type(PresentRow)`
     SELECT EXISTS (
-      SELECT 1 FROM plans WHERE agency_id = ${agencyId} AND is_active AND is_public
+      SELECT 1 FROM plans WHERE organization_id = ${organizationId} AND is_active AND is_public
     ) AS present`);
 }
 
-export function listPlansOfAgency(db: CommonQueryMethods, agencyId: string) {
+export function listPlansOfOrganization(db: CommonQueryMethods, organizationId: string) {
   return db.any(sql.type(Plan)`
-    SELECT ${columns} FROM plans WHERE agency_id = ${agencyId} ORDER BY created_at, id`);
+    SELECT ${columns} FROM plans WHERE organization_id = ${organizationId} ORDER BY created_at, id`);
 }
 
 export function insertPlan(
   db: CommonQueryMethods,
-  plan: { id: string; agencyId: string; name: string; isPublic: boolean; isActive: boolean; maxUsers: number | null },
+  plan: { id: string; organizationId: string; name: string; isPublic: boolean; isActive: boolean; maxUsers: number | null },
 ) {
   return db.one(sql.type(Plan)`
-    INSERT INTO plans (id, agency_id, name, is_public, is_active, max_users)
-    VALUES (${plan.id}, ${plan.agencyId}, ${plan.name}, ${plan.isPublic}, ${plan.isActive}, ${plan.maxUsers})
+    INSERT INTO plans (id, organization_id, name, is_public, is_active, max_users)
+    VALUES (${plan.id}, ${plan.organizationId}, ${plan.name}, ${plan.isPublic}, ${plan.isActive}, ${plan.maxUsers})
     RETURNING ${columns}`);
 }
 
 /** Changes a plan of this agency; none when the plan is missing or belongs to another agency. */
-export function updatePlanOfAgency(
+export function updatePlanOfOrganization(
   db: CommonQueryMethods,
-  agencyId: string,
+  organizationId: string,
   planId: string,
   change: { name?: string | undefined; isPublic?: boolean | undefined; isActive?: boolean | undefined },
 ) {
@@ -53,6 +53,6 @@ export function updatePlanOfAgency(
         is_public = COALESCE(${change.isPublic ?? null}::boolean, is_public),
         is_active = COALESCE(${change.isActive ?? null}::boolean, is_active),
         updated_at = now()
-    WHERE id = ${planId} AND agency_id = ${agencyId}
+    WHERE id = ${planId} AND organization_id = ${organizationId}
     RETURNING ${columns}`);
 }

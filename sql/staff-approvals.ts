@@ -115,14 +115,14 @@ export async function claimApprovalNotification(db: CommonQueryMethods, conversa
 
 const Recipient = z.strictObject({ email: z.string() });
 
-/** The organization's users whose roles grant `update` on `ai.agent`: who answers approvals. */
+/** The organization's users whose roles grant `update` on `ai.approval` or `ai.agent`: who may answer its approvals. */
 export function listApprovalRecipients(db: CommonQueryMethods, organizationId: string) {
   return db.anyFirst(sql.type(Recipient)`
     SELECT u.email FROM users u
     WHERE u.organization_id = ${organizationId} AND u.type = 'user'
       AND EXISTS (
         SELECT 1 FROM user_roles ur JOIN role_permissions rp ON rp.role_id = ur.role_id
-        WHERE ur.user_id = u.id AND rp.subject = 'ai.agent' AND rp.action = 'update')
+        WHERE ur.user_id = u.id AND rp.action = 'update' AND rp.subject IN ('ai.approval', 'ai.agent'))
     ORDER BY u.email`);
 }
 

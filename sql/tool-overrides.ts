@@ -22,13 +22,13 @@ export function upsertToolOverride(db: CommonQueryMethods, userId: string, agent
 /** Removes the user's override of this tool of an agent of this agency in use, if there is one (an archived agent's are kept). */
 export async function deleteToolOverride(
   db: CommonQueryMethods,
-  scope: { agencyId: string; userId: string; agentId: string },
+  scope: { organizationId: string; userId: string; agentId: string },
   toolName: string,
 ) {
   await db.query(sql.unsafe`
     DELETE FROM tool_overrides o
     WHERE o.user_id = ${scope.userId} AND o.agent_id = ${scope.agentId} AND o.tool_name = ${toolName}
-      AND ${agentInUse(sql.identifier(['o', 'agent_id']), scope.agencyId)}`);
+      AND ${agentInUse(sql.identifier(['o', 'agent_id']), scope.organizationId)}`);
 }
 
 /** The user's own overrides for this agent, oldest first. */

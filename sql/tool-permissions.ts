@@ -30,10 +30,10 @@ export type StoredToolPermission = ToolPermission & { mcpServerId: string | null
  * Which of these MCP server ids are servers of this agent of this agency. The rows are share-locked
  * until the transaction ends, so a server cannot vanish between this check and the insert.
  */
-export function findMcpServerIdsOfAgent(db: CommonQueryMethods, agencyId: string, agentId: string, serverIds: string[]) {
+export function findMcpServerIdsOfAgent(db: CommonQueryMethods, organizationId: string, agentId: string, serverIds: string[]) {
   return db.anyFirst(sql.type(IdRow)`
     SELECT id FROM agent_mcp_servers
-    WHERE agent_id = ${agentId} AND agency_id = ${agencyId} AND id = ANY(${sql.array(serverIds, 'uuid')})
+    WHERE agent_id = ${agentId} AND organization_id = ${organizationId} AND id = ANY(${sql.array(serverIds, 'uuid')})
     FOR SHARE`);
 }
 

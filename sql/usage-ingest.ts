@@ -41,6 +41,6 @@ export async function findAgentIdsOfOrganization(
 ): Promise<Set<string>> {
   if (agentIds.length === 0) return new Set();
   const found = await db.anyFirst(sql.type(IdRow)`
-    SELECT id::text FROM agents WHERE agency_id = ${organizationId} AND id = ANY(${sql.array([...agentIds], 'uuid')})`);
+    SELECT id::text FROM agents WHERE organization_id = ${organizationId} AND id = ANY(${sql.array([...agentIds], 'uuid')})`);
   return new Set(found);
 }

@@ -46,7 +46,7 @@ export async function findUsageByAgent(db: CommonQueryMethods, window: UsageWind
            sum(u.input_tokens + u.output_tokens + u.cache_read_tokens)::int8 AS "totalTokens",
            sum(u.cost_usd)::float8 AS "totalCostUsd", count(*)::int8 AS "executionsCount"
     FROM usage_events u
-    LEFT JOIN agents a ON a.id = u.agent_id AND a.agency_id = u.organization_id
+    LEFT JOIN agents a ON a.id = u.agent_id AND a.organization_id = u.organization_id
     WHERE u.organization_id = ${window.organizationId}
       AND u.created_at >= ${ts(window.from)} AND u.created_at < ${ts(window.to)} ${rawFilters(window)}
     GROUP BY u.agent_id, a.name

@@ -1,6 +1,7 @@
 import { uuidv7 } from 'uuidv7';
-import { archiveAgent, countAgentsUnderLock, insertAgent, listAgentsOfAgency, updateAgent } from '../../sql/agents.ts';
+import { archiveAgent, countAgentsUnderLock, insertAgent, listAgentsOfOrganization, updateAgent } from '../../sql/agents.ts';
 import { defineRoute } from '../core/route.ts';
+import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './errors.ts';
 import { agentRoute } from './scope.ts';
@@ -10,18 +11,19 @@ import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, DEFAULT_R
 
 const AGENT = 'ai.agent';
 
-/** Minimal agent routes (docs/interface.md §7), always scoped to the caller's agency (`agencyId` claim). */
+/** Agent routes (docs/interface.md §7), always in the acting organization (`scope.organizationId`). */
 export const agentRoutes = [
   defineRoute({
     method: 'POST',
     path: '/ai/agents',
-    summary: "Create an agent in the caller's agency",
+    summary: 'Create an agent in the acting organization',
     description:
       'At most `AGENTS_PER_ORGANIZATION` (default 100) agents in use per organization: one more is 409 `AI.AGENT_LIMIT_REACHED` ' +
       '(archived agents do not count).',
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'create' },
+    scope: ORGANIZATION_SCOPE,
     rateLimit: { limit: 20, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { body: CreateAgentBody },
     status: 201,
@@ -31,15 +33,15 @@ export const agentRoutes = [
       201: { description: 'The new agent', schema: AgentSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },
     },
-    handler: async ({ deps, auth, body }) => {
-      await moderationModelAllowed(deps, auth.agencyId, body.guardrails?.moderationModel);
+    handler: async ({ deps, scope, body }) => {
+      await moderationModelAllowed(deps, scope.organizationId, body.guardrails?.moderationModel);
       return deps.db.transaction(async (tx) => {
         // Counted under the organization's lock: concurrent creates at the cap make up to the cap, never more.
         const limit = deps.config.agents.perOrganization;
-        if ((await countAgentsUnderLock(tx, auth.agencyId)) >= limit) throw agentLimitReached(limit);
+        if ((await countAgentsUnderLock(tx, scope.organizationId)) >= limit) throw agentLimitReached(limit);
         return insertAgent(tx, {
           id: uuidv7(),
-          agencyId: auth.agencyId,
+          organizationId: scope.organizationId,
           name: body.name,
           description: body.description ?? '',
           modelId: body.modelId ?? null,
@@ -58,17 +60,18 @@ export const agentRoutes = [
   defineRoute({
     method: 'GET',
     path: '/ai/agents',
-    summary: "List the agents of the caller's agency (archived ones are not listed)",
+    summary: 'List the agents of the acting organization (archived ones are not listed)',
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'read' },
+    scope: ORGANIZATION_SCOPE,
     responses: { 200: { description: 'Agents, oldest first', schema: AgentListSchema } },
-    handler: async ({ deps, auth }) => ({ agents: await listAgentsOfAgency(deps.db, auth.agencyId) }),
+    handler: async ({ deps, scope }) => ({ agents: await listAgentsOfOrganization(deps.db, scope.organizationId) }),
   }),
   defineRoute({
     method: 'GET',
     path: '/ai/agents/:agentId',
-    summary: "One agent of the caller's agency",
+    summary: 'One agent of the acting organization',
     tags: ['agents'],
     ...agentRoute({ access: 'read' }),
     schemas: { params: AgentIdParams },
@@ -82,7 +85,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/ai/agents/:agentId',
-    summary: "Change an agent of the caller's agency (name, description, model and its settings, instructions, guardrails)",
+    summary: 'Change an agent of the acting organization (name, description, model and its settings, instructions, guardrails)',
     tags: ['agents'],
     ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams, body: UpdateAgentBody },
@@ -100,7 +103,7 @@ export const agentRoutes = [
   defineRoute({
     method: 'DELETE',
     path: '/ai/agents/:agentId',
-    summary: "Archive an agent of the caller's agency",
+    summary: 'Archive an agent of the acting organization',
     description:
       'The agent leaves the list and every route under it answers 404 `AI.AGENT_NOT_FOUND` (a second DELETE too); its ' +
       'conversations, documents, MCP servers and usage are kept, and analytics go on counting its usage. A turn already ' +

@@ -1,12 +1,11 @@
-import { findAgentInAgency, type Agent } from '../../sql/agents.ts';
+import { findAgentInOrganization, type Agent } from '../../sql/agents.ts';
 import type { StaffScope } from '../../sql/chat-conversations.ts';
-import type { AccessClaims } from '../core/route.ts';
-import { defineScope } from '../core/route-scope.ts';
+import { defineScope, type ActingScope } from '../core/route-scope.ts';
 import { AI_AGENT_NOT_FOUND, agentNotFound } from './errors.ts';
 
 /**
  * The scope of every route under `/ai/agents/:agentId` (`scope: AGENT_SCOPE`): the chain finds
- * the agent in the caller's agency and hands it to the handler as `input.agent`; a missing agent
+ * the agent in the acting organization and hands it to the handler as `input.agent`; a missing agent
  * and another agency's are the same 404 `AI.AGENT_NOT_FOUND` (docs/interface.md §2).
  */
 export const AGENT_SCOPE = defineScope({
@@ -14,11 +13,11 @@ export const AGENT_SCOPE = defineScope({
   param: 'agentId',
   error: AI_AGENT_NOT_FOUND,
   notFound: agentNotFound,
-  find: findAgentInAgency,
-  scopeOf: (claims: AccessClaims, agent: Agent): StaffScope => ({
-    organizationId: claims.agencyId,
+  find: findAgentInOrganization,
+  scopeOf: (acting: ActingScope, agent: Agent): StaffScope => ({
+    organizationId: acting.organizationId,
     agentId: agent.id,
-    userId: claims.userId,
+    userId: acting.userId,
   }),
 });
 

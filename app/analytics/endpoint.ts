@@ -5,7 +5,8 @@ import { defineRoute, type Route } from '../core/route.ts';
 import { readStale } from '../db/replica.ts';
 import { ErrorBody } from '../core/schemas.ts';
 import { cached } from './cache.ts';
-import { requestedOrganization, usageWindow, windowKey } from './request.ts';
+import { usageWindow, windowKey } from './request.ts';
+import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 
 /**
  * Requests per minute and user on each analytics route: far above what the console or a
@@ -52,15 +53,16 @@ export function analyticsEndpoint<Q extends TSchema, P extends Record<string, un
     tags: ['usage analytics'],
     auth: 'jwt',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: ORGANIZATION_SCOPE,
     rateLimit: { limit: ANALYTICS_REQUESTS_PER_MINUTE, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { query: endpoint.query as TSchema },
     responses: {
       200: endpoint.response,
       403: { description: '`x-org-id` names another organization', schema: ErrorBody },
     },
-    handler: ({ deps, ctx, auth, query: validated }) => {
+    handler: ({ deps, ctx, scope, query: validated }) => {
       const query = validated as Static<Q> & WindowFields;
-      const organizationId = requestedOrganization(ctx, auth);
+      const { organizationId } = scope;
       const window = usageWindow(organizationId, query, endpoint.filter?.(query) ?? {});
       const parameters = endpoint.parameters?.(query, window) ?? ({} as P);
       const key = { endpoint: endpoint.path, organizationId, params: { ...windowKey(window), ...parameters } };

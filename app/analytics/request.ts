@@ -1,18 +1,6 @@
 import { isValidTimeZone } from '@agents/analytics';
-import type { Context } from 'koa';
 import type { SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
-import { forbidden, ValidationError } from '../core/errors.ts';
-import type { AccessClaims } from '../core/route.ts';
-
-/**
- * The organization a request reads (docs/interface.md §5): `x-org-id` when present, else the token's
- * `agencyId`; a header naming another organization is a 403.
- */
-export function requestedOrganization(ctx: Context, auth: AccessClaims): string {
-  const header = ctx.get('x-org-id');
-  if (header !== '' && header !== auth.agencyId) throw forbidden();
-  return auth.agencyId;
-}
+import { ValidationError } from '../core/errors.ts';
 
 /** The window of a validated query; `from` must be earlier than `to` (400 at `query.from`). */
 export function usageWindow(

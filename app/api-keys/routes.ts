@@ -52,13 +52,13 @@ export const apiKeyRoutes = [
     handler: async ({ deps, auth, body }) =>
       deps.db.transaction(async (tx) => {
         // Counted under the organization's lock: 20 concurrent creates at 99 keys make one more, not 20.
-        if ((await countApiKeysUnderLock(tx, auth.agencyId)) >= MAX_API_KEYS_PER_ORGANIZATION) {
+        if ((await countApiKeysUnderLock(tx, auth.organizationId)) >= MAX_API_KEYS_PER_ORGANIZATION) {
           throw new HttpError(409, `An organization holds at most ${MAX_API_KEYS_PER_ORGANIZATION} API keys`);
         }
         const secret = newApiKeySecret(deps.config.jwtSecret);
         const stored = await insertApiKey(tx, {
           id: uuidv7(),
-          organizationId: auth.agencyId,
+          organizationId: auth.organizationId,
           name: body.name,
           scopes: body.scopes,
           prefix: secret.prefix,
@@ -78,7 +78,7 @@ export const apiKeyRoutes = [
     principal: 'user',
     policy: ORGANIZATION_UPDATE,
     responses: { 200: { description: 'Keys, oldest first', schema: Type.Object({ apiKeys: Type.Array(ApiKeySchema) }) } },
-    handler: async ({ deps, auth }) => ({ apiKeys: await listApiKeysOfOrganization(deps.db, auth.agencyId) }),
+    handler: async ({ deps, auth }) => ({ apiKeys: await listApiKeysOfOrganization(deps.db, auth.organizationId) }),
   }),
   defineRoute({
     method: 'DELETE',
@@ -96,7 +96,7 @@ export const apiKeyRoutes = [
       404: { description: 'No such key in the organization', schema: ErrorBody },
     },
     handler: async ({ deps, auth, params }) => {
-      if (!(await deleteApiKeyOfOrganization(deps.db, auth.agencyId, params.keyId))) throw notFound('API key');
+      if (!(await deleteApiKeyOfOrganization(deps.db, auth.organizationId, params.keyId))) throw notFound('API key');
     },
   }),
 ];

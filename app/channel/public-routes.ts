@@ -1,4 +1,4 @@
-import { findAgentInAgency } from '../../sql/agents.ts';
+import { findAgentInOrganization } from '../../sql/agents.ts';
 import { findConversation, listConversations, listMessagePage } from '../../sql/chat-conversations.ts';
 import { countEndUserMessage } from '../../sql/end-users.ts';
 import { defineRoute } from '../core/route.ts';
@@ -91,7 +91,7 @@ export const publicRoutes = [
     responses: { 200: { description: 'The UI message stream (server-sent events)' } },
     handler: async ({ deps, ctx, auth, body }) => {
       const { scope, channel } = auth;
-      const agent = await findAgentInAgency(deps.db, scope.organizationId, scope.agentId);
+      const agent = await findAgentInOrganization(deps.db, scope.organizationId, scope.agentId);
       if (!agent) throw channelNotFound();
       return answerChat({
         deps,

@@ -69,7 +69,7 @@ async function knownEndUser(
   const common = { id: uuidv7(), organizationId: channel.organizationId, agentId: channel.agentId, now };
   if (token !== undefined) {
     const claims = verifyAccessToken(token, deps.config.jwtSecret, deps.clock());
-    if (!claims || claims.type !== 'client' || claims.agencyId !== channel.organizationId) throw endUserNotVerified();
+    if (!claims || claims.type !== 'client' || claims.organizationId !== channel.organizationId) throw endUserNotVerified();
     const client = await findUserProfile(deps.db, claims.userId);
     if (!client || client.organizationId !== channel.organizationId) throw endUserNotVerified();
     return upsertKnownEndUser(deps.db, { ...common, kind: 'client', externalId: client.id, name: client.name, email: client.email });

@@ -73,7 +73,7 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
   const [keyRead, toolsRead, serversRead, historyRead, claimRead] = await Promise.allSettled([
     keyFound,
     offeredToolsOf(deps.db, agent.id, isEndUserScope(scope) ? null : scope.userId),
-    listAgentServerConnections(deps.db, { agencyId: scope.organizationId, agentId: agent.id }),
+    listAgentServerConnections(deps.db, { organizationId: scope.organizationId, agentId: agent.id }),
     isUserMessage ? findConversationHistory(deps.db, scope, body.id, { maxBytes: historyBytesFor(deps.config), messageId: last.id }) : null,
     claimConversation(deps, scope, body.id, isUserMessage ? last.id : null),
   ]);

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { listModelPricing } from '../../sql/model-pricing.ts';
 import { findProviderKey } from '../../sql/provider-keys.ts';
 import { defineRoute } from '../core/route.ts';
+import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 
 const ModelOffer = Type.Object({
   modelId: Type.String(),
@@ -23,9 +24,10 @@ export const modelRoutes = [
     tags: ['chat'],
     auth: 'jwt',
     principal: 'user',
+    scope: ORGANIZATION_SCOPE,
     responses: { 200: { description: 'The model catalog', schema: ModelCatalog } },
-    handler: async ({ deps, auth }) => {
-      const [models, key] = await Promise.all([listModelPricing(deps.db), findProviderKey(deps.db, auth.agencyId)]);
+    handler: async ({ deps, scope }) => {
+      const [models, key] = await Promise.all([listModelPricing(deps.db), findProviderKey(deps.db, scope.organizationId)]);
       return { models, anyModel: key !== null };
     },
   }),

@@ -7,6 +7,7 @@ import { withoutTrailingSlash } from '../env-variable.ts';
 import { checkUrlTextToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
 import { providerKeyContext } from './provider.ts';
 import { ProviderKeyBody, ProviderKeyStatus } from './schemas.ts';
+import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 
 const tags = ['chat'];
 const policy = { subject: 'organization', action: 'update' } as const;
@@ -21,6 +22,7 @@ export const providerKeyRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: ORGANIZATION_SCOPE,
     rateLimit: { limit: 10, windowMs: '1m', identifierType: 'userId', source: 'project' },
     schemas: { body: ProviderKeyBody },
     status: 204,
@@ -33,7 +35,7 @@ export const providerKeyRoutes = [
         schema: ValidationErrorBody,
       },
     },
-    handler: async ({ deps, auth, body }) => {
+    handler: async ({ deps, scope, body }) => {
       let baseUrl: string | null = null;
       if (body.baseUrl !== undefined) {
         try {
@@ -45,8 +47,8 @@ export const providerKeyRoutes = [
         }
       }
       await upsertProviderKey(deps.db, {
-        organizationId: auth.agencyId,
-        sealed: sealJson(deps.config.credentialsKeyring, body.apiKey, providerKeyContext(auth.agencyId)),
+        organizationId: scope.organizationId,
+        sealed: sealJson(deps.config.credentialsKeyring, body.apiKey, providerKeyContext(scope.organizationId)),
         baseUrl,
         keyLastFour: body.apiKey.slice(-4),
         now: deps.clock(),
@@ -61,9 +63,10 @@ export const providerKeyRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: ORGANIZATION_SCOPE,
     responses: { 200: { description: 'The key status', schema: ProviderKeyStatus } },
-    handler: async ({ deps, auth }) => {
-      const stored = await findProviderKey(deps.db, auth.agencyId);
+    handler: async ({ deps, scope }) => {
+      const stored = await findProviderKey(deps.db, scope.organizationId);
       return { configured: stored !== null, baseUrl: stored?.baseUrl ?? null, keyLastFour: stored?.keyLastFour ?? null };
     },
   }),
@@ -75,10 +78,11 @@ export const providerKeyRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy,
+    scope: ORGANIZATION_SCOPE,
     status: 204,
     responses: { 204: { description: 'Removed (also when there was none)' } },
-    handler: async ({ deps, auth }) => {
-      await deleteProviderKey(deps.db, auth.agencyId);
+    handler: async ({ deps, scope }) => {
+      await deleteProviderKey(deps.db, scope.organizationId);
     },
   }),
 ];

@@ -99,7 +99,7 @@ export async function buildToolSet(
         execute: (input: unknown, { abortSignal }) =>
           asToolFailure(() =>
             runners.mcp(deps, {
-              agencyId: scope.owner.organizationId,
+              organizationId: scope.owner.organizationId,
               serverId,
               toolName: entry.toolName,
               input,
@@ -148,7 +148,7 @@ async function listServers(deps: AppDeps, scope: Scope, offered: ReadonlyMap<str
 }
 
 /** One `tools/call` the chat stream asks for. */
-export type McpToolCall = { agencyId: string; serverId: string; toolName: string; input: unknown; signal: AbortSignal };
+export type McpToolCall = { organizationId: string; serverId: string; toolName: string; input: unknown; signal: AbortSignal };
 
 /**
  * Runs one tool on an agent's MCP server and returns what the model is given; throws an Error
@@ -180,7 +180,7 @@ export function boundedResult(result: unknown): unknown {
 export const callMcpTool: McpToolExecutor = async (deps, call) => {
   const outcome = await callServerTool(
     deps,
-    { agencyId: call.agencyId, serverId: call.serverId },
+    { organizationId: call.organizationId, serverId: call.serverId },
     { name: call.toolName, arguments: (call.input ?? {}) as Record<string, unknown> },
     { signal: call.signal },
   );

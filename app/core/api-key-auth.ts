@@ -1,10 +1,10 @@
 import type { Context, Middleware, Next } from 'koa';
 import { findApiKeyByHash, touchApiKey, type KeyHolder } from '../../sql/api-keys.ts';
-import { userHasPermission } from '../../sql/policies.ts';
 import { apiKeyHash, API_KEY_PREFIX, isApiKeyShaped } from './api-key-secret.ts';
 import type { AppDeps } from './deps.ts';
 import { forbidden, HttpError } from './errors.ts';
-import type { AccessClaims, ApiKeyAccess, ApiKeyCaller, IngestionCaller, Policy } from './route.ts';
+import type { AccessClaims, ApiKeyAccess, ApiKeyCaller, IngestionCaller } from './route.ts';
+import type { ActingScope } from './route-scope.ts';
 
 /** `lastUsedAt` moves at most this often per key, so a busy key writes its row once a minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -33,11 +33,18 @@ const invalidKey = () => new HttpError(401, 'Invalid or missing API key');
 
 /**
  * Authentication of an ingestion route (ADR 0140): a bearer `agk_` key with the route's scope,
- * or (unless `keyOnly`) a user access token whose roles grant the route's policy. Sets
- * `ctx.state.caller` (an `ApiKeyCaller`, or a `TokenCaller`), which the mount hands to the
- * handler as its `auth`. `requireToken` is the access-token check every other route uses.
+ * or (unless `keyOnly`) a user access token that passes `requireAccess` (the route's policy and the
+ * organization it acts in, app/core/auth.ts). Sets `ctx.state.caller` (an `ApiKeyCaller`, or a
+ * `TokenCaller` in the acting organization), which the mount hands to the handler as its `auth`.
+ * `requireToken` is the access-token check every other route uses. A key acts only in its own
+ * organization: an `x-org-id` naming another is 403.
  */
-export function authenticateIngestion(deps: AppDeps, access: ApiKeyAccess, requireToken: Middleware, policy?: Policy): Middleware {
+export function authenticateIngestion(
+  deps: AppDeps,
+  access: ApiKeyAccess,
+  requireToken: Middleware,
+  requireAccess: Middleware,
+): Middleware {
   return async function requireKeyOrToken(ctx: Context, next: Next) {
     const token = bearerOf(ctx);
     if (token?.startsWith(API_KEY_PREFIX) || access.keyOnly) {
@@ -48,15 +55,19 @@ export function authenticateIngestion(deps: AppDeps, access: ApiKeyAccess, requi
       if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
         await touchApiKey(deps.db, key.id, now, new Date(now.getTime() - LAST_USED_RESOLUTION_MS));
       }
+      const named = ctx.get('x-org-id');
+      if (named !== '' && named.toLowerCase() !== key.organizationId) throw forbidden();
       ctx.state.caller = { via: 'apiKey', organizationId: key.organizationId, apiKeyId: key.id } satisfies ApiKeyCaller;
       return next();
     }
     return requireToken(ctx, async () => {
       const claims = ctx.state.auth as AccessClaims;
       if (claims.type !== 'user') throw forbidden();
-      if (policy && !(await userHasPermission(deps.db, claims.sub, policy.subject, policy.action))) throw forbidden();
-      ctx.state.caller = { via: 'token', organizationId: claims.agencyId, userId: claims.sub, claims } satisfies IngestionCaller;
-      await next();
+      await requireAccess(ctx, async () => {
+        const { organizationId } = ctx.state.acting as ActingScope;
+        ctx.state.caller = { via: 'token', organizationId, userId: claims.sub, claims } satisfies IngestionCaller;
+        await next();
+      });
     });
   };
 }

@@ -1,10 +1,11 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Context, Middleware, Next } from 'koa';
-import { userHasPermission } from '../../sql/policies.ts';
+import { findAccess } from '../../sql/policies.ts';
 import type { AppDeps } from './deps.ts';
 import { forbidden, unauthorized } from './errors.ts';
 import type { AccessClaims, Policy, PrincipalType } from './route.ts';
+import type { ActingScope } from './route-scope.ts';
 
 /** Longer Authorization headers are refused before any parsing. */
 export const MAX_TOKEN_LENGTH = 4096;
@@ -28,8 +29,11 @@ export function accessTokenKey(secret: string): KeyObject {
   return key;
 }
 
+/** The payload of an access token as issued (docs/interface.md §2): `agencyId` is the claim naming the user's organization. */
+type IssuedClaims = { sub: string; userId: string; agencyId: string; type: 'user' | 'client'; iat: number; exp: number };
+
 /** Claims must be complete; `exp` is required (jsonwebtoken alone accepts tokens without it). */
-export function isAccessClaims(payload: unknown): payload is AccessClaims {
+function isIssuedClaims(payload: unknown): payload is IssuedClaims {
   if (payload === null || typeof payload !== 'object') return false;
   const claims = payload as Record<string, unknown>;
   return (
@@ -47,7 +51,8 @@ export const clockTimestampOf = (now: Date) => Math.floor(now.getTime() / 1000);
 
 /**
  * Verifies an access token: HS256 only, `exp` required (and after `now`, the app's clock), claims
- * complete; `undefined` when any check fails.
+ * complete; `undefined` when any check fails. The only place the `agencyId` claim is read: from
+ * here on the user's organization is `organizationId`.
  */
 export function verifyAccessToken(token: string, secret: string, now: Date): AccessClaims | undefined {
   if (token.length > MAX_TOKEN_LENGTH) return undefined;
@@ -56,7 +61,9 @@ export function verifyAccessToken(token: string, secret: string, now: Date): Acc
       algorithms: [ACCESS_TOKEN_ALGORITHM],
       clockTimestamp: clockTimestampOf(now),
     });
-    return isAccessClaims(payload) ? payload : undefined;
+    if (!isIssuedClaims(payload)) return undefined;
+    const { sub, userId, agencyId, type, iat, exp } = payload;
+    return { sub, userId, organizationId: agencyId, type, iat, exp };
   } catch {
     return undefined;
   }
@@ -100,17 +107,63 @@ export function requirePrincipal(type: PrincipalType): Middleware {
   };
 }
 
+/** The `x-org-id` header's value: a UUID (any other value names no organization the caller may act in). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * 403 unless one of the caller's roles grants `{ subject, action }`, read at request time.
- * `beside` starts work that only needs the verified claims while the policy query runs (the
- * route scope's read, app/core/route-scope.ts); it must not answer or write anything.
+ * The organization a request asks to act in: `x-org-id` when sent, else the token's own.
+ * Undefined for a header that is not an organization id (answered 403 like any other).
  */
-export function requirePolicy(deps: AppDeps, policy: Policy, beside?: (ctx: Context, claims: AccessClaims) => void): Middleware {
-  return async function checkPolicy(ctx: Context, next: Next) {
+export function requestedOrganization(ctx: Context, claims: AccessClaims): string | undefined {
+  const header = ctx.get('x-org-id');
+  if (header === '') return claims.organizationId;
+  return UUID.test(header) ? header.toLowerCase() : undefined;
+}
+
+/**
+ * Who the caller is allowed to be, read from PostgreSQL at request time in one statement
+ * (`findAccess`): 401 when the token's user no longer exists in its organization (a removed member);
+ * 403 unless one of the user's roles grants one of `grants` (when there are any), and, for a route
+ * that acts in an organization (`acts`), unless the caller may act in the requested one (its own;
+ * for a user of an AGENCY, also its businesses). Sets `ctx.state.acting` (an `ActingScope`).
+ * `beside` starts work that only needs the requested organization while the query runs (the route
+ * scope's read, app/core/route-scope.ts); it must not answer or write anything.
+ */
+export function requireAccess(
+  deps: AppDeps,
+  route: { grants: readonly Policy[]; acts: boolean },
+  beside?: (ctx: Context, organizationId: string) => void,
+): Middleware {
+  return async function checkAccess(ctx: Context, next: Next) {
     const claims = ctx.state.auth as AccessClaims;
-    const granted = userHasPermission(deps.db, claims.sub, policy.subject, policy.action);
-    beside?.(ctx, claims);
-    if (!(await granted)) throw forbidden();
+    const organizationId = route.acts ? requestedOrganization(ctx, claims) : claims.organizationId;
+    if (organizationId === undefined) throw forbidden();
+    const found = findAccess(deps.db, {
+      userId: claims.sub,
+      organizationId: claims.organizationId,
+      actingOrganizationId: organizationId,
+      grants: route.grants,
+    });
+    beside?.(ctx, organizationId);
+    const access = await found;
+    if (access === null) throw unauthorized();
+    if (!access.granted || !access.acting) throw forbidden();
+    ctx.state.acting = { organizationId, userId: claims.sub } satisfies ActingScope;
     await next();
   };
+}
+
+/**
+ * Whether the caller may act in `organizationId` now, with `grant` (the check `requireAccess`
+ * makes for a scoped route), for a flow that began in that organization and finishes on a route
+ * that names none (the MCP OAuth callback). False also for a user who no longer exists.
+ */
+export async function mayActIn(deps: AppDeps, claims: AccessClaims, organizationId: string, grant: Policy): Promise<boolean> {
+  const access = await findAccess(deps.db, {
+    userId: claims.sub,
+    organizationId: claims.organizationId,
+    actingOrganizationId: organizationId,
+    grants: [grant],
+  });
+  return access !== null && access.granted && access.acting;
 }

@@ -9,6 +9,7 @@ import {
   type ErrorCode,
 } from './errors.ts';
 import type { Route } from './route.ts';
+import { resourceScopeOf } from './route-scope.ts';
 
 /** A coded error answered by a route that does not list it in `errors` (thrown in tests only). */
 export class UndeclaredCodedError extends Error {
@@ -26,7 +27,7 @@ const keyOf = (declared: ErrorCode) => `${declared.status} ${declared.code}`;
 export function answerableErrors(route: Route): ErrorCode[] {
   return [
     ...(route.errors ?? []),
-    ...(route.scope ? [route.scope.error] : []),
+    ...(resourceScopeOf(route) ? [resourceScopeOf(route)!.error] : []),
     CORE_SERVICE_UNAVAILABLE,
     ...(route.idempotent ? [CORE_IDEMPOTENCY_KEY_IN_FLIGHT, CORE_IDEMPOTENCY_KEY_REUSED] : []),
     ...(route.rateLimit ? [CORE_RATE_LIMIT_EXCEEDED] : []),

@@ -70,12 +70,16 @@ export async function runIdempotently(input: {
   route: Route;
   key: string;
   auth: AccessClaims | undefined;
+  /** The organization a scoped route acts in: a key used in two organizations is two keys. */
+  acting?: string | undefined;
   status: number;
   run: (deps: AppDeps) => Promise<unknown>;
 }): Promise<IdempotentAnswer> {
   const { deps, ctx, route, key, auth, status } = input;
   const scope: IdempotencyScope = {
-    principal: auth ? `${auth.type}:${auth.sub}` : anonymousPrincipal(ctx, deps),
+    principal: auth
+      ? `${auth.type}:${auth.sub}${input.acting && input.acting !== auth.organizationId ? `@${input.acting}` : ''}`
+      : anonymousPrincipal(ctx, deps),
     endpoint: `${route.method} ${fullPath(route)}`,
     key,
   };

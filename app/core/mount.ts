@@ -3,7 +3,7 @@ import type { Store } from '@agents/rate-limit';
 import type { Context, Middleware, Next } from 'koa';
 import qs from 'qs';
 import { authenticateIngestion } from './api-key-auth.ts';
-import { authenticate, requirePolicy, requirePrincipal } from './auth.ts';
+import { authenticate, requireAccess, requirePrincipal } from './auth.ts';
 import { BinaryAnswer } from './binary-answer.ts';
 import { bodyLinks } from './body-readers.ts';
 import { databaseFaults } from './database-faults.ts';
@@ -16,8 +16,8 @@ import { NotModified } from './not-modified.ts';
 import { Redirect } from './redirect.ts';
 import { decodePercent, decodeQueryComponent } from './percent-decoding.ts';
 import { compileResponseCheck } from './response-check.ts';
-import { API_PREFIX, apiKeyAccessOf, endUserAuthOf, type AccessClaims, type Route } from './route.ts';
-import { ScopeLookup } from './route-scope.ts';
+import { API_PREFIX, apiKeyAccessOf, endUserAuthOf, grantsOf, type AccessClaims, type Route } from './route.ts';
+import { resourceScopeOf, ScopeLookup, type ActingScope } from './route-scope.ts';
 import { routeLimiter } from './route-rate-limit.ts';
 import { compileValidator, type Validator } from './validation.ts';
 
@@ -73,22 +73,32 @@ export function buildRouter(routes: Route[], deps: AppDeps, rateLimitStore: Stor
     // The handler needs its own layer (for raw path captures), which exists once registered.
     const registered: { layer?: RouteLayer } = {};
     const layerOf = () => registered.layer!;
-    const scopeLookup = route.scope && scopeLookupOf(route, deps, layerOf);
+    const scopeLookup = resourceScopeOf(route) && scopeLookupOf(route, deps, layerOf);
     const apiKey = apiKeyAccessOf(route.auth);
     const endUser = endUserAuthOf(route.auth);
+    // Who the caller may be: the route's grants and, for a scoped route, the organization it acts in.
+    const access = () =>
+      requireAccess(
+        deps,
+        // An ingestion route's token caller acts in an organization like a scoped route's (its `auth` carries it).
+        { grants: grantsOf(route.policy), acts: route.scope !== undefined || apiKey !== undefined },
+        scopeLookup && ((ctx, organizationId) => scopeLookup.start(ctx, organizationId)),
+      );
+    if (route.scope && route.auth !== 'jwt' && !(apiKey && !apiKey.keyOnly)) {
+      throw new Error(`${route.method} ${route.path}: a scope needs a user's access token (auth 'jwt' or jwtOrApiKey)`);
+    }
     if (apiKey) {
-      guarded.push(authenticateIngestion(deps, apiKey, requireToken, route.policy));
+      guarded.push(authenticateIngestion(deps, apiKey, requireToken, access()));
     } else if (endUser) {
       // The end user's session, its channel and the page's origin (its area's rules): the handler's `auth`.
       guarded.push(async function authenticateEndUser(ctx: Context, next: Next) {
         ctx.state.caller = await endUser.authenticate(deps, ctx);
         await next();
       });
-    } else {
-      if (route.auth === 'jwt') guarded.push(requireToken);
+    } else if (route.auth === 'jwt') {
+      guarded.push(requireToken);
       if (route.principal) guarded.push(requirePrincipal(route.principal));
-      if (route.policy)
-        guarded.push(requirePolicy(deps, route.policy, scopeLookup && ((ctx, claims) => scopeLookup.start(ctx, claims.agencyId))));
+      guarded.push(access());
     }
     guarded.push(...bodyLinks(route, deps.config.bodyLimitBytes));
     guarded.push(handle(route, deps, layerOf, scopeLookup));
@@ -112,7 +122,7 @@ function pathParams(layer: RouteLayer, path: string): Record<string, string> {
 
 /** The route's scope link; the scope's id must be a validated path parameter of a route that takes a user token. */
 function scopeLookupOf(route: Route, deps: AppDeps, layerOf: () => RouteLayer): ScopeLookup {
-  const scope = route.scope!;
+  const scope = resourceScopeOf(route)!;
   if (route.auth !== 'jwt' || !route.path.includes(`:${scope.param}`) || !route.schemas?.params) {
     throw new Error(
       `${route.method} ${route.path}: scope \`${scope.key}\` needs auth 'jwt' and the validated path parameter :${scope.param}`,
@@ -149,7 +159,12 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer, scopeLoo
     const params = validators.params ? validators.params(pathParams(layerOf(), ctx.path)) : {};
     const query = validators.query ? validators.query(parseQuery(ctx.querystring)) : {};
     const body = readAs === 'read' ? ctx.request.body : validators.body ? validators.body(ctx.request.body ?? {}) : {};
-    const scoped = scopeLookup ? await scopeLookup.resolve(ctx, ctx.state.auth as AccessClaims, params as Record<string, unknown>) : {};
+    const acting = ctx.state.acting as ActingScope | undefined;
+    const scoped = scopeLookup
+      ? await scopeLookup.resolve(ctx, acting!, params as Record<string, unknown>)
+      : route.scope
+        ? { scope: acting }
+        : {};
     const invoke = (handlerDeps: AppDeps) =>
       route.handler({ ...scoped, params, query, body, auth: authOf(ctx), deps: handlerDeps, ctx } as Parameters<Route['handler']>[0]);
     const key = route.idempotent ? idempotencyKeyOf(ctx) : undefined;
@@ -160,6 +175,7 @@ function handle(route: Route, deps: AppDeps, layerOf: () => RouteLayer, scopeLoo
         route,
         key,
         auth: ctx.state.auth as AccessClaims | undefined,
+        acting: (ctx.state.acting as ActingScope | undefined)?.organizationId,
         status: successStatus,
         run: async (transactionDeps) => {
           const result = await invoke(transactionDeps);

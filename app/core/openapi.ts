@@ -9,7 +9,8 @@ import {
   securityOf,
 } from './openapi-request.ts';
 import { acceptedEncodings } from './body-readers.ts';
-import { apiKeyAccessOf, endUserAuthOf, fullPath, type Route } from './route.ts';
+import { apiKeyAccessOf, describePolicy, endUserAuthOf, fullPath, type Route } from './route.ts';
+import { resourceScopeOf } from './route-scope.ts';
 import { CORE_IDEMPOTENCY_KEY_IN_FLIGHT, CORE_IDEMPOTENCY_KEY_REUSED, CORE_RATE_LIMIT_EXCEEDED, type ErrorCode } from './errors.ts';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENT_REPLAYED_HEADER } from './idempotency.ts';
 import { CodedErrorBody, ErrorBody, RateLimitedBody, ValidationErrorBody } from './schemas.ts';
@@ -116,7 +117,8 @@ function chainResponses(route: Route): Record<string, Json> {
   }
   const refusals = [
     route.principal && `the token is not a ${route.principal}'s`,
-    route.policy && `the caller lacks \`${route.policy.action}\` on \`${route.policy.subject}\``,
+    route.policy && `the caller lacks ${describePolicy(route.policy, (text) => `\`${text}\``)}`,
+    route.scope && 'the caller may not act in the organization `x-org-id` names',
   ].filter(Boolean);
   if (refusals.length) responses['403'] = envelope(`Forbidden: ${refusals.join(', or ')}`, ErrorBody);
   const encodings = acceptedEncodings(route);
@@ -223,7 +225,8 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
       responses[status] = responses[status] ? merged(responses[status], declared) : declared;
     }
     // The scope's 404 is the chain's, listed with the handler's own codes of that status.
-    documentErrors([...(route.scope ? [route.scope.error] : []), ...(route.errors ?? [])], responses);
+    const resource = resourceScopeOf(route);
+    documentErrors([...(resource ? [resource.error] : []), ...(route.errors ?? [])], responses);
     const operation: Json = {
       operationId: `${route.method.toLowerCase()}${route.path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: route.summary,
@@ -232,8 +235,9 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
       responses,
     };
     if (route.description) operation.description = route.description;
-    // Read by the fuzzer's tenancy case (fuzz/tenancy.ts): which parameter names a resource of the caller's agency.
-    if (route.scope) operation['x-scope'] = { name: route.scope.key, parameter: route.scope.param, errorCode: route.scope.error.code };
+    // Read by the fuzzer's tenancy case (fuzz/tenancy.ts): which parameter names a resource of the acting organization.
+    if (resource) operation['x-scope'] = { name: resource.key, parameter: resource.param, errorCode: resource.error.code };
+    if (route.scope) operation['x-acting-organization'] = true;
     if (route.idempotent) documentIdempotency(operation, responses, route.status ?? 200);
     const requestBody = requestBodyOf(route);
     if (requestBody) operation.requestBody = requestBody;
@@ -241,10 +245,12 @@ export function buildOpenApiDocument(routes: readonly Route[], info: { title: st
     if (security) operation.security = security;
     const extras: string[] = [];
     if (route.principal) extras.push(`Principal type: ${route.principal}.`);
-    if (route.policy) extras.push(`Policy: \`${route.policy.action}\` on \`${route.policy.subject}\`.`);
+    if (route.policy) extras.push(`Policy: ${describePolicy(route.policy, (text) => `\`${text}\``)}.`);
     if (route.scope)
+      extras.push('Acts in the organization of the `x-org-id` header, else of the token (an agency in its businesses; 403 elsewhere).');
+    if (resource)
       extras.push(
-        `Scope: \`${route.scope.param}\` names a ${route.scope.key} of the caller's agency (404 \`${route.scope.error.code}\` otherwise).`,
+        `Scope: \`${resource.param}\` names a ${resource.key} of the acting organization (404 \`${resource.error.code}\` otherwise).`,
       );
     if (extras.length) operation.description = [route.description, ...extras].filter(Boolean).join('\n\n');
     (paths[path] ??= {})[route.method.toLowerCase()] = operation;

@@ -8,17 +8,21 @@ import type { AppDeps } from './deps.ts';
 import type { ErrorCode } from './errors.ts';
 import type { BinaryAnswer } from './binary-answer.ts';
 import type { Redirect } from './redirect.ts';
-import type { RouteScope, ScopedInput } from './route-scope.ts';
+import type { AnyScope, ScopedInput } from './route-scope.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type PrincipalType = 'user' | 'client';
 export { API_KEY_SCOPES, type ApiKeyScope } from '../../sql/api-keys.ts';
 
-/** Claims of a verified access token (docs/interface.md §2). */
+/**
+ * Claims of a verified access token (docs/interface.md §2). `organizationId` is the user's own
+ * organization (the token's `agencyId` claim, read only by app/core/auth.ts); a route that acts in
+ * an organization reads its handler's `scope.organizationId` instead (app/core/route-scope.ts).
+ */
 export type AccessClaims = {
   sub: string;
   userId: string;
-  agencyId: string;
+  organizationId: string;
   type: PrincipalType;
   iat: number;
   exp: number;
@@ -32,8 +36,12 @@ export const POLICIES = [
   { subject: 'ai.agent', action: 'read' },
   { subject: 'ai.agent', action: 'create' },
   { subject: 'ai.agent', action: 'update' },
+  { subject: 'ai.approval', action: 'update' },
   { subject: 'organization', action: 'read' },
   { subject: 'organization', action: 'update' },
+  { subject: 'organization.member', action: 'read' },
+  { subject: 'organization.member', action: 'create' },
+  { subject: 'organization.member', action: 'delete' },
   { subject: 'plan', action: 'read' },
   { subject: 'plan', action: 'create' },
   { subject: 'plan', action: 'update' },
@@ -43,6 +51,19 @@ export const POLICIES = [
   { subject: 'platform.ai.model-pricing', action: 'update' },
 ] as const;
 export type Policy = (typeof POLICIES)[number];
+
+/** A route's grant: one policy, or several of which any one suffices (answering an approval: `ai.approval` or `ai.agent` update). */
+export type RoutePolicy = Policy | readonly Policy[];
+
+/** The grants a route's policy accepts (any one of them), none for a route without one. */
+export const grantsOf = (policy: RoutePolicy | undefined): readonly Policy[] =>
+  policy === undefined ? [] : 'subject' in policy ? [policy] : policy;
+
+/** `update` on `ai.agent`, or `update` on `ai.approval` or ... : how the docs and the OpenAPI document name a route's policy. */
+export const describePolicy = (policy: RoutePolicy, mark = (text: string) => text): string =>
+  grantsOf(policy)
+    .map((grant) => `${mark(grant.action)} on ${mark(grant.subject)}`)
+    .join(' or ');
 
 /**
  * How a route authenticates an end user of an agent's web channel (its session token), defined by
@@ -142,7 +163,7 @@ type BodyOf<S extends Schemas, B> = B extends { kind: 'binary' }
 export type RouteInput<
   S extends Schemas,
   A extends RouteAuth,
-  Sc extends RouteScope | undefined = undefined,
+  Sc extends AnyScope | undefined = undefined,
   B extends RouteBody | undefined = undefined,
 > = {
   params: Infer<S['params']>;
@@ -174,7 +195,7 @@ export type RouteSpec<
   A extends RouteAuth,
   R extends Responses = Responses,
   St extends number = number,
-  Sc extends RouteScope | undefined = undefined,
+  Sc extends AnyScope | undefined = undefined,
   B extends RouteBody | undefined = undefined,
 > = {
   method: Method;
@@ -187,13 +208,14 @@ export type RouteSpec<
   auth: A;
   /** Only principals of this type may call the route (403 otherwise). */
   principal?: A extends string ? PrincipalType : never;
-  /** A `{ subject, action }` grant read from the database at request time (403 otherwise). */
-  policy?: A extends { apiKey: ApiKeyScope } | { endUser: EndUserAuth } ? never : Policy;
+  /** A `{ subject, action }` grant (or several, any of which suffices) read from the database at request time (403 otherwise). */
+  policy?: A extends { apiKey: ApiKeyScope } | { endUser: EndUserAuth } ? never : RoutePolicy;
   /**
-   * The resource of the caller's agency the route acts under (`scope: AGENT_SCOPE`, app/core/route-scope.ts):
-   * the chain looks it up from its path parameter after validation, answers its 404 when the
-   * agency has none with that id, and gives the handler the row (`input.agent`). Its 404 is
-   * documented and declared from here, never in `errors`. Needs `auth: 'jwt'`.
+   * Where the route acts (app/core/route-scope.ts): `ORGANIZATION_SCOPE`, the request's acting
+   * organization (`x-org-id`, else the token's; the handler gets `scope`), or a resource of it
+   * (`AGENT_SCOPE`): the chain looks it up from its path parameter after validation, answers its
+   * 404 when the acting organization has none with that id, and gives the handler the row
+   * (`input.agent`). Its 404 is documented and declared from here, never in `errors`. Needs `auth: 'jwt'`.
    */
   scope?: Sc;
   /** This route's rate limit (ADR 0100); a route without one is not limited. */
@@ -257,14 +279,14 @@ export type RouteRateLimit = {
 };
 
 /** A declared route: the single source for mounting, validation and the OpenAPI document. */
-export type Route = RouteSpec<Schemas, RouteAuth, Responses, number, RouteScope | undefined, RouteBody | undefined>;
+export type Route = RouteSpec<Schemas, RouteAuth, Responses, number, AnyScope | undefined, RouteBody | undefined>;
 
 export function defineRoute<
   const S extends Schemas = Record<never, never>,
   const A extends RouteAuth = 'jwt',
   const R extends Responses = Responses,
   const St extends number = 200,
-  Sc extends RouteScope | undefined = undefined,
+  Sc extends AnyScope | undefined = undefined,
   const B extends RouteBody | undefined = undefined,
 >(spec: RouteSpec<S, A, R, St, Sc, B>): Route {
   return spec as unknown as Route;

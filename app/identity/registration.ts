@@ -18,6 +18,8 @@ export type Registered = { userId: string; organizationId: string; email: string
 
 /** The role a self-registered agency owner receives (created by migration 0100). */
 export const AGENCY_OWNER_ROLE = 'agency-owner';
+/** The role the owner of a registered business receives (created by migration 1201). */
+export const BUSINESS_OWNER_ROLE = 'business-owner';
 
 /** Inserts an unverified principal and sends its verification code; 409 when the email is taken. */
 async function createUnverifiedPrincipal(
@@ -75,18 +77,23 @@ export async function registerBusiness(
 ): Promise<Registered> {
   const passwordHash = await hashPassword(body.password);
   return deps.db.transaction(async (tx) => {
-    await lockOrganization(tx, body.agencyId);
-    if (!(await isBusinessRegistrationOpen(tx, body.agencyId))) throw businessRegistrationDisabled();
-    if (!(await hasActivePublicPlan(tx, body.agencyId))) throw noActivePublicPlan();
-    if (!(await hasUserCapacity(tx, body.agencyId))) throw userLimitReached();
+    // The body's `agencyId` (the interface's name) is the organization the business registers under.
+    const parentId = body.agencyId;
+    await lockOrganization(tx, parentId);
+    if (!(await isBusinessRegistrationOpen(tx, parentId))) throw businessRegistrationDisabled();
+    if (!(await hasActivePublicPlan(tx, parentId))) throw noActivePublicPlan();
+    if (!(await hasUserCapacity(tx, parentId))) throw userLimitReached();
     const organizationId = uuidv7();
-    await insertOrganization(tx, { id: organizationId, name: body.businessName, type: 'BUSINESS', parentId: body.agencyId });
-    return createUnverifiedPrincipal(deps, tx, {
+    await insertOrganization(tx, { id: organizationId, name: body.businessName, type: 'BUSINESS', parentId });
+    const registered = await createUnverifiedPrincipal(deps, tx, {
       type: 'user',
       organizationId,
       email: body.email,
       name: body.name,
       passwordHash,
     });
+    const roleId = await findRoleIdByName(tx, BUSINESS_OWNER_ROLE);
+    if (roleId) await grantRole(tx, registered.userId, roleId);
+    return registered;
   });
 }

@@ -1,6 +1,6 @@
 import { StatementTimeoutError } from 'slonik';
 import { uuidv7 } from 'uuidv7';
-import { lockAgentInAgency } from '../../sql/agents.ts';
+import { lockAgentInOrganization } from '../../sql/agents.ts';
 import { insertDocument, lockOrganizationKnowledge, vectorStore, type KnowledgeDocument, type VectorStore } from '../../sql/knowledge.ts';
 import {
   embeddedChunksUpTo,
@@ -75,7 +75,7 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
   const store = vectors ? await knowledgeVectorStore(deps) : 'bytes';
   return deps.db.transaction(async (tx) => {
     await lockOrganizationKnowledge(tx, scope.organizationId);
-    if (!(await lockAgentInAgency(tx, scope.organizationId, scope.agentId))) throw agentNotFound();
+    if (!(await lockAgentInOrganization(tx, scope.organizationId, scope.agentId))) throw agentNotFound();
     await checkKnowledgeLimits(tx, deps.config.knowledge, scope, footprint);
     return insertDocument(
       tx,

@@ -33,7 +33,7 @@ export type McpServerAuth = {
   accessToken?: string;
 };
 
-export type McpServerRef = { agencyId: string; serverId: string; agentId?: string };
+export type McpServerRef = { organizationId: string; serverId: string; agentId?: string };
 
 /**
  * Usable auth for an agent MCP server, ready to send:
@@ -60,14 +60,14 @@ export async function validAuthForAgentMcpServer(
 /** The same for a server row already loaded. */
 export async function authForServer(deps: AppDeps, server: ServerConnectionRow, rejectedAccessToken?: string): Promise<McpServerAuth> {
   if (server.authType === 'oauth') {
-    const accessToken = await oauthAccessToken(deps, { agencyId: server.agencyId, serverId: server.id }, rejectedAccessToken);
+    const accessToken = await oauthAccessToken(deps, { organizationId: server.organizationId, serverId: server.id }, rejectedAccessToken);
     return { headers: { authorization: `Bearer ${accessToken}` }, accessToken };
   }
   if (server.credentials === null || server.credentialsKeyId === null) return { headers: {} };
   const stored = openJson<StoredCredentials>(
     deps.config.credentialsKeyring,
     { keyId: server.credentialsKeyId, ciphertext: server.credentials },
-    credentialsContext(server.agencyId, server.id),
+    credentialsContext(server.organizationId, server.id),
   );
   return { headers: { ...stored.headers } };
 }

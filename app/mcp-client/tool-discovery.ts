@@ -35,7 +35,7 @@ export type ServerTools = {
  */
 export async function toolsOfServer(
   deps: AppDeps,
-  ids: { agencyId: string; agentId: string; serverId: string },
+  ids: { organizationId: string; agentId: string; serverId: string },
   refresh: boolean,
 ): Promise<ServerTools> {
   const server = await findServerConnection(deps.db, ids);
@@ -75,7 +75,7 @@ async function discover(deps: AppDeps, server: ServerConnectionRow): Promise<Too
       : server.authType === 'oauth'
         ? 'reauthorization_required'
         : 'needs_authorization';
-  await setAgentMcpServerStatus(deps.db, { agencyId: server.agencyId, serverId: server.id, status, checkedAt: deps.clock() });
+  await setAgentMcpServerStatus(deps.db, { organizationId: server.organizationId, serverId: server.id, status, checkedAt: deps.clock() });
   if (!(outcome instanceof McpSessionFailure)) return outcome;
   deps.logger.info({ serverId: server.id, failure: outcome.kind, detail: outcome.message }, 'mcp tool discovery failed');
   throw codedFailure(outcome, status, deps);
@@ -278,8 +278,8 @@ export class ToolsCache {
  */
 const caches = new WeakMap<AppDeps, ToolsCache>();
 
-type ServerKey = { agencyId: string; id: string; updatedAt: string };
-const keyOf = (server: ServerKey) => `${server.agencyId}/${server.id}/${server.updatedAt}`;
+type ServerKey = { organizationId: string; id: string; updatedAt: string };
+const keyOf = (server: ServerKey) => `${server.organizationId}/${server.id}/${server.updatedAt}`;
 
 export function cachedTools(deps: AppDeps, server: ServerKey): ToolListing | undefined {
   return caches.get(deps)?.get(keyOf(server), deps.clock().getTime());

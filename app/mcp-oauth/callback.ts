@@ -2,11 +2,11 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Context } from 'koa';
 import { ForeignKeyIntegrityConstraintViolationError } from 'slonik';
-import { lockAgentInAgency } from '../../sql/agents.ts';
+import { lockAgentInOrganization } from '../../sql/agents.ts';
 import { recordLanding, takeLandedAuthorization, takePendingAuthorization, type TakenAuthorization } from '../../sql/mcp-oauth-states.ts';
 import { upsertServerOAuthTokens } from '../../sql/mcp-oauth-tokens.ts';
 import { userHasPermission } from '../../sql/policies.ts';
-import { bearerClaims } from '../core/auth.ts';
+import { bearerClaims, mayActIn } from '../core/auth.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { forbidden, notFound, unauthorized, ValidationError } from '../core/errors.ts';
 import { landingErrorCode, landingUrl, Redirect } from '../core/redirect.ts';
@@ -14,6 +14,9 @@ import type { AccessClaims } from '../core/route.ts';
 import { authorizationDenied, handoffInvalid, invalidState, issuerMismatch, step, tokenRequestFailed } from './errors.ts';
 import { createState, hashState, stateContext, type PendingSecrets } from './initiate.ts';
 import { flowProvider, oauthFetch, seal, tokenEndpointState, tokenSetOf, unseal, type TokenSet } from './provider.ts';
+
+/** Who may finish a flow: the grant of the initiate route, in the organization the flow began in. */
+const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
 
 export type CallbackQuery = { state: string; code?: string; iss?: string; error?: string; error_description?: string };
 
@@ -24,7 +27,8 @@ type AuthorizationResponse = { code?: string; iss?: string; error?: string; erro
 const HANDOFF_LIFETIME_MS = 2 * 60 * 1000;
 
 const landingContext = (stateHash: Buffer) => `mcp-oauth-landing:${stateHash.toString('hex')}`;
-export const tokensContext = (agencyId: string, serverId: string) => `agency:${agencyId}/server:${serverId}/oauth-tokens`;
+/** Binds stored tokens to their organization and server (the `agency:` prefix is sealed into stored rows: it stays). */
+export const tokensContext = (organizationId: string, serverId: string) => `agency:${organizationId}/server:${serverId}/oauth-tokens`;
 
 /**
  * The callback's two callers (docs/mcp-oauth.md, Decisions): with the bearer token of the user
@@ -40,7 +44,8 @@ export async function answerCallback(deps: AppDeps, ctx: Context, query: Callbac
   if (claims.type !== 'user' || !(await userHasPermission(deps.db, claims.sub, 'ai.agent', 'update'))) throw forbidden();
   const [now, stateHash] = [deps.clock(), hashState(query.state)];
   const pending = await takePendingAuthorization(deps.db, stateHash, claims.sub, now);
-  if (!pending || pending.expired || pending.agencyId !== claims.agencyId) throw invalidState();
+  // The flow began in the organization the user acted in (an agency's staff in a business): they must still may act there.
+  if (!pending || pending.expired || !(await mayActIn(deps, claims, pending.organizationId, AGENT_UPDATE))) throw invalidState();
   return redeem(deps, pending, stateHash, response, now);
 }
 
@@ -72,7 +77,7 @@ export async function completeHandoff(deps: AppDeps, caller: AccessClaims, body:
   const now = deps.clock();
   const handoff = { handoffHash: hashState(body.handoff), userId: caller.sub, browserKeyHash: hashState(body.browserKey), now };
   const taken = await takeLandedAuthorization(deps.db, handoff);
-  if (!taken || taken.expired || taken.agencyId !== caller.agencyId) throw handoffInvalid();
+  if (!taken || taken.expired || !(await mayActIn(deps, caller, taken.organizationId, AGENT_UPDATE))) throw handoffInvalid();
   const { stateHash, landingKeyId: keyId, landingSealed: sealed, ...pending } = taken;
   const response = unseal<AuthorizationResponse>(deps, { keyId, sealed }, landingContext(stateHash));
   return redeem(deps, pending, stateHash, response, now);
@@ -87,7 +92,7 @@ async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buf
   if (response.error !== undefined) throw authorizationDenied(response.error, response.errorDescription);
   if (!response.code) throw new ValidationError([{ path: ['query', 'code'], message: 'Required' }]);
 
-  const { issuer, agencyId, serverId } = pending;
+  const { issuer, organizationId, serverId } = pending;
   const secrets = unseal<PendingSecrets>(deps, pending, stateContext(stateHash));
   const { clientId: client_id, tokenEndpointAuthMethod: token_endpoint_auth_method } = pending;
   const client = { client_id, token_endpoint_auth_method, client_secret: secrets.clientSecret, issuer };
@@ -95,13 +100,13 @@ async function redeem(deps: AppDeps, pending: TakenAuthorization, stateHash: Buf
   const saveTokens = async (answer: OAuthTokens) => {
     // RFC 6749 §5.1: an omitted scope is the scope requested.
     tokens = tokenSetOf(answer, now, pending.scope ?? undefined);
-    const row = { ...pending, ...seal(deps, tokens, tokensContext(agencyId, serverId)), now };
+    const row = { ...pending, ...seal(deps, tokens, tokensContext(organizationId, serverId)), now };
     // Stored under the agent's lock, only while the agent is in use: a flow whose agent was archived
     // while the user was at the authorization server ends as an unknown state, with nothing stored.
     // A foreign key violation: the server was deleted meanwhile.
     const stored = await deps.db
       .transaction(async (tx) => {
-        if (!(await lockAgentInAgency(tx, agencyId, pending.agentId))) return false;
+        if (!(await lockAgentInOrganization(tx, organizationId, pending.agentId))) return false;
         await upsertServerOAuthTokens(tx, row);
         return true;
       })

@@ -4,7 +4,7 @@ import { findServerConnection } from '../../sql/agent-mcp-server-connections.ts'
 import { deleteExpiredAuthorizations, insertPendingAuthorization } from '../../sql/mcp-oauth-states.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { notFound } from '../core/errors.ts';
-import type { AccessClaims } from '../core/route.ts';
+import type { ActingScope } from '../core/route-scope.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
 import { discover } from './discovery.ts';
 import { clientRegistrationFailed, invalidMetadata, notAnOAuthServer, step } from './errors.ts';
@@ -28,10 +28,10 @@ export const stateContext = (stateHash: Buffer) => `mcp-oauth-state:${stateHash.
 /**
  * Steps 1-8 of docs/mcp-oauth.md: our checked discovery, then the SDK's `auth()` with our provider
  * (client, PKCE S256, authorization URL), which records the pending authorization bound to the caller.
- * The route's scope has found the agent in the caller's agency.
+ * The route's scope has found the agent in the acting organization, where the flow is recorded.
  */
-export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims, ids: { agentId: string; serverId: string }) {
-  const server = await findServerConnection(deps.db, { agencyId: caller.agencyId, ...ids });
+export async function initiateAuthorization(deps: AppDeps, caller: ActingScope, ids: { agentId: string; serverId: string }) {
+  const server = await findServerConnection(deps.db, { organizationId: caller.organizationId, ...ids });
   if (!server) throw notFound('MCP server');
   if (server.authType !== 'oauth') throw notAnOAuthServer(server.authType);
 
@@ -52,8 +52,8 @@ export async function initiateAuthorization(deps: AppDeps, caller: AccessClaims,
     await deleteExpiredAuthorizations(deps.db, now);
     await insertPendingAuthorization(deps.db, {
       stateHash,
-      userId: caller.sub,
-      agencyId: caller.agencyId,
+      userId: caller.userId,
+      organizationId: caller.organizationId,
       ...ids,
       ...seal(deps, secrets, stateContext(stateHash)),
       issuer,

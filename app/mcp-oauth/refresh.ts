@@ -15,7 +15,7 @@ const REFRESH_SKEW_MS = 60_000;
 /** Extra wait for the refresh lock beyond one token request's deadline (the holder's request). */
 const LOCK_MARGIN_MS = 2_000;
 
-type OAuthServerRef = { agencyId: string; serverId: string };
+type OAuthServerRef = { organizationId: string; serverId: string };
 
 /**
  * A usable access token for an OAuth agent MCP server (docs/mcp-oauth.md, "Token refresh"). The
@@ -25,16 +25,16 @@ type OAuthServerRef = { agencyId: string; serverId: string };
  * MCP server just answered 401 to.
  */
 export async function oauthAccessToken(deps: AppDeps, ref: OAuthServerRef, rejected?: string): Promise<string> {
-  const row = await findServerOAuthTokens(deps.db, ref.agencyId, ref.serverId);
+  const row = await findServerOAuthTokens(deps.db, ref.organizationId, ref.serverId);
   if (!row) throw authorizationRequired();
   const stored = opened(deps, ref, row, rejected);
   if (stored.usable) return stored.accessToken;
-  return joined(deps, `${ref.agencyId}:${ref.serverId}:${rejected ?? ''}`, () => lockedRefresh(deps, ref, rejected));
+  return joined(deps, `${ref.organizationId}:${ref.serverId}:${rejected ?? ''}`, () => lockedRefresh(deps, ref, rejected));
 }
 
 /** The stored tokens; `usable` while valid for more than REFRESH_SKEW_MS and not the rejected access token. */
 function opened(deps: AppDeps, ref: OAuthServerRef, row: StoredTokensRow, rejected: string | undefined) {
-  const tokens = unseal<TokenSet>(deps, row, tokensContext(ref.agencyId, ref.serverId));
+  const tokens = unseal<TokenSet>(deps, row, tokensContext(ref.organizationId, ref.serverId));
   const expiresAt = tokens.expiresAt === undefined ? Infinity : Date.parse(tokens.expiresAt);
   return { ...tokens, usable: tokens.accessToken !== rejected && expiresAt - REFRESH_SKEW_MS > deps.clock().getTime() };
 }
@@ -59,7 +59,7 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
   const lockTimeoutMs = deps.config.mcpOAuth.outboundTimeoutMs + LOCK_MARGIN_MS;
   const outcome = await deps.db
     .transaction(async (tx) => {
-      const locked = await lockServerOAuthTokens(tx, ref.agencyId, ref.serverId, lockTimeoutMs);
+      const locked = await lockServerOAuthTokens(tx, ref.organizationId, ref.serverId, lockTimeoutMs);
       if (!locked) return 'gone';
       const current = opened(deps, ref, locked, rejected);
       if (current.usable) return { accessToken: current.accessToken, refreshed: false };
@@ -79,7 +79,11 @@ async function lockedRefresh(deps: AppDeps, ref: OAuthServerRef, rejected: strin
       const answer = await step('refreshing the tokens', refreshed, tokenRequestFailed);
       if (!answer) return 'invalid_grant';
       const fresh = tokenSetOf(answer, deps.clock(), current.scope);
-      await updateServerOAuthTokens(tx, { ...ref, ...seal(deps, fresh, tokensContext(ref.agencyId, ref.serverId)), now: deps.clock() });
+      await updateServerOAuthTokens(tx, {
+        ...ref,
+        ...seal(deps, fresh, tokensContext(ref.organizationId, ref.serverId)),
+        now: deps.clock(),
+      });
       await setAgentMcpServerStatus(tx, { ...ref, status: 'connected', checkedAt: deps.clock() });
       return { accessToken: fresh.accessToken, refreshed: true };
     })

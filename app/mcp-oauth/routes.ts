@@ -13,7 +13,8 @@ import {
   REDEEM_ERRORS,
 } from './errors.ts';
 
-const AGENT_UPDATER = { auth: 'jwt', principal: 'user', policy: { subject: 'ai.agent', action: 'update' } } as const;
+const AGENT_UPDATE = { subject: 'ai.agent', action: 'update' } as const;
+const AGENT_UPDATER = { auth: 'jwt', principal: 'user', policy: AGENT_UPDATE } as const;
 
 const Connected = Type.Object({
   agentId: Type.String(),
@@ -58,7 +59,7 @@ export const mcpOAuthRoutes = [
     },
     // The 502s and the 504: the MCP or authorization server failed a requirement (errorCode says which).
     errors: [MCP_OAUTH_NOT_OAUTH_SERVER, ...DISCOVERY_ERRORS],
-    handler: ({ deps, auth, params }) => initiateAuthorization(deps, auth, params),
+    handler: ({ deps, scope, params }) => initiateAuthorization(deps, scope, params),
   }),
   defineRoute({
     method: 'GET',

@@ -24,7 +24,11 @@ import type { EditMcpServerBody } from './schemas.ts';
  *   none makes it `none`;
  * - a changed URL or credentials resets the status to `unknown` (never checked).
  */
-export async function editMcpServer(deps: AppDeps, ids: { agencyId: string; agentId: string; serverId: string }, body: EditMcpServerBody) {
+export async function editMcpServer(
+  deps: AppDeps,
+  ids: { organizationId: string; agentId: string; serverId: string },
+  body: EditMcpServerBody,
+) {
   if (body.url !== undefined) checkServerUrlToSave(deps, body.url);
   return deps.db.transaction(async (tx) => {
     const server = await lockServerConnection(tx, ids);
@@ -38,7 +42,7 @@ export async function editMcpServer(deps: AppDeps, ids: { agencyId: string; agen
       }
       edit.url = body.url;
       edit.status = 'unknown';
-      if (server.authType === 'oauth') await deleteServerOAuthTokens(tx, ids.agencyId, ids.serverId);
+      if (server.authType === 'oauth') await deleteServerOAuthTokens(tx, ids.organizationId, ids.serverId);
       // Credentials stored for one host never follow the URL to another origin (docs/mcp.md, Decisions).
       if (body.credentials === undefined && server.credentials !== null && new URL(body.url).origin !== new URL(server.url).origin) {
         edit.credentials = null;
@@ -48,13 +52,13 @@ export async function editMcpServer(deps: AppDeps, ids: { agencyId: string; agen
     if (body.credentials !== undefined) {
       const credentials = variant ? credentialsForVariant(variant, body.credentials) : customCredentials(body.credentials);
       edit.credentials = credentials
-        ? sealJson(deps.config.credentialsKeyring, credentials, credentialsContext(ids.agencyId, ids.serverId))
+        ? sealJson(deps.config.credentialsKeyring, credentials, credentialsContext(ids.organizationId, ids.serverId))
         : null;
       if (!variant && server.authType !== 'oauth') edit.authType = credentials ? 'static_headers' : 'none';
       edit.status = 'unknown';
     }
     await updateServerConnection(tx, ids.serverId, edit);
-    return (await findAgentMcpServer(tx, ids.agencyId, ids.agentId, ids.serverId))!;
+    return (await findAgentMcpServer(tx, ids.organizationId, ids.agentId, ids.serverId))!;
   });
 }
 

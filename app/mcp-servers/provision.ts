@@ -9,8 +9,11 @@ import { checkUrlTextToSave, urlPolicyFor, UrlRefusedError } from '../net/url-po
 import { credentialsForVariant, customCredentials, type StoredCredentials } from './credentials.ts';
 import type { AddMcpServerBody } from './schemas.ts';
 
-/** Binds a ciphertext to its agency and server: a sealed value copied to another row does not open. */
-export const credentialsContext = (agencyId: string, serverId: string) => `agency:${agencyId}/server:${serverId}`;
+/**
+ * Binds a ciphertext to its organization and server: a sealed value copied to another row does not open.
+ * The `agency:` prefix is part of what every stored ciphertext was sealed with, so it stays as it is.
+ */
+export const credentialsContext = (organizationId: string, serverId: string) => `agency:${organizationId}/server:${serverId}`;
 
 const AUTH_TYPE: Record<VariantType, 'none' | 'static_headers' | 'oauth'> = {
   free: 'none',
@@ -95,14 +98,14 @@ export function checkServerUrlToSave(deps: AppDeps, url: string): void {
 }
 
 /** POST /ai/agents/:agentId/mcp-servers (the route's scope found the agent in the agency): checks, encrypts the credentials, saves. */
-export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: string, body: AddMcpServerBody) {
+export async function addMcpServer(deps: AppDeps, organizationId: string, agentId: string, body: AddMcpServerBody) {
   const plan =
     body.availableMcpId !== undefined ? await planFromCatalog(deps, { ...body, availableMcpId: body.availableMcpId }) : planCustom(body);
   checkServerUrlToSave(deps, plan.url);
   const id = uuidv7();
   return insertAgentMcpServer(deps.db, {
     id,
-    agencyId,
+    organizationId,
     agentId,
     name: body.name.trim(),
     url: plan.url,
@@ -110,6 +113,8 @@ export async function addMcpServer(deps: AppDeps, agencyId: string, agentId: str
     authType: plan.authType,
     availableMcpId: plan.availableMcpId,
     variantType: plan.variantType,
-    credentials: plan.credentials ? sealJson(deps.config.credentialsKeyring, plan.credentials, credentialsContext(agencyId, id)) : null,
+    credentials: plan.credentials
+      ? sealJson(deps.config.credentialsKeyring, plan.credentials, credentialsContext(organizationId, id))
+      : null,
   });
 }

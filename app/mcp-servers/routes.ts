@@ -89,7 +89,7 @@ export const agentMcpServerRoutes = [
       ...ofServer,
       422: { description: 'Missing required credentials (`missingFields`)', schema: ErrorBody },
     },
-    handler: ({ deps, scope, params, body }) => editMcpServer(deps, { agencyId: scope.organizationId, ...params }, body),
+    handler: ({ deps, scope, params, body }) => editMcpServer(deps, { organizationId: scope.organizationId, ...params }, body),
   }),
   defineRoute({
     method: 'GET',
@@ -114,7 +114,7 @@ export const agentMcpServerRoutes = [
     // 4 MiB, or a tool field over its cap (metadata.limit, maxBytes, tool); MCP_OAUTH.*: the token refresh failed.
     errors: [MCP_AUTHORIZATION_REQUIRED, ...MCP_SERVER_ERRORS, ...TOKEN_REQUEST_ERRORS],
     handler: ({ deps, scope, params, query }) =>
-      toolsOfServer(deps, { agencyId: scope.organizationId, ...params }, query.refresh === 'true'),
+      toolsOfServer(deps, { organizationId: scope.organizationId, ...params }, query.refresh === 'true'),
   }),
   defineRoute({
     method: 'DELETE',

@@ -6,6 +6,6 @@ import { isAgencyOpenForBusinessRegistration } from '../../sql/organizations.ts'
  * when the organization exists, is an AGENCY and has `allowBusinessRegistration` on; false
  * for a missing organization, a non-agency organization or a flag that is off.
  */
-export function isBusinessRegistrationOpen(db: CommonQueryMethods, agencyId: string): Promise<boolean> {
-  return isAgencyOpenForBusinessRegistration(db, agencyId);
+export function isBusinessRegistrationOpen(db: CommonQueryMethods, organizationId: string): Promise<boolean> {
+  return isAgencyOpenForBusinessRegistration(db, organizationId);
 }

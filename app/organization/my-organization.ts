@@ -1,11 +1,10 @@
 import { findOrganization, lockOrganization, updateOrganization, type Organization } from '../../sql/organizations.ts';
 import type { AppDeps } from '../core/deps.ts';
-import type { AccessClaims } from '../core/route.ts';
 import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
 import { noActivePublicPlan, notAnAgency, organizationNotFound } from './errors.ts';
 
-export async function getMyOrganization(deps: AppDeps, auth: AccessClaims): Promise<Organization> {
-  return (await findOrganization(deps.db, auth.agencyId)) ?? Promise.reject(organizationNotFound());
+export async function getMyOrganization(deps: AppDeps, organizationId: string): Promise<Organization> {
+  return (await findOrganization(deps.db, organizationId)) ?? Promise.reject(organizationNotFound());
 }
 
 /**
@@ -15,11 +14,11 @@ export async function getMyOrganization(deps: AppDeps, auth: AccessClaims): Prom
  */
 export async function updateMyOrganization(
   deps: AppDeps,
-  auth: AccessClaims,
+  organizationId: string,
   change: { name?: string; allowBusinessRegistration?: boolean },
 ): Promise<Organization> {
   return deps.db.transaction(async (tx) => {
-    const organization = await lockOrganization(tx, auth.agencyId);
+    const organization = await lockOrganization(tx, organizationId);
     if (!organization) throw organizationNotFound();
     if (change.allowBusinessRegistration === true) {
       if (organization.type !== 'AGENCY') throw notAnAgency();

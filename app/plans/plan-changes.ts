@@ -1,12 +1,12 @@
 import { uuidv7 } from 'uuidv7';
 import { lockOrganization } from '../../sql/organizations.ts';
-import { insertPlan, listPlansOfAgency, updatePlanOfAgency, type Plan } from '../../sql/plans.ts';
+import { insertPlan, listPlansOfOrganization, updatePlanOfOrganization, type Plan } from '../../sql/plans.ts';
 import type { AppDeps } from '../core/deps.ts';
 import type { AccessClaims } from '../core/route.ts';
 import { hasActivePublicPlan } from './active-public-plan.ts';
 import { lastActivePublicPlan, planNotFound } from './errors.ts';
 
-export const listPlans = (deps: AppDeps, auth: AccessClaims) => listPlansOfAgency(deps.db, auth.agencyId);
+export const listPlans = (deps: AppDeps, auth: AccessClaims) => listPlansOfOrganization(deps.db, auth.organizationId);
 
 /** Plan creation takes the agency lock too, so it is ordered with Guard 1 and Guard 2. */
 export function createPlan(
@@ -15,8 +15,8 @@ export function createPlan(
   body: { name: string; isPublic: boolean; isActive: boolean; maxUsers?: number },
 ): Promise<Plan> {
   return deps.db.transaction(async (tx) => {
-    await lockOrganization(tx, auth.agencyId);
-    return insertPlan(tx, { id: uuidv7(), agencyId: auth.agencyId, ...body, maxUsers: body.maxUsers ?? null });
+    await lockOrganization(tx, auth.organizationId);
+    return insertPlan(tx, { id: uuidv7(), organizationId: auth.organizationId, ...body, maxUsers: body.maxUsers ?? null });
   });
 }
 
@@ -32,10 +32,10 @@ export function updatePlan(
   change: { name?: string; isPublic?: boolean; isActive?: boolean },
 ): Promise<Plan> {
   return deps.db.transaction(async (tx) => {
-    const agency = await lockOrganization(tx, auth.agencyId);
-    const plan = await updatePlanOfAgency(tx, auth.agencyId, planId, change);
+    const agency = await lockOrganization(tx, auth.organizationId);
+    const plan = await updatePlanOfOrganization(tx, auth.organizationId, planId, change);
     if (!plan) throw planNotFound();
-    if (agency?.allowBusinessRegistration && !(await hasActivePublicPlan(tx, auth.agencyId))) {
+    if (agency?.allowBusinessRegistration && !(await hasActivePublicPlan(tx, auth.organizationId))) {
       throw lastActivePublicPlan();
     }
     return plan;

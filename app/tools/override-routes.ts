@@ -2,6 +2,7 @@ import { deleteToolOverride, listToolOverridesOfUser, upsertToolOverride } from 
 import { AgentIdParams } from '../agents/schemas.ts';
 import { agentRoute } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
+import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
 import { OverrideBody, OverrideListSchema, OverrideParams, OverrideSchema } from './schemas.ts';
 
@@ -10,7 +11,7 @@ const invalid = { description: 'Invalid body or agentId', schema: ValidationErro
 /** A tool name no override can carry (see ToolName): nothing to delete. */
 const storable = (toolName: string) => toolName.length > 0 && [...toolName].length <= 200 && !toolName.includes('\u0000');
 
-/** Approve-always overrides of the caller (`userId` claim) for an agent of the caller's agency. */
+/** Approve-always overrides of the caller (`userId` claim) for an agent of the acting organization. */
 export const toolOverrideRoutes = [
   defineRoute({
     method: 'POST',
@@ -27,16 +28,18 @@ export const toolOverrideRoutes = [
     method: 'DELETE',
     path: '/ai/agents/:agentId/tool-overrides/:toolName',
     summary: "Remove the caller's override; approval prompts come back",
-    // No scope: the answer is the same 204 for any agent id (the DELETE is confined to the caller's agency).
-    description: "204 whether or not the override existed, and for an agent that is not one of the caller's agency (nothing is changed).",
+    // The organization's scope, not the agent's: the answer is the same 204 for any agent id (the DELETE is confined to the acting organization).
+    description:
+      '204 whether or not the override existed, and for an agent that is not one of the acting organization (nothing is changed).',
     tags: ['tools'],
     auth: 'jwt',
+    scope: ORGANIZATION_SCOPE,
     schemas: { params: OverrideParams },
     status: 204,
     responses: { 204: { description: 'No override remains' }, 400: invalid },
-    handler: async ({ deps, auth, params }) => {
+    handler: async ({ deps, scope, params }) => {
       if (!storable(params.toolName)) return;
-      await deleteToolOverride(deps.db, { agencyId: auth.agencyId, userId: auth.userId, agentId: params.agentId }, params.toolName);
+      await deleteToolOverride(deps.db, { ...scope, agentId: params.agentId }, params.toolName);
     },
   }),
   defineRoute({

@@ -1,5 +1,5 @@
 import type { DatabasePool } from 'slonik';
-import { lockAgentInAgency } from '../../sql/agents.ts';
+import { lockAgentInOrganization } from '../../sql/agents.ts';
 import {
   findMcpServerIdsOfAgent,
   replaceToolPermissionsOfAgent,
@@ -50,15 +50,15 @@ function checkToolSet(tools: Named[], serversOfAgent: Set<string>) {
  */
 export async function replaceAgentTools(
   db: DatabasePool,
-  agencyId: string,
+  organizationId: string,
   agentId: string,
   tools: ToolPermission[],
 ): Promise<{ agentId: string; toolCount: number }> {
   return db.transaction(async (tx) => {
-    if (!(await lockAgentInAgency(tx, agencyId, agentId))) throw agentNotFound();
+    if (!(await lockAgentInOrganization(tx, organizationId, agentId))) throw agentNotFound();
     const named = tools.map((tool) => ({ tool, provider: parseProviderKey(tool.providerKey) }));
     const serverIds = [...new Set(named.flatMap(({ provider }) => (provider?.kind === 'mcp' ? [provider.serverId] : [])))];
-    const servers = new Set(serverIds.length ? await findMcpServerIdsOfAgent(tx, agencyId, agentId, serverIds) : []);
+    const servers = new Set(serverIds.length ? await findMcpServerIdsOfAgent(tx, organizationId, agentId, serverIds) : []);
     const { issues, stored } = checkToolSet(named, servers);
     if (issues.length) throw new ValidationError(issues);
     await replaceToolPermissionsOfAgent(tx, agentId, stored);

@@ -27,7 +27,7 @@ const describe = (toolName: string, provider: ToolProvider | null): string | nul
  * - `always_allow` tools run without a prompt;
  * - `needs_approval` tools require approval, unless this user has an override for this agent+tool
  *   (`userId` null, an end user's turn: overrides never apply).
- * `agentId` is an agent the caller's agency has: both callers are routes whose scope found it
+ * `agentId` is an agent the acting organization has: both callers are routes whose scope found it
  * (app/agents/scope.ts), the chat stream and `GET .../tools/effective`.
  */
 export async function offeredToolsOf(db: CommonQueryMethods, agentId: string, userId: string | null): Promise<Map<string, OfferedTool>> {

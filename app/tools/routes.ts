@@ -12,7 +12,7 @@ const invalid = { description: 'Invalid body or agentId', schema: ValidationErro
 
 /**
  * Tool catalog and per-agent tool permissions (docs/interface.md §7, "Tool permissions and
- * overrides"): a JWT is required and the agent must be one of the caller's agency. Replacing
+ * overrides"): a JWT is required and the agent must be one of the acting organization. Replacing
  * the set needs `update` on `ai.agent` (ADR 0020); reading it needs no policy.
  */
 export const toolRoutes = [

@@ -21,7 +21,7 @@ export const endUserIds = (i: number) =>
 /** Organization i's agent and its end users: two verified customers of the business for one anonymous visitor. */
 export async function insertEndUsers(db: DatabasePool, i: number, organizationId: string): Promise<void> {
   await db.query(sql.unsafe`
-    INSERT INTO agents (id, agency_id, name) VALUES (${agentId(i)}, ${organizationId}, ${`Bench agent ${i}`}) ON CONFLICT DO NOTHING`);
+    INSERT INTO agents (id, organization_id, name) VALUES (${agentId(i)}, ${organizationId}, ${`Bench agent ${i}`}) ON CONFLICT DO NOTHING`);
   await db.query(sql.unsafe`
     INSERT INTO end_users (id, organization_id, agent_id, kind, external_id, visitor_token_hash, created_at, last_seen_at)
     SELECT u.id, ${organizationId}, ${agentId(i)}, CASE WHEN u.n % 3 = 0 THEN 'anonymous' ELSE 'verified' END,

@@ -48,7 +48,7 @@ const RULES: Rule[] = [
   {
     stage: 'token',
     url: /\/app\/core\/auth\.ts$/,
-    functions: /^(requireAccessToken|bearerClaims|bearerToken|verifyAccessToken|accessTokenKey|isAccessClaims)$/,
+    functions: /^(requireAccessToken|bearerClaims|bearerToken|verifyAccessToken|accessTokenKey|isIssuedClaims)$/,
   },
   { stage: 'token', url: /\/node_modules\/(jsonwebtoken|jws|jwa)\// },
   { stage: 'policy', url: /\/app\/core\/auth\.ts$/, functions: /^checkPolicy$/ },

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
 import { buildOpenApiDocument, openApiPath } from '../../app/core/openapi.ts';
-import { apiKeyAccessOf, endUserAuthOf, fullPath, type Route } from '../../app/core/route.ts';
+import { apiKeyAccessOf, describePolicy, endUserAuthOf, fullPath, type Route } from '../../app/core/route.ts';
 import { areaRoutes } from '../../app/routes.ts';
 import { renderApiIndex } from './api-index.ts';
 import { tableBetween, type Markers } from './marked-table.ts';
@@ -118,7 +118,7 @@ function who(route: Route): string {
   if (route.auth === 'public') parts.push('anyone');
   else if (endUser) parts.push("an end user's session token");
   else if (!apiKey?.keyOnly) parts.push(route.principal ? `a ${route.principal} token` : 'any token');
-  if (route.policy) parts.push(`\`${route.policy.action}\` on \`${route.policy.subject}\``);
+  if (route.policy) parts.push(describePolicy(route.policy, (text) => `\`${text}\``));
   if (apiKey) parts.push(`${apiKey.keyOnly ? 'only ' : 'or '}an API key with \`${apiKey.scope}\``);
   const limit = route.rateLimit;
   if (limit) {

@@ -289,7 +289,7 @@ export type Api = {
       channel: 'sms';
     };
   };
-  /** The caller's organization */
+  /** The acting organization (`x-org-id`, else the caller's own) */
   'GET /organization/my': {
     response: {
       id: string;
@@ -302,7 +302,7 @@ export type Api = {
       updatedAt: string;
     };
   };
-  /** Rename the caller's organization or switch business registration */
+  /** Rename the acting organization or switch business registration */
   'PATCH /organization/my': {
     body: {
       name?: string;
@@ -369,7 +369,7 @@ export type Api = {
       updatedAt: string;
     };
   };
-  /** Create an agent in the caller's agency */
+  /** Create an agent in the acting organization */
   'POST /ai/agents': {
     body: {
       name: string;
@@ -401,7 +401,7 @@ export type Api = {
       updatedAt: string;
     };
   };
-  /** List the agents of the caller's agency (archived ones are not listed) */
+  /** List the agents of the acting organization (archived ones are not listed) */
   'GET /ai/agents': {
     response: {
       agents: {
@@ -422,7 +422,7 @@ export type Api = {
       }[];
     };
   };
-  /** One agent of the caller's agency */
+  /** One agent of the acting organization */
   'GET /ai/agents/:agentId': {
     params: {
       agentId: string;
@@ -444,7 +444,7 @@ export type Api = {
       updatedAt: string;
     };
   };
-  /** Change an agent of the caller's agency (name, description, model and its settings, instructions, guardrails) */
+  /** Change an agent of the acting organization (name, description, model and its settings, instructions, guardrails) */
   'PATCH /ai/agents/:agentId': {
     params: {
       agentId: string;
@@ -479,7 +479,7 @@ export type Api = {
       updatedAt: string;
     };
   };
-  /** Archive an agent of the caller's agency */
+  /** Archive an agent of the acting organization */
   'DELETE /ai/agents/:agentId': {
     params: {
       agentId: string;

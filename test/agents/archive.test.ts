@@ -3,10 +3,11 @@ import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
 import { areaRoutes } from '../../app/routes.ts';
-import { findAgentInAgency, listAgentsOfAgency, lockAgentInAgency } from '../../sql/agents.ts';
+import { findAgentInOrganization, listAgentsOfOrganization, lockAgentInOrganization } from '../../sql/agents.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp, type TestContext } from '../helpers/app.ts';
 import { AGENT_NOT_FOUND, as, insertMcpServer, OTHER_AGENT } from '../tools/support.ts';
+import { resourceScopeOf } from '../../app/core/route-scope.ts';
 
 const test = withTestApp(anyTest);
 const DEMO = ORGANIZATIONS.demoAgency.id;
@@ -105,7 +106,7 @@ test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for
   // Every scoped route has a request in the table (the path's pattern, its ids filled in).
   const patterns = Object.keys(table).map((key) => key.replaceAll(agentId, ':agentId').replace(/\/[0-9a-f-]{36}/g, '/:id'));
   const scoped = areaRoutes
-    .filter((route) => route.scope !== undefined)
+    .filter((route) => resourceScopeOf(route) !== undefined)
     .map(
       (route) =>
         `${route.method} ${route.path
@@ -184,9 +185,9 @@ test('the lookups every caller goes through skip an archived agent', async (t) =
   const owner = await as(t.context.t, 'owner@demo.test');
   const agentId = await newAgent(owner);
   const db = t.context.t.db.pool;
-  t.not(await findAgentInAgency(db, DEMO, agentId), null);
+  t.not(await findAgentInOrganization(db, DEMO, agentId), null);
   await owner.delete(`/api/ai/agents/${agentId}`).expect(204);
-  t.is(await findAgentInAgency(db, DEMO, agentId), null);
-  t.is(await db.transaction((tx) => lockAgentInAgency(tx, DEMO, agentId)), null);
-  t.false((await listAgentsOfAgency(db, DEMO)).some((agent) => agent.id === agentId));
+  t.is(await findAgentInOrganization(db, DEMO, agentId), null);
+  t.is(await db.transaction((tx) => lockAgentInOrganization(tx, DEMO, agentId)), null);
+  t.false((await listAgentsOfOrganization(db, DEMO)).some((agent) => agent.id === agentId));
 });

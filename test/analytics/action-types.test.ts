@@ -71,7 +71,7 @@ test.serial(
         INSERT INTO model_pricing (model_id, input_usd_per_mtok, output_usd_per_mtok, cache_read_usd_per_mtok)
         VALUES (${model.id}, ${model.input}, ${model.output}, 0)`);
     // Other Agency has no usage of its own: every row below is the service's.
-    await pool.query(sql.unsafe`DELETE FROM usage_events WHERE organization_id = (SELECT agency_id FROM agents WHERE id = ${agent})`);
+    await pool.query(sql.unsafe`DELETE FROM usage_events WHERE organization_id = (SELECT organization_id FROM agents WHERE id = ${agent})`);
 
     const isModeration = (request: ChatRequest) => request.messages[0]?.content === MODERATION_PROMPT;
     const chat = await startOpenAiPeer((request) => {

@@ -94,7 +94,7 @@ test('retention drops whole raw months: rollup answers of windows on slot and da
   const tenant = await createTenant(db.pool, 'retention');
   const agentId = uuidv7();
   await db.pool.query(
-    sql.unsafe`INSERT INTO agents (id, agency_id, name, description) VALUES (${agentId}, ${tenant.organizationId}, 'kept', '')`,
+    sql.unsafe`INSERT INTO agents (id, organization_id, name, description) VALUES (${agentId}, ${tenant.organizationId}, 'kept', '')`,
   );
   const rows: UsageRow[] = [
     { at: '2031-01-15T12:00:00.000Z', latencyMs: 900, agentId },

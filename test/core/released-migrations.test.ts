@@ -39,6 +39,8 @@ const RELEASED: Record<string, string> = {
   '1102_web_channel.sql': '7b7f7ab60671dbe12755114769fe8bf2692f2a783518c9a95985a5946a131f1d',
   '1120_agents_archived.sql': 'e6f581cb654cf96dd10595dab211960f1baf73d01df97ff4bfb39e7d0f340af3',
   '1130_end_user_turns_index.sql': '361ce6b2d6c7373e44022e6c42b5f3766b504ec9354fcb2898a06586773d2632',
+  '1200_organization_id.sql': 'cce5558d83cf553b14daf241093aa605dcaca1a284f028bd2635fef0fb6fdae8',
+  '1201_workspace_roles.sql': '097a2220e9f04605009bb22ce8b1dc37941f8a89673ac4c7eb5d5dafe7c6abdc',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

@@ -7,13 +7,14 @@ import { buildRouter } from '../../app/core/mount.ts';
 import { buildOpenApiDocument, openApiPath } from '../../app/core/openapi.ts';
 import { defineRoute, fullPath, type Route } from '../../app/core/route.ts';
 import { StrictObject, Uuid } from '../../app/core/schemas.ts';
+import { ORGANIZATION_SCOPE, resourceScopeOf } from '../../app/core/route-scope.ts';
 import { areaRoutes } from '../../app/routes.ts';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { testConfig, withTestApp } from '../helpers/app.ts';
 
 const test = withTestApp(anyTest);
 
-const scoped = areaRoutes.filter((route) => route.scope);
+const scoped = areaRoutes.filter((route) => resourceScopeOf(route));
 const AGENT_NOT_FOUND = {
   statusCode: 404,
   errorCode: 'AI.AGENT_NOT_FOUND',
@@ -27,9 +28,10 @@ const pathOf = (route: Route, agentId: string) =>
 
 test('every route under an agent declares the agent scope and none lists AI.AGENT_NOT_FOUND itself', (t) => {
   const underAgent = areaRoutes.filter((route) => route.path.includes('/:agentId'));
-  // Removing an override answers 204 for any agent id: nothing of another agency is touched (docs/agents-and-tools.md).
+  // Removing an override answers 204 for any agent id: nothing of another organization is touched (docs/agents-and-tools.md).
   const unscoped = underAgent.filter((route) => route.scope !== AGENT_SCOPE).map((route) => `${route.method} ${route.path}`);
   t.deepEqual(unscoped, ['DELETE /ai/agents/:agentId/tool-overrides/:toolName']);
+  t.is(areaRoutes.find((route) => route.path === '/ai/agents/:agentId/tool-overrides/:toolName')?.scope, ORGANIZATION_SCOPE);
   t.true(scoped.length >= 19, `${scoped.length} scoped routes`);
   const listing = areaRoutes.filter((route) => route.errors?.some((code) => code === AI_AGENT_NOT_FOUND));
   t.deepEqual(
@@ -72,7 +74,7 @@ test('a scope on a public route, or on a path without its parameter, is refused 
   t.throws(() => buildRouter([noParameter], deps, undefined), { message: /:agentId/ });
 });
 
-test("on every scoped route a malformed agent id is a 400 before any lookup, and another agency's agent the scope's 404", async (t) => {
+test("on every scoped route a malformed agent id is a 400 before any lookup, and another organization's agent the scope's 404", async (t) => {
   const token = await t.context.t.login('owner@demo.test');
   for (const route of scoped) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -89,7 +91,7 @@ test("on every scoped route a malformed agent id is a 400 before any lookup, and
   }
 });
 
-test("a caller without the route's policy is a 403 on every scoped route, whatever the id: malformed, another agency's or its own", async (t) => {
+test("a caller without the route's policy is a 403 on every scoped route, whatever the id: malformed, another organization's or its own", async (t) => {
   // The scope's read starts beside the policy query; the policy's answer still comes first.
   const token = await t.context.t.login('member@demo.test');
   for (const route of scoped.filter((candidate) => candidate.policy)) {
@@ -99,4 +101,16 @@ test("a caller without the route's policy is a 403 on every scoped route, whatev
       t.is(answer.status, 403, `${route.method} ${route.path} ${agentId}`);
     }
   }
+});
+
+test('every token route under /ai, /organization/my and /agency acts in an organization, but the platform-wide ones', (t) => {
+  const tenantPaths = /^\/(ai|organization\/my|agency)(\/|$)/;
+  // The tool catalog and the price list are the platform's; the OAuth landing routes finish a flow bound to its user and organization.
+  const platformWide = ['GET /ai/tools/catalog', 'GET /ai/model-pricing', 'PUT /ai/model-pricing', 'POST /ai/mcp-oauth/complete'];
+  const unscoped = areaRoutes
+    // Routes of a user's access token (an ingestion route's caller, key or token, carries its organization: app/core/api-key-auth.ts).
+    .filter((route) => tenantPaths.test(route.path) && route.auth === 'jwt')
+    .filter((route) => route.scope === undefined)
+    .map((route) => `${route.method} ${route.path}`);
+  t.deepEqual(unscoped.toSorted(), platformWide.toSorted());
 });

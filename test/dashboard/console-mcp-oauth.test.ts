@@ -16,7 +16,7 @@ test.serial('Connect sends the browser through the authorization server and back
   const fake = await startFakeOAuth();
   t.teardown(() => fake.close());
   const serverId = await insertOAuthServer(t.context.t.db.pool, {
-    agencyId: ORGANIZATIONS.demoAgency.id,
+    organizationId: ORGANIZATIONS.demoAgency.id,
     agentId: AGENTS.support.id,
     url: fake.resourceUrl,
   });
@@ -62,7 +62,7 @@ test.serial('Connect sends the browser through the authorization server and back
 
 test.serial('a landing with a hand-off this browser did not start completes nothing and says so', async (t) => {
   const serverId = await insertOAuthServer(t.context.t.db.pool, {
-    agencyId: ORGANIZATIONS.demoAgency.id,
+    organizationId: ORGANIZATIONS.demoAgency.id,
     agentId: AGENTS.support.id,
     url: 'https://mcp.example.com/mcp',
   });

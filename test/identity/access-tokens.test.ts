@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import Koa from 'koa';
 import { sql } from 'slonik';
 import request from 'supertest';
-import { authenticate, requirePolicy } from '../../app/core/auth.ts';
+import { authenticate, requireAccess } from '../../app/core/auth.ts';
 import { errorMiddleware } from '../../app/core/error-middleware.ts';
 import { USERS, ORGANIZATIONS, ROLES } from '../../seeds/demo-fixtures.ts';
 import { TEST_JWT_SECRET, withTestApp } from '../helpers/app.ts';
@@ -65,12 +65,12 @@ test('an access token from login carries the contract claims and lasts 15 minute
 });
 
 test('a revoked grant stops working on the next request', async (t) => {
-  // A route guarded by requirePolicy, mounted the way every area mounts its routes.
+  // A route guarded by requireAccess, mounted the way every area mounts its routes.
   const app = new Koa();
   app.use(errorMiddleware);
   const deps = t.context.t.app.deps;
   app.use(authenticate(TEST_JWT_SECRET, () => new Date()));
-  app.use(requirePolicy(deps, { subject: 'ai.agent', action: 'read' }));
+  app.use(requireAccess(deps, { grants: [{ subject: 'ai.agent', action: 'read' }], acts: false }));
   app.use((ctx) => {
     ctx.body = { ok: true };
   });

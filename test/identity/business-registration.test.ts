@@ -22,7 +22,7 @@ async function agency(t: T, setup: AgencySetup): Promise<string> {
     VALUES (${id}, 'Gate Agency', 'AGENCY', ${setup.flag}, ${setup.capacity})`);
   if (setup.plan) {
     await db.query(sql.unsafe`
-      INSERT INTO plans (id, agency_id, name, is_public, is_active)
+      INSERT INTO plans (id, organization_id, name, is_public, is_active)
       VALUES (${uuidv7()}, ${id}, 'Plan', ${setup.plan.isPublic}, ${setup.plan.isActive})`);
   }
   return id;

@@ -53,6 +53,8 @@ export function storedUsage(db: DatabasePool, organizationId: string) {
 /** An agent of the organization, written directly. */
 export async function insertAgentOf(db: DatabasePool, organizationId: string): Promise<string> {
   const id = uuidv7();
-  await db.query(sql.unsafe`INSERT INTO agents (id, agency_id, name, description) VALUES (${id}, ${organizationId}, 'ingest agent', '')`);
+  await db.query(
+    sql.unsafe`INSERT INTO agents (id, organization_id, name, description) VALUES (${id}, ${organizationId}, 'ingest agent', '')`,
+  );
   return id;
 }

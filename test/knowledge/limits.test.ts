@@ -18,7 +18,7 @@ const documentsPath = (agentId: string) => `/api/ai/agents/${agentId}/documents`
 const fill = (t: T, agentId: string, count: number, sizes: { bytes?: number; chunks?: number; textBytes?: number } = {}) =>
   t.context.t.db.pool.query(sql.unsafe`
     INSERT INTO knowledge_documents (id, organization_id, agent_id, name, content_type, bytes, chunk_count, text_bytes, created_at)
-    SELECT gen_random_uuid(), (SELECT agency_id FROM agents WHERE id = ${agentId}), ${agentId}, 'filler-' || n, 'text/plain',
+    SELECT gen_random_uuid(), (SELECT organization_id FROM agents WHERE id = ${agentId}), ${agentId}, 'filler-' || n, 'text/plain',
            ${sizes.bytes ?? 1}, ${sizes.chunks ?? 1}, ${sizes.textBytes ?? 1}, now()
     FROM generate_series(1, ${count}) AS n`);
 

@@ -15,7 +15,7 @@ const base = oauthTestConfig();
 const config = { ...base, mcpClient: { ...base.mcpClient, timeoutMs: 10_000, maxResponseBytes: 4 * 1024 * 1024 } };
 const test = withTestApp(anyTest, { app: { config } });
 
-const ids = (serverId: string) => ({ agencyId: ORGANIZATIONS.demoAgency.id, agentId: AGENTS.support.id, serverId });
+const ids = (serverId: string) => ({ organizationId: ORGANIZATIONS.demoAgency.id, agentId: AGENTS.support.id, serverId });
 const call = (t: T, serverId: string, name: string, args: Record<string, unknown> = {}, options = {}) =>
   callServerTool(t.context.t.app.deps, ids(serverId), { name, arguments: args }, options);
 

@@ -12,7 +12,7 @@ import { connectedOAuthServer, refreshRequests } from './oauth-connected.ts';
 
 const test = withTestApp(anyTest, { app: { config: oauthTestConfig() } });
 
-const agencyId = ORGANIZATIONS.demoAgency.id;
+const organizationId = ORGANIZATIONS.demoAgency.id;
 const HOUR = 3600_000;
 /** An app of the same database whose clock is `offsetMs` ahead. */
 const later = (t: ExecutionContext<TestContext>, offsetMs: number, config = oauthTestConfig()) =>
@@ -24,7 +24,7 @@ async function storedRefreshToken(t: ExecutionContext<TestContext>, serverId: st
   return openJson<{ refreshToken: string }>(
     t.context.t.app.deps.config.credentialsKeyring,
     { keyId: row.keyId, ciphertext: row.sealed },
-    `agency:${agencyId}/server:${serverId}/oauth-tokens`,
+    `agency:${organizationId}/server:${serverId}/oauth-tokens`,
   ).refreshToken;
 }
 
@@ -39,7 +39,7 @@ async function statusOf(t: ExecutionContext<TestContext>, serverId: string, toke
 
 test('a valid access token is answered as stored, without a token request', async (t) => {
   const started = await connectedOAuthServer(t);
-  const auth = await validAuthForAgentMcpServer(t.context.t.app.deps, { agencyId, serverId: started.serverId });
+  const auth = await validAuthForAgentMcpServer(t.context.t.app.deps, { organizationId, serverId: started.serverId });
   t.deepEqual(auth.headers, { authorization: `Bearer ${started.fake.issuedAccessTokens[0]}` });
   t.is(refreshRequests(started).length, 0);
 });
@@ -48,7 +48,7 @@ test('a token within 60 s of expiry is refreshed, the rotated refresh token is s
   const started = await connectedOAuthServer(t);
   const firstRefresh = started.fake.issuedRefreshTokens[0]!;
   // 59 min 30 s later the 1-hour token is inside the 60 s skew.
-  const auth = await validAuthForAgentMcpServer(later(t, HOUR - 30_000), { agencyId, serverId: started.serverId });
+  const auth = await validAuthForAgentMcpServer(later(t, HOUR - 30_000), { organizationId, serverId: started.serverId });
   t.is(auth.accessToken, started.fake.issuedAccessTokens[1]);
   const [request] = refreshRequests(started);
   t.is(request!.form.get('refresh_token'), firstRefresh);
@@ -57,9 +57,9 @@ test('a token within 60 s of expiry is refreshed, the rotated refresh token is s
   t.is(await storedRefreshToken(t, started.serverId), rotated);
 
   // 30 s later the new token is still good; two hours later it is refreshed with the rotated token.
-  await validAuthForAgentMcpServer(later(t, HOUR), { agencyId, serverId: started.serverId });
+  await validAuthForAgentMcpServer(later(t, HOUR), { organizationId, serverId: started.serverId });
   t.is(refreshRequests(started).length, 1);
-  const again = await validAuthForAgentMcpServer(later(t, 3 * HOUR), { agencyId, serverId: started.serverId });
+  const again = await validAuthForAgentMcpServer(later(t, 3 * HOUR), { organizationId, serverId: started.serverId });
   t.is(refreshRequests(started)[1]!.form.get('refresh_token'), rotated);
   t.is(again.accessToken, started.fake.issuedAccessTokens[2]);
   t.false(t.context.t.logs.text().includes(rotated));
@@ -77,7 +77,9 @@ test('20 concurrent callers in two processes cause one token request and all get
   const first = t.context.t.rebuild({ config: oauthTestConfig(), clock }).deps;
   const second = t.context.t.rebuild({ db: otherPool, config: oauthTestConfig(), clock }).deps;
   const results = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => validAuthForAgentMcpServer(i % 2 ? first : second, { agencyId, serverId: started.serverId })),
+    Array.from({ length: 20 }, (_, i) =>
+      validAuthForAgentMcpServer(i % 2 ? first : second, { organizationId, serverId: started.serverId }),
+    ),
   );
   t.is(refreshRequests(started).length, 1);
   t.deepEqual(new Set(results.map((r) => r.accessToken)), new Set([started.fake.issuedAccessTokens[1]]));
@@ -87,7 +89,9 @@ test('20 concurrent callers in two processes cause one token request and all get
 test('a revoked refresh token marks the server reauthorization_required and answers MCP.SERVER_UNAUTHORIZED', async (t) => {
   const started = await connectedOAuthServer(t);
   started.fake.revokeRefreshTokens();
-  const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(later(t, 2 * HOUR), { agencyId, serverId: started.serverId }));
+  const error = await t.throwsAsync<CodedError>(
+    validAuthForAgentMcpServer(later(t, 2 * HOUR), { organizationId, serverId: started.serverId }),
+  );
   t.is(error?.status, 502);
   t.is(error?.errorCode, 'MCP.SERVER_UNAUTHORIZED');
   t.like(error?.metadata, { status: 'reauthorization_required' });
@@ -96,7 +100,9 @@ test('a revoked refresh token marks the server reauthorization_required and answ
   t.truthy(status.lastCheckedAt);
   // The refused refresh token is not presented again.
   const requests = refreshRequests(started).length;
-  await t.throwsAsync(validAuthForAgentMcpServer(later(t, 2 * HOUR), { agencyId, serverId: started.serverId }), { message: /refused/ });
+  await t.throwsAsync(validAuthForAgentMcpServer(later(t, 2 * HOUR), { organizationId, serverId: started.serverId }), {
+    message: /refused/,
+  });
   t.is(refreshRequests(started).length, requests);
 
   // Authorizing again connects the server again.
@@ -114,11 +120,11 @@ test('a token endpoint that hangs answers 504 within the outbound timeout and le
   const started = await connectedOAuthServer(t);
   started.fake.tokenDelayMs = Infinity;
   const deps = later(t, 2 * HOUR, oauthTestConfig({ outboundTimeoutMs: 400 }));
-  const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(deps, { agencyId, serverId: started.serverId }));
+  const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(deps, { organizationId, serverId: started.serverId }));
   t.is(error?.status, 504);
   t.is(error?.errorCode, 'MCP_OAUTH.UPSTREAM_TIMEOUT');
   started.fake.tokenDelayMs = 0;
-  const auth = await validAuthForAgentMcpServer(deps, { agencyId, serverId: started.serverId });
+  const auth = await validAuthForAgentMcpServer(deps, { organizationId, serverId: started.serverId });
   t.is(auth.accessToken, started.fake.issuedAccessTokens.at(-1));
 });
 
@@ -136,7 +142,7 @@ test('a refresh that waits longer than the outbound timeout plus 2 s for the tok
     await released;
   });
   await holding;
-  const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(deps, { agencyId, serverId: started.serverId }));
+  const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(deps, { organizationId, serverId: started.serverId }));
   release();
   await holder;
   t.is(error?.status, 504);
@@ -147,7 +153,9 @@ test('a refresh that waits longer than the outbound timeout plus 2 s for the tok
 
 test('an OAuth server never authorized answers MCP.AUTHORIZATION_REQUIRED and lists as needs_authorization', async (t) => {
   const started = await startWithServer(t);
-  const error = await t.throwsAsync<CodedError>(validAuthForAgentMcpServer(t.context.t.app.deps, { agencyId, serverId: started.serverId }));
+  const error = await t.throwsAsync<CodedError>(
+    validAuthForAgentMcpServer(t.context.t.app.deps, { organizationId, serverId: started.serverId }),
+  );
   t.is(error?.errorCode, 'MCP.AUTHORIZATION_REQUIRED');
   const status = await statusOf(t, started.serverId, started.token);
   t.deepEqual([status.status, status.lastCheckedAt], ['needs_authorization', null]);

@@ -24,7 +24,11 @@ async function consentedFlow(t: T): Promise<Flow> {
   const auth = `Bearer ${token}`;
   const created = await t.context.t.http().post('/api/ai/agents').set('authorization', auth).send({ name: 'Connector' }).expect(201);
   const agentId = created.body.id as string;
-  const serverId = await insertOAuthServer(t.context.t.db.pool, { agencyId: ORGANIZATIONS.demoAgency.id, agentId, url: fake.resourceUrl });
+  const serverId = await insertOAuthServer(t.context.t.db.pool, {
+    organizationId: ORGANIZATIONS.demoAgency.id,
+    agentId,
+    url: fake.resourceUrl,
+  });
   const initiated = await t.context.t.http().post(initiatePath(serverId, agentId)).set('authorization', auth).expect(200);
   const redirect = await fake.authorize(initiated.body.authorizationUrl);
   return { fake, token, agentId, serverId, redirect, browserKey: initiated.body.browserKey };

@@ -65,7 +65,7 @@ test('an authorization server that supports CIMD gets our document URL as client
 
   // The tokens are refreshed as the same public client.
   const later = t.context.t.rebuild({ config: app.deps.config, clock: () => new Date(Date.now() + 2 * 3600_000) });
-  const auth = await validAuthForAgentMcpServer(later.deps, { agencyId: ORGANIZATIONS.demoAgency.id, serverId: started.serverId });
+  const auth = await validAuthForAgentMcpServer(later.deps, { organizationId: ORGANIZATIONS.demoAgency.id, serverId: started.serverId });
   t.is(auth.accessToken, started.fake.issuedAccessTokens[1]);
   t.is(refreshRequests(started)[0]!.form.get('client_id'), clientId);
 });

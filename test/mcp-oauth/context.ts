@@ -24,7 +24,7 @@ export async function startWithServer(t: ExecutionContext<TestContext>, options:
   const fake = await startFakeOAuth(options);
   t.teardown(() => fake.close());
   const serverId = await insertOAuthServer(t.context.t.db.pool, {
-    agencyId: ORGANIZATIONS.demoAgency.id,
+    organizationId: ORGANIZATIONS.demoAgency.id,
     agentId: AGENTS.support.id,
     url: fake.resourceUrl,
   });

@@ -262,12 +262,12 @@ export async function startFakeOAuth(options: FakeOptions = {}): Promise<FakeOAu
 /** An agent MCP server row using OAuth, as the catalog flow saves it. */
 export async function insertOAuthServer(
   db: CommonQueryMethods,
-  row: { agencyId: string; agentId: string; url: string; authType?: 'oauth' | 'none' | 'static_headers' },
+  row: { organizationId: string; agentId: string; url: string; authType?: 'oauth' | 'none' | 'static_headers' },
 ): Promise<string> {
   const id = uuidv7();
   await db.query(sql.unsafe`
-    INSERT INTO agent_mcp_servers (id, agency_id, agent_id, name, url, transport_type, auth_type, variant_type)
-    VALUES (${id}, ${row.agencyId}, ${row.agentId}, 'Fake MCP', ${row.url}, 'http', ${row.authType ?? 'oauth'},
+    INSERT INTO agent_mcp_servers (id, organization_id, agent_id, name, url, transport_type, auth_type, variant_type)
+    VALUES (${id}, ${row.organizationId}, ${row.agentId}, 'Fake MCP', ${row.url}, 'http', ${row.authType ?? 'oauth'},
             ${row.authType === undefined || row.authType === 'oauth' ? 'oauth' : null})`);
   return id;
 }

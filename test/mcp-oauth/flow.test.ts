@@ -140,7 +140,7 @@ test('an agent of another agency is answered AI.AGENT_NOT_FOUND and an unknown s
 test('a server that does not use OAuth is a 409 and nothing is fetched', async (t) => {
   const started = await startWithServer(t);
   const serverId = await insertOAuthServer(t.context.t.db.pool, {
-    agencyId: ORGANIZATIONS.demoAgency.id,
+    organizationId: ORGANIZATIONS.demoAgency.id,
     agentId: AGENTS.support.id,
     url: started.fake.resourceUrl,
     authType: 'static_headers',

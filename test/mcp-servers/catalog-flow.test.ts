@@ -49,12 +49,12 @@ async function owner(t: Ctx) {
 const StoredRow = z.object({
   credentials: z.instanceof(Buffer).nullable(),
   keyId: z.string().nullable(),
-  agencyId: z.string(),
+  organizationId: z.string(),
   availableMcpId: z.string().nullable(),
 });
 const storedRow = (t: Ctx, id: string) =>
   t.context.t.db.pool.one(sql.type(StoredRow)`
-    SELECT credentials, credentials_key_id AS "keyId", agency_id AS "agencyId", available_mcp_id AS "availableMcpId"
+    SELECT credentials, credentials_key_id AS "keyId", organization_id AS "organizationId", available_mcp_id AS "availableMcpId"
     FROM agent_mcp_servers WHERE id = ${id}`);
 
 test('a free variant is added with auth type none and the variant URL and transport', async (t) => {
@@ -121,15 +121,18 @@ test('an apikey variant stores its credentials encrypted, bound to agency and se
   const keyring = testConfig().credentialsKeyring;
   t.is(row.keyId, keyring.current.id);
   // The header value is built from the template: the user pasted only the token.
-  t.deepEqual(openJson(keyring, { keyId: row.keyId!, ciphertext: row.credentials! }, `agency:${row.agencyId}/server:${response.body.id}`), {
-    headers: { Authorization: `Bearer ${SECRET}`, 'X-Workspace': 'acme' },
-    values: { region: 'eu' },
-  });
+  t.deepEqual(
+    openJson(keyring, { keyId: row.keyId!, ciphertext: row.credentials! }, `agency:${row.organizationId}/server:${response.body.id}`),
+    {
+      headers: { Authorization: `Bearer ${SECRET}`, 'X-Workspace': 'acme' },
+      values: { region: 'eu' },
+    },
+  );
   t.throws(() =>
     openJson(
       keyring,
       { keyId: row.keyId!, ciphertext: row.credentials! },
-      `agency:${row.agencyId}/server:01900000-0000-7000-8000-000000000000`,
+      `agency:${row.organizationId}/server:01900000-0000-7000-8000-000000000000`,
     ),
   );
 
@@ -156,7 +159,7 @@ test('a token pasted with its prefix is not prefixed twice', async (t) => {
   const opened = openJson<{ headers: Record<string, string> }>(
     testConfig().credentialsKeyring,
     { keyId: row.keyId!, ciphertext: row.credentials! },
-    `agency:${row.agencyId}/server:${response.body.id}`,
+    `agency:${row.organizationId}/server:${response.body.id}`,
   );
   t.is(opened.headers.Authorization, 'Bearer abc');
 });

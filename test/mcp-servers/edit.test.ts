@@ -159,7 +159,7 @@ test("an OAuth server moved to its variant's new URL drops its tokens and needs 
     .expect(201);
   t.is(created.body.status, 'needs_authorization');
   await t.context.t.db.pool.query(sql.unsafe`
-    INSERT INTO agent_mcp_server_oauth_tokens (server_id, agency_id, issuer, client_id, token_endpoint, resource, key_id, sealed)
+    INSERT INTO agent_mcp_server_oauth_tokens (server_id, organization_id, issuer, client_id, token_endpoint, resource, key_id, sealed)
     VALUES (${created.body.id}, ${ORGANIZATIONS.demoAgency.id}, 'https://as.example', 'c', 'https://as.example/token', 'https://8.8.8.8/oauth', 't1', '\\x00')`);
   t.is((await t.context.t.http().get(`${serversPath}/${created.body.id}`).set('authorization', auth).expect(200)).body.status, 'unknown');
 

@@ -40,7 +40,7 @@ test('under concurrent flag-on and last-plan deactivation the invariant holds af
   for (let round = 0; round < ROUNDS; round++) {
     await db.query(sql.unsafe`UPDATE organizations SET allow_business_registration = false WHERE id = ${agency}`);
     await db.query(sql.unsafe`
-      UPDATE plans SET is_active = (id = ${PLANS.starter.id}), is_public = true WHERE agency_id = ${agency}`);
+      UPDATE plans SET is_active = (id = ${PLANS.starter.id}), is_public = true WHERE organization_id = ${agency}`);
     const [flag, plan] = await Promise.all([
       patch('/organization/my', { allowBusinessRegistration: true }),
       patch(`/plans/${PLANS.starter.id}`, { isActive: false }),
@@ -50,7 +50,7 @@ test('under concurrent flag-on and last-plan deactivation the invariant holds af
     if (flag.status === 409 && plan.status === 200) outcomes.deactivationWon++;
     const holds = await db.oneFirst(sql.type(z.object({ holds: z.boolean() }))`
       SELECT NOT o.allow_business_registration
-             OR EXISTS (SELECT 1 FROM plans p WHERE p.agency_id = o.id AND p.is_active AND p.is_public) AS holds
+             OR EXISTS (SELECT 1 FROM plans p WHERE p.organization_id = o.id AND p.is_active AND p.is_public) AS holds
       FROM organizations o WHERE o.id = ${agency}`);
     if (!holds) broken.push(round);
   }

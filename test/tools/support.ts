@@ -44,7 +44,7 @@ export async function as(t: TestApp, email: string) {
 export async function insertMcpServer(db: DatabasePool, agentId: string, agency: keyof typeof ORGANIZATIONS = 'demoAgency') {
   const id = uuidv7();
   await db.query(sql.unsafe`
-    INSERT INTO agent_mcp_servers (id, agency_id, agent_id, name, url, transport_type, auth_type)
+    INSERT INTO agent_mcp_servers (id, organization_id, agent_id, name, url, transport_type, auth_type)
     VALUES (${id}, ${ORGANIZATIONS[agency].id}, ${agentId}, 'Test server', 'https://mcp.example.test/mcp', 'http', 'none')`);
   return id;
 }

@@ -5,6 +5,7 @@ import { defineRoute } from '../../core/route.ts';
 import { ErrorBody, StrictObject, ValidationErrorBody } from '../../core/schemas.ts';
 import { afterUsageWritten, spendChanged } from './checker.ts';
 import { budgetState } from './status.ts';
+import { ORGANIZATION_SCOPE } from '../../core/route-scope.ts';
 
 export const DEFAULT_ALERT_THRESHOLDS_PCT = [50, 80, 100];
 
@@ -47,22 +48,23 @@ export const budgetRoutes = [
     tags: ['analytics'],
     auth: 'jwt',
     policy: ORGANIZATION_UPDATE,
+    scope: ORGANIZATION_SCOPE,
     schemas: { body: BudgetBody },
     responses: {
       200: { description: 'The budget and where it stands', schema: BudgetSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },
     },
-    handler: async ({ deps, auth, body }) => {
+    handler: async ({ deps, scope, body }) => {
       const budget = await upsertBudget(deps.db, {
-        organizationId: auth.agencyId,
+        organizationId: scope.organizationId,
         monthlyLimitUsd: body.monthlyLimitUsd,
         alertThresholdsPct: [...(body.alertThresholdsPct ?? DEFAULT_ALERT_THRESHOLDS_PCT)].sort((a, b) => a - b),
         enforce: body.enforce ?? false,
         now: deps.clock(),
       });
-      spendChanged(deps.db, auth.agencyId);
+      spendChanged(deps.db, scope.organizationId);
       // A lower limit may already be crossed: say so now rather than at the next sweep.
-      await afterUsageWritten(deps, auth.agencyId);
+      await afterUsageWritten(deps, scope.organizationId);
       return budgetState(deps.db, budget, deps.clock());
     },
   }),
@@ -73,12 +75,13 @@ export const budgetRoutes = [
     tags: ['analytics'],
     auth: 'jwt',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: ORGANIZATION_SCOPE,
     responses: {
       200: { description: 'The budget and where it stands', schema: BudgetSchema },
       404: { description: 'No budget set', schema: ErrorBody },
     },
-    handler: async ({ deps, auth }) => {
-      const budget = await findBudget(deps.db, auth.agencyId);
+    handler: async ({ deps, scope }) => {
+      const budget = await findBudget(deps.db, scope.organizationId);
       if (budget === null) throw noBudget();
       return budgetState(deps.db, budget, deps.clock());
     },
@@ -107,11 +110,12 @@ export const budgetRoutes = [
     tags: ['analytics'],
     auth: 'jwt',
     policy: ORGANIZATION_UPDATE,
+    scope: ORGANIZATION_SCOPE,
     status: 204,
     responses: { 204: { description: 'Removed' }, 404: { description: 'No budget set', schema: ErrorBody } },
-    handler: async ({ deps, auth }) => {
-      if (!(await deleteBudget(deps.db, auth.agencyId))) throw noBudget();
-      spendChanged(deps.db, auth.agencyId);
+    handler: async ({ deps, scope }) => {
+      if (!(await deleteBudget(deps.db, scope.organizationId))) throw noBudget();
+      spendChanged(deps.db, scope.organizationId);
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { findAgentInAgency } from '../../../sql/agents.ts';
+import { findAgentInOrganization } from '../../../sql/agents.ts';
 import { listAgentServerConnections } from '../../../sql/agent-mcp-server-connections.ts';
 import { findChannelOfAgent } from '../../../sql/channels.ts';
 import { listNewestMessages } from '../../../sql/chat-conversations.ts';
@@ -42,7 +42,7 @@ async function continueOnce(deps: AppDeps, conversationId: string): Promise<void
   if (!conversation) return;
   const scope = { organizationId: conversation.organizationId, agentId: conversation.agentId, endUserId: conversation.endUserId };
   const [agent, channel] = await Promise.all([
-    findAgentInAgency(deps.db, scope.organizationId, scope.agentId),
+    findAgentInOrganization(deps.db, scope.organizationId, scope.agentId),
     findChannelOfAgent(deps.db, scope.agentId),
   ]);
   if (!agent) return;
@@ -54,7 +54,7 @@ async function continueOnce(deps: AppDeps, conversationId: string): Promise<void
   const [storedKey, offered, servers] = await Promise.all([
     findProviderKey(deps.db, scope.organizationId),
     offeredToolsOf(deps.db, agent.id, null),
-    listAgentServerConnections(deps.db, { agencyId: scope.organizationId, agentId: agent.id }),
+    listAgentServerConnections(deps.db, { organizationId: scope.organizationId, agentId: agent.id }),
   ]);
   const model = chatModelWith(deps, scope.organizationId, agent.modelId ?? deps.config.ai.defaultModel, turn.signal, storedKey);
   try {

@@ -14,7 +14,7 @@ export const endUserLabel = (endUser: Pick<EndUser, 'name' | 'externalId' | 'kin
   (endUser?.externalId ? `${endUser.kind === 'client' ? 'client' : 'user'} ${endUser.externalId}` : 'an anonymous visitor');
 
 /**
- * Tells the organization's staff (its users with `update` on `ai.agent`) that an end user's turn
+ * Tells the organization's staff (its users with `update` on `ai.approval` or `ai.agent`) that an end user's turn
  * waits for their approval: one email each through the outbox, at most one per conversation per
  * `APPROVAL_MAIL_INTERVAL_MS` (the claim and the mails commit together), naming the agent, the
  * tool, the end user and the console's inbox. Never throws: a mail that cannot be queued is

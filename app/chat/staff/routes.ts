@@ -19,6 +19,7 @@ import {
   TranscriptParams,
   TranscriptQuery,
 } from './schemas.ts';
+import { ORGANIZATION_SCOPE } from '../../core/route-scope.ts';
 
 const tags = ['approvals'];
 /** Messages a transcript answers: the newest ones. */
@@ -36,11 +37,16 @@ export const staffRoutes = [
     auth: 'jwt',
     principal: 'user',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: ORGANIZATION_SCOPE,
     schemas: { query: StaffApprovalQuery },
     responses: { 200: { description: 'A page of approvals', schema: StaffApprovalList } },
-    handler: async ({ deps, auth, query }) => {
+    handler: async ({ deps, scope, query }) => {
       const limit = query.limit ?? 20;
-      const rows = await listStaffApprovals(deps.db, auth.agencyId, { status: query.status ?? 'pending', limit, before: query.before });
+      const rows = await listStaffApprovals(deps.db, scope.organizationId, {
+        status: query.status ?? 'pending',
+        limit,
+        before: query.before,
+      });
       return { approvals: rows.slice(0, limit), hasMore: rows.length > limit };
     },
   }),
@@ -54,20 +60,25 @@ export const staffRoutes = [
     tags,
     auth: 'jwt',
     principal: 'user',
-    policy: { subject: 'ai.agent', action: 'update' },
+    // Whoever may answer approvals: `update` on `ai.approval` (business and agency members) or on `ai.agent`.
+    policy: [
+      { subject: 'ai.approval', action: 'update' },
+      { subject: 'ai.agent', action: 'update' },
+    ],
+    scope: ORGANIZATION_SCOPE,
     schemas: { params: StaffApprovalParams, body: StaffAnswerBody },
     errors: [AI_APPROVAL_NOT_FOUND, AI_APPROVAL_ALREADY_ANSWERED],
     responses: { 200: { description: 'The approval as answered', schema: StaffApprovalSchema } },
-    handler: async ({ deps, auth, params, body }) => {
-      const found = await findStaffApproval(deps.db, auth.agencyId, params.approvalId);
+    handler: async ({ deps, scope, params, body }) => {
+      const found = await findStaffApproval(deps.db, scope.organizationId, params.approvalId);
       if (!found) throw approvalNotFound();
       const reason = body.reason ?? null;
-      const answer = { approvalId: found.id, approved: body.approved, reason, answeredBy: auth.userId, now: deps.clock() };
+      const answer = { approvalId: found.id, approved: body.approved, reason, answeredBy: scope.userId, now: deps.clock() };
       const conversationId = await answerStaffApproval(deps.db, answer);
       if (conversationId === null) throw approvalAlreadyAnswered();
       // Starts the conversation's next turn (not its end) before answering, so the end user's resume GET finds it.
       await continueConversation(deps, conversationId);
-      return (await findStaffApproval(deps.db, auth.agencyId, found.id))!;
+      return (await findStaffApproval(deps.db, scope.organizationId, found.id))!;
     },
   }),
   defineRoute({

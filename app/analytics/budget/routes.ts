@@ -95,11 +95,12 @@ export const budgetRoutes = [
     tags: ['analytics'],
     auth: 'jwt',
     policy: { subject: 'ai.agent', action: 'read' },
+    scope: ORGANIZATION_SCOPE,
     responses: {
       200: { description: 'None or one budget', schema: Type.Object({ budgets: Type.Array(BudgetSchema, { maxItems: 1 }) }) },
     },
-    handler: async ({ deps, auth }) => {
-      const budget = await findBudget(deps.db, auth.agencyId);
+    handler: async ({ deps, scope }) => {
+      const budget = await findBudget(deps.db, scope.organizationId);
       return { budgets: budget === null ? [] : [await budgetState(deps.db, budget, deps.clock())] };
     },
   }),

@@ -17,6 +17,7 @@ import { buildOpenApiDocument } from './core/openapi.ts';
 import { requestId } from './core/request-id.ts';
 import { requestLog } from './core/request-log.ts';
 import type { Route } from './core/route.ts';
+import { entryRedirects } from './dashboard/entry.ts';
 import { dashboard } from './dashboard/serve.ts';
 import { widget } from './dashboard/widget.ts';
 import { ACCESS_TOKEN_TTL_SECONDS } from './identity/tokens.ts';
@@ -91,6 +92,7 @@ export function createApp(options: CreateAppOptions): App {
   // before everything else, so a preflight never reaches a limiter (app/core/cors.ts).
   for (const middleware of corsFor(options.config.corsOrigins)) app.use(middleware);
   app.use(errorMiddleware);
+  app.use(entryRedirects());
   app.use(dashboard({ root: options.dashboardRoot }));
   app.use(widget(deps, { root: options.dashboardRoot }));
   // The JSON body is parsed per route, after its rate limiter (app/core/mount.ts).

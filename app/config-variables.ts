@@ -176,7 +176,7 @@ export const CONFIG_VARIABLES = {
       {
         absent: "absent: the conversation's agent's model",
         meaning:
-          "model that titles a conversation after its first turn (one short non-streamed call); on the platform key an unpriced one is never called and titles stay the first message's first line ([agents-and-tools.md](agents-and-tools.md#conversation-titles))",
+          "model that titles a new conversation from its first message (one short non-streamed call beside its first turn, never waited for); on the platform key an unpriced one is never called and titles stay the first message's first line ([agents-and-tools.md](agents-and-tools.md#conversation-titles))",
       },
     ),
     approvalTtlMs: variable('AI_APPROVAL_TTL_MS', int(60_000, 30 * 86_400_000), {

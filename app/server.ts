@@ -12,6 +12,7 @@ import { startOutboxWorker } from './notifications/delivery/start.ts';
 import { chatTurns } from './chat/running-turns.ts';
 import { outboxJobs } from './outbox-jobs.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
+import { DEMO_PASSWORD, USERS } from '../seeds/demo-fixtures.ts';
 
 async function main() {
   const config = loadConfig();
@@ -44,7 +45,10 @@ async function main() {
   const partitionKeeper = new UsagePartitionKeeper(app.deps);
   partitionKeeper.start();
   const server: Server = app.listen(config.port, () => {
-    logger.info({ port: config.port, node: process.version, docs: `http://localhost:${config.port}/api/docs` }, 'listening');
+    // Where a person goes next: the console (and, with the demo data, who signs in there) and the API's docs.
+    const base = config.publicBaseUrl.replace(/\/$/, '');
+    const demo = config.seedDemo ? { demoSignIn: `${USERS.owner.email} / ${DEMO_PASSWORD}` } : {};
+    logger.info({ port: config.port, node: process.version, console: `${base}/dashboard`, ...demo, docs: `${base}/api/docs` }, 'listening');
   });
 
   let stopping = false;

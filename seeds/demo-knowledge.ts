@@ -9,8 +9,8 @@ import { HELP_CENTER } from './demo-help-center.ts';
 /**
  * The Support Assistant's help center: its documents in the knowledge base, and (when the agent
  * has no tool set yet) `search_knowledge_base` and `list_documents` allowed, so the first chat on
- * a fresh machine answers from them ("Please use search_knowledge_base: how long do refunds
- * take?" with the demo model). Idempotent: a document already there by name is not added again,
+ * a fresh machine answers from them ("How long do refunds take?" with the demo model, in the
+ * console or the widget). Idempotent: a document already there by name is not added again,
  * and a tool set someone changed is left alone. Returns how many documents it added.
  */
 export async function seedDemoKnowledge(deps: AppDeps): Promise<number> {

@@ -5,6 +5,7 @@ import type {
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider';
+import { clipped, reportOf } from './demo-answers.ts';
 
 /** The model id usage events carry for the demo model. */
 export const DEMO_MODEL_ID = 'demo/built-in';
@@ -13,9 +14,12 @@ const NOTICE = 'I am the built-in demo model (no AI_GATEWAY_API_KEY is configure
 
 /**
  * The model that answers outside production when the deployment has no provider key: offline
- * and deterministic (the same prompt gives the same answer). It says in every answer that it
- * is the demo model. Asked to "use", "call" or "run" one of the offered tools by name, it calls
- * that tool (input built from the request, see `inputFor`); given a tool's result, it reports it.
+ * and deterministic (the same prompt gives the same answer). Asked to "use", "call" or "run" one
+ * of the offered tools by name, it calls that tool (input built from the request, see `inputFor`);
+ * asked a question while `search_knowledge_base` is offered, it searches the agent's documents for
+ * it; given a tool's result, it says it in plain sentences (demo-answers.ts): from passages, the
+ * sentences that answer the question and the document they come from. Any other message gets an
+ * answer saying it is the demo model.
  */
 export function demoModel(): LanguageModelV3 {
   return {
@@ -40,12 +44,18 @@ export function demoModel(): LanguageModelV3 {
 
 type Answer = { text: string } | { toolName: string; input: Record<string, unknown> };
 
+/** The built-in tool the demo model searches the agent's documents with. */
+const KNOWLEDGE_TOOL = 'search_knowledge_base';
+
+/** A message that asks something: ends with "?" or starts as a question does. */
+const isQuestion = (text: string) =>
+  /\?\s*$/.test(text) || /^(?:how|what|when|where|why|who|which|can|could|do|does|did|is|are|will|should|may)\b/i.test(text);
+
 function answer(options: LanguageModelV3CallOptions): Answer {
   const last = options.prompt.at(-1);
   if (last?.role === 'tool') {
     const results = last.content.flatMap((part) => (part.type === 'tool-result' ? [part] : []));
-    const reports = results.map((part) => `The tool ${part.toolName} answered: ${JSON.stringify(part.output).slice(0, 500)}`);
-    return { text: `${NOTICE} ${reports.join(' ')}` };
+    return { text: results.map(reportOf).join(' ') };
   }
   const said =
     last?.role === 'user'
@@ -57,8 +67,10 @@ function answer(options: LanguageModelV3CallOptions): Answer {
   const tools = (options.tools ?? []).filter((tool): tool is LanguageModelV3FunctionTool => tool.type === 'function');
   const wanted = /\b(use|call|run)\b/i.test(said) ? tools.find((tool) => said.includes(tool.name)) : undefined;
   if (wanted) return { toolName: wanted.name, input: inputFor(wanted, said) };
+  const knowledge = tools.find((tool) => tool.name === KNOWLEDGE_TOOL);
+  if (knowledge && isQuestion(said)) return { toolName: KNOWLEDGE_TOOL, input: { query: clipped(said, 500) } };
   const offer = tools.length > 0 ? ` Ask me to "use ${tools[0]!.name}" to see a tool call.` : '';
-  return { text: `${NOTICE} You said: "${said.slice(0, 500)}".${offer}` };
+  return { text: `${NOTICE} You said: "${clipped(said, 500)}".${offer}` };
 }
 
 /**

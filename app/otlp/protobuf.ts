@@ -1,25 +1,5 @@
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import protobuf from 'protobufjs';
 import type { Attributes, AttributeValue, OtlpSpan } from './spans.ts';
-import { FIXED64, LEN, VARINT, WireReader } from './wire.ts';
-
-const PROTO_DIR = fileURLToPath(new URL('./proto', import.meta.url));
-
-/** The trace service's messages, loaded once from the vendored schema (proto/README.md). */
-function loadTraceService() {
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => join(PROTO_DIR, target);
-  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-  return {
-    request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
-    response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
-  };
-}
-
-let messages: ReturnType<typeof loadTraceService> | undefined;
-/** The request and response message types (also used by the ingestion benchmark to encode requests). */
-export const traceService = () => (messages ??= loadTraceService());
+import { FIXED64, LEN, VARINT, WireReader, WireWriter } from './wire.ts';
 
 export { UndecodableRequest } from './wire.ts';
 
@@ -33,7 +13,7 @@ export class TooManySpans extends Error {
   }
 }
 
-// Field numbers of the OTLP messages read here (opentelemetry/proto, vendored in proto/).
+// Field numbers of the OTLP messages read and written here (opentelemetry/proto, vendored in proto/).
 const REQUEST_RESOURCE_SPANS = 1;
 const RESOURCE_SPANS_RESOURCE = 1;
 const RESOURCE_SPANS_SCOPE_SPANS = 2;
@@ -50,6 +30,9 @@ const ANY_STRING = 1;
 const ANY_BOOL = 2;
 const ANY_INT = 3;
 const ANY_DOUBLE = 4;
+const RESPONSE_PARTIAL_SUCCESS = 1;
+const PARTIAL_SUCCESS_REJECTED_SPANS = 1;
+const PARTIAL_SUCCESS_ERROR_MESSAGE = 2;
 
 /** A request with more elements (resource spans, scope spans, spans, attributes) than one request may carry (400). */
 export class TooManyElements extends Error {
@@ -221,8 +204,13 @@ function scalarOf(anyValue: WireReader): AttributeValue | undefined {
   return value;
 }
 
-/** An `ExportTraceServiceResponse` with its `partial_success`. */
+/** An `ExportTraceServiceResponse` with its `partial_success` (set even when nothing was rejected). */
 export function encodeTraceResponse(partialSuccess: { rejectedSpans: number; errorMessage: string }): Uint8Array {
-  const { response } = traceService();
-  return response.encode(response.fromObject({ partialSuccess })).finish();
+  return new WireWriter()
+    .message(RESPONSE_PARTIAL_SUCCESS, (inner) =>
+      inner
+        .varint(PARTIAL_SUCCESS_REJECTED_SPANS, partialSuccess.rejectedSpans)
+        .string(PARTIAL_SUCCESS_ERROR_MESSAGE, partialSuccess.errorMessage),
+    )
+    .finish();
 }

@@ -135,3 +135,58 @@ export class WireReader {
     this.#pos += count;
   }
 }
+
+/**
+ * Writes protobuf fields in the order called: the few the service answers with (the OTLP
+ * response's `partial_success`). A proto3 field holding its default (0, '') is left out, as
+ * proto3 encoders do; a message field is written even when empty, so it reads as set.
+ */
+export class WireWriter {
+  readonly #bytes: number[] = [];
+
+  /** A non-negative integer (int32 / int64 / uint64 up to 2^53 - 1) as a varint field. */
+  varint(field: number, value: number): this {
+    if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`a varint field takes a non-negative safe integer, not ${value}`);
+    if (value === 0) return this;
+    this.#tag(field, VARINT);
+    this.#varint(value);
+    return this;
+  }
+
+  /** A UTF-8 string field. */
+  string(field: number, text: string): this {
+    if (text === '') return this;
+    return this.#delimited(field, Buffer.from(text, 'utf8'));
+  }
+
+  /** An embedded message field, written by `write` into its own writer. */
+  message(field: number, write: (inner: WireWriter) => void): this {
+    const inner = new WireWriter();
+    write(inner);
+    return this.#delimited(field, inner.finish());
+  }
+
+  finish(): Uint8Array {
+    return Uint8Array.from(this.#bytes);
+  }
+
+  #delimited(field: number, bytes: Uint8Array): this {
+    this.#tag(field, LEN);
+    this.#varint(bytes.length);
+    for (const byte of bytes) this.#bytes.push(byte);
+    return this;
+  }
+
+  #tag(field: number, wireType: number): void {
+    this.#varint(field * 8 + wireType);
+  }
+
+  #varint(value: number): void {
+    let rest = value;
+    while (rest >= 0x80) {
+      this.#bytes.push((rest % 0x80) | 0x80);
+      rest = Math.floor(rest / 0x80);
+    }
+    this.#bytes.push(rest);
+  }
+}

@@ -29,7 +29,7 @@ import { uuidv7 } from 'uuidv7';
 import { importUsageFile } from '../../app/analytics/ingest/usage-import.ts';
 import { newApiKeySecret } from '../../app/core/api-key-secret.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
-import { traceService } from '../../app/otlp/protobuf.ts';
+import { traceService } from '../../test/helpers/otlp-proto.ts';
 import { generateUsage } from '../../seeds/usage-generator.ts';
 import { insertApiKey } from '../../sql/api-keys.ts';
 import { migrate } from '../../sql/migrate.ts';

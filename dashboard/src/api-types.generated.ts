@@ -1828,6 +1828,22 @@ export type Api = {
       status: 'ok' | 'at_risk' | 'exceeded';
     };
   };
+  /** The organization's budgets: its monthly budget when one is set, else none */
+  'GET /ai/org-usage/budgets': {
+    response: {
+      budgets: {
+        monthlyLimitUsd: number;
+        alertThresholdsPct: number[];
+        enforce: boolean;
+        /** The current UTC month */
+        month: string;
+        spentUsd: number;
+        /** Month-end spend projected from the last 30 days; null below 7 days with usage */
+        projectedUsd: number | null;
+        status: 'ok' | 'at_risk' | 'exceeded';
+      }[];
+    };
+  };
   /** Remove the organization's budget */
   'DELETE /ai/org-usage/budget': Record<string, never>;
   /** OTLP/HTTP trace export: spans with gen_ai usage become usage events */

@@ -11,13 +11,14 @@ export type EndUserRef = {
 
 /**
  * Who vouched for the end user, and the part of an id that tells them apart: an anonymous visitor
- * by the start of the service's id, a verified user by the business's id of them, a client by the
- * start of their account's id. Nothing the end user typed.
+ * and a client by the end of an id (its random bits: a UUID v7 starts with its creation time, the
+ * same for end users who came within a minute), a verified user by the business's id of them.
+ * Nothing the end user typed.
  */
 export function endUserLabel(user: EndUserRef): string {
   const kind = user.kind ?? (user.verified ? 'verified' : 'visitor');
-  if (kind === 'visitor') return `Anonymous visitor ${user.id.slice(0, 8)}`;
-  if (kind === 'client') return `Client account ${(user.externalId ?? user.id).slice(0, 8)}`;
+  if (kind === 'visitor') return `Anonymous visitor ${user.id.slice(-8)}`;
+  if (kind === 'client') return `Client account ${(user.externalId ?? user.id).slice(-8)}`;
   return `Verified user ${JSON.stringify(user.externalId ?? '')}`;
 }
 

@@ -16,7 +16,7 @@ import { renderProjection } from './panels/projection.ts';
 import { renderTimeSeries } from './panels/time-series.ts';
 import { retryText } from './retry.ts';
 import { session, SESSION_ENDED } from './session.ts';
-import type { Budget, CacheSavings, EndUsers, Heatmap, ModelEfficiency, Projection, TimeSeries } from './types.ts';
+import type { Budget, Budgets, CacheSavings, EndUsers, Heatmap, ModelEfficiency, Projection, TimeSeries } from './types.ts';
 import { byId, show } from './views.ts';
 import { reportWindow, type ReportWindow } from './window.ts';
 
@@ -94,8 +94,11 @@ export class Reports {
 
     const get = <T>(path: string, params: Record<string, string>) =>
       api<T>(`/api/ai/org-usage/${path}`, { query: params, signal: current.signal });
-    // The budget is optional: none (404) or any failure leaves the charts without its line.
-    const budget = api<Budget>('/api/ai/org-usage/budget', { signal: current.signal }).catch(() => undefined);
+    // The budget is optional: none (an empty list) or any failure leaves the charts without its line.
+    const budget = api<Budgets>('/api/ai/org-usage/budgets', { signal: current.signal }).then(
+      ({ budgets }) => budgets[0],
+      () => undefined,
+    );
     const results = await Promise.allSettled([
       get<TimeSeries>('time-series', query.timeSeries),
       get<Projection>('projection', query.common),

@@ -4,8 +4,9 @@ import type { ApiQuery, ApiResponse } from './api-types.generated.ts';
 export type TimeSeries = ApiResponse<'GET /ai/org-usage/time-series'>;
 export type Totals = Pick<TimeSeries['buckets'][number], 'totalTokens' | 'totalCostUsd'>;
 export type Projection = ApiResponse<'GET /ai/org-usage/projection'>;
-/** `GET /api/ai/org-usage/budget` (404 when the organization has none). */
-export type Budget = ApiResponse<'GET /ai/org-usage/budget'>;
+/** The organization's budgets: none or one (`GET /api/ai/org-usage/budgets`; the console never asks for the 404 of none). */
+export type Budgets = ApiResponse<'GET /ai/org-usage/budgets'>;
+export type Budget = Budgets['budgets'][number];
 export type ModelEfficiency = ApiResponse<'GET /ai/org-usage/model-efficiency'>;
 /** The model-efficiency filter: one of the five action types of usage. */
 export type Action = NonNullable<ApiQuery<'GET /ai/org-usage/model-efficiency'>['action']>;

@@ -29,7 +29,7 @@ test.serial(
     t.is(await items.count(), 2);
     const first = page.locator(`li[data-approval-id="${pending[0]!.id}"]`);
     const text = await first.innerText();
-    for (const shown of [AGENT.name, 'list_documents', `Anonymous visitor ${pending[0]!.endUser.id.slice(0, 8)}`, '"limit": 5'])
+    for (const shown of [AGENT.name, 'list_documents', `Anonymous visitor ${pending[0]!.endUser.id.slice(-8)}`, '"limit": 5'])
       t.true(text.includes(shown), shown);
     t.is(
       await first.getByRole('link', { name: 'Read the conversation' }).getAttribute('href'),

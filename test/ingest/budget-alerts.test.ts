@@ -225,6 +225,26 @@ test('budget routes: validation, 404 without a budget, members read but cannot c
   await t.context.t.http().get('/api/ai/org-usage/budget').set(auth(tenant.ownerToken)).expect(404);
 });
 
+test("GET budgets lists the one budget or none, 200 either way, and never another organization's", async (t) => {
+  const tenant = await createTenant(t.context.t.db.pool, 'budget-list');
+  const other = await createTenant(t.context.t.db.pool, 'budget-list-other');
+  const list = async (token: string) =>
+    (await t.context.t.http().get('/api/ai/org-usage/budgets').set('authorization', `Bearer ${token}`).expect(200)).body as {
+      budgets: { monthlyLimitUsd: number }[];
+    };
+  t.deepEqual(await list(tenant.ownerToken), { budgets: [] });
+  const put = await t.context.t
+    .http()
+    .put('/api/ai/org-usage/budget')
+    .set('authorization', `Bearer ${tenant.ownerToken}`)
+    .send({ monthlyLimitUsd: 12.5, enforce: true })
+    .expect(200);
+  const got = await t.context.t.http().get('/api/ai/org-usage/budget').set('authorization', `Bearer ${tenant.ownerToken}`).expect(200);
+  t.deepEqual(await list(tenant.ownerToken), { budgets: [got.body] });
+  t.like(put.body, { monthlyLimitUsd: 12.5, enforce: true });
+  t.deepEqual(await list(other.ownerToken), { budgets: [] });
+});
+
 test.serial('`cli import-usage` runs the budget check every usage write runs: spend it imports past a threshold is mailed', async (t) => {
   const { tenant, delivered, http } = await setUp(t, 'Import Agency', new Date().toISOString());
   const [ownerEmail] = await emailsOf(t, tenant);

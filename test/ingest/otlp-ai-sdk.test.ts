@@ -4,7 +4,7 @@ import anyTest from 'ava';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { generateText, streamText } from 'ai';
 import { createTenant, getUsage, price } from '../analytics/support.ts';
 import { withTestApp } from '../helpers/app.ts';
@@ -40,9 +40,9 @@ test('the AI SDK telemetry of streamText and generateText, exported over OTLP, b
   t.teardown(() => peer.close());
   const exporter = new OTLPTraceExporter({ url, headers: { authorization: `Bearer ${key}` } });
   const memory = new InMemorySpanExporter();
-  const tracing = new TracerProvider({
+  const tracing = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'customer-ai-sdk-app' }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter }), new SimpleSpanProcessor({ exporter: memory })],
+    spanProcessors: [new SimpleSpanProcessor(exporter), new SimpleSpanProcessor(memory)],
   });
   const telemetry = { isEnabled: true, functionId: 'support-answer', tracer: tracing.getTracer('ai') };
   const model = createOpenAICompatible({ name: 'scripted', baseURL: peer.url, apiKey: 'sk-customer', includeUsage: true }).chatModel(MODEL);

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import anyTest from 'ava';
-import { traceService } from '../../app/otlp/protobuf.ts';
+import { traceService } from '../helpers/otlp-proto.ts';
 import { ALL_RATE_LIMITS } from '../../app/rate-limits.ts';
 import { OTLP_MAX_JSON_VALUES, OTLP_MAX_PROTOBUF_ELEMENTS, OTLP_MAX_SPANS } from '../../app/otlp/request-body.ts';
 import { OTLP_BODY_LIMIT_BYTES } from '../../app/otlp/routes.ts';

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { decodeTraceSpans, traceService } from '../../app/otlp/protobuf.ts';
+import { decodeTraceSpans, encodeTraceResponse } from '../../app/otlp/protobuf.ts';
+import { traceService } from '../helpers/otlp-proto.ts';
 
 const { request } = traceService();
 const encode = (message: object) => request.encode(request.fromObject(message)).finish();
@@ -71,4 +72,20 @@ test('ids of the wrong length or all zeros and times never sent read as undefine
 
 test('bytes that are not an ExportTraceServiceRequest are refused', (t) => {
   t.throws(() => decodeTraceSpans(Buffer.from([0x0a, 0xff, 0xff])), { name: 'UndecodableRequest' });
+});
+
+test('the ExportTraceServiceResponse the service writes reads back in a full protobuf implementation as the same partial success', (t) => {
+  const { response } = traceService();
+  const read = (partialSuccess: { rejectedSpans: number; errorMessage: string }) =>
+    response.toObject(response.decode(encodeTraceResponse(partialSuccess)), { defaults: true, longs: Number });
+  for (const partialSuccess of [
+    { rejectedSpans: 0, errorMessage: '' },
+    { rejectedSpans: 2, errorMessage: '2 usage span(s) rejected; first: gen_ai.response.model or gen_ai.request.model is missing' },
+    { rejectedSpans: 10_000, errorMessage: 'é ✓ 😀 and a long one '.repeat(20) },
+    { rejectedSpans: Number.MAX_SAFE_INTEGER, errorMessage: 'x' },
+  ])
+    t.deepEqual(read(partialSuccess), { partialSuccess });
+  // Nothing rejected: the field is still set (an empty message), as OTLP asks of a server answering.
+  t.deepEqual([...encodeTraceResponse({ rejectedSpans: 0, errorMessage: '' })], [0x0a, 0x00]);
+  t.throws(() => encodeTraceResponse({ rejectedSpans: -1, errorMessage: '' }), { instanceOf: RangeError });
 });

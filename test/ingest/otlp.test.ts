@@ -6,7 +6,13 @@ import { OTLPTraceExporter as HttpJsonExporter } from '@opentelemetry/exporter-t
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { OTLP_BODY_LIMIT_BYTES } from '../../app/otlp/routes.ts';
 import { createTenant, type Tenant } from '../analytics/support.ts';
 import { withTestApp, type TestApp } from '../helpers/app.ts';
@@ -35,9 +41,9 @@ async function tenantWithKey(t: { context: { t: TestApp } }, label: string): Pro
 /** A tracer whose spans go to `exporter` (and are kept in memory for resending), with `resource` attributes. */
 function tracing(exporter: SpanExporter, resource: Record<string, string> = {}) {
   const memory = new InMemorySpanExporter();
-  const provider = new TracerProvider({
+  const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'outside-agent', ...resource }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter }), new SimpleSpanProcessor({ exporter: memory })],
+    spanProcessors: [new SimpleSpanProcessor(exporter), new SimpleSpanProcessor(memory)],
   });
   return { tracer: provider.getTracer('usage-test'), provider, memory };
 }

@@ -21,5 +21,20 @@ test('on a fresh demo, the Support Assistant answers from the help center throug
   t.is(call.input!.query, 'how long do refunds take?');
   t.is(call.output!.passages[0]!.document, 'refunds-and-returns.md');
   t.regex(call.output!.passages[0]!.text, /5 to 7 business days/);
-  t.regex(textOf(message), /The tool search_knowledge_base answered: .*5 to 7 business days/);
+  t.is(
+    textOf(message),
+    'Refunds are paid back to the original payment method within 5 to 7 business days after we approve them. ' +
+      'You can ask for a refund within 30 days of purchase from Orders > Request refund. (From refunds-and-returns.md.)',
+  );
+});
+
+test('asked a plain question, the demo model searches the help center itself and answers in sentences, not JSON', async (t) => {
+  await seedDemoKnowledge(t.context.t.app.deps);
+  const base = await serve(t, chatConfig({ gatewayApiKey: undefined }));
+  const auth = await bearer(t);
+  const { message } = await sendChat(base, auth, 'plain-question', [userMessage('How long do refunds take?')]);
+  const call = (message as UIMessage).parts.find((part) => part.type === 'tool-search_knowledge_base') as unknown as ToolPart;
+  t.is(call.input!.query, 'How long do refunds take?');
+  t.regex(textOf(message), /^Refunds are paid back to the original payment method within 5 to 7 business days/);
+  t.notRegex(textOf(message), /[{}\n]/);
 });

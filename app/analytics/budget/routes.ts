@@ -87,6 +87,24 @@ export const budgetRoutes = [
     },
   }),
   defineRoute({
+    method: 'GET',
+    path: '/ai/org-usage/budgets',
+    summary: "The organization's budgets: its monthly budget when one is set, else none",
+    description:
+      'The same budget as GET /ai/org-usage/budget, in a list that is empty without one: for a client that shows a budget only when there is one (the console) and would otherwise ask for a 404.',
+    tags: ['analytics'],
+    auth: 'jwt',
+    policy: { subject: 'ai.agent', action: 'read' },
+    scope: ORGANIZATION_SCOPE,
+    responses: {
+      200: { description: 'None or one budget', schema: Type.Object({ budgets: Type.Array(BudgetSchema, { maxItems: 1 }) }) },
+    },
+    handler: async ({ deps, scope }) => {
+      const budget = await findBudget(deps.db, scope.organizationId);
+      return { budgets: budget === null ? [] : [await budgetState(deps.db, budget, deps.clock())] };
+    },
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/ai/org-usage/budget',
     summary: "Remove the organization's budget",

@@ -18,7 +18,15 @@ function item(agentId: string, conversation: Conversation): HTMLElement {
   return el(
     'li',
     { 'data-conversation-id': conversation.id, 'data-messages': String(conversation.messageCount) },
-    el('a', { href: `#/agents/${agentId}/conversations/${conversation.id}` }, conversation.title || 'Untitled conversation'),
+    el(
+      'a',
+      {
+        href: `#/agents/${agentId}/conversations/${conversation.id}`,
+        // Titles repeat (the same first question): the name says whose conversation and when.
+        'aria-label': `${conversation.title || 'Untitled conversation'}: ${who}, last ${when(conversation.updatedAt)}`,
+      },
+      conversation.title || 'Untitled conversation',
+    ),
     el(
       'span',
       { class: 'note' },

@@ -34,9 +34,10 @@ function outcome(approval: Approval, me: string | undefined): string {
 
 function answerControls(approval: Approval, result: HTMLElement, me: string | undefined, onAnswered: () => void): HTMLElement {
   const id = `reason-${approval.id}`;
+  const what = `${approval.toolName} for ${endUserLabel(approval.endUser)}`;
   const reason = el('input', { id, name: id, maxlength: String(REASON_MAX), autocomplete: 'off', 'aria-describedby': `${id}-help` });
-  const approve = el('button', { type: 'button', 'data-answer': 'approve' }, 'Approve');
-  const deny = el('button', { type: 'button', class: 'danger', 'data-answer': 'deny' }, 'Deny');
+  const approve = el('button', { type: 'button', 'data-answer': 'approve', 'aria-label': `Approve ${what}` }, 'Approve');
+  const deny = el('button', { type: 'button', class: 'danger', 'data-answer': 'deny', 'aria-label': `Deny ${what}` }, 'Deny');
   const controls = el(
     'div',
     { class: 'answer' },
@@ -99,7 +100,14 @@ function approvalItem(approval: Approval, agents: Map<string, string>, me: strin
     el(
       'p',
       { class: 'links' },
-      el('a', { href: `#/agents/${approval.agentId}/conversations/${approval.conversationId}` }, 'Read the conversation'),
+      el(
+        'a',
+        {
+          href: `#/agents/${approval.agentId}/conversations/${approval.conversationId}`,
+          'aria-label': `Read the conversation of ${endUserLabel(approval.endUser)}`,
+        },
+        'Read the conversation',
+      ),
     ),
   );
   if (approval.status === 'pending') {

@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../api.ts';
 import { apiLimits } from '../api-types.generated.ts';
-import type { Budget } from '../types.ts';
+import type { Budgets } from '../types.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import { card, describeError, field, say, statusLine } from '../ui.ts';
@@ -50,7 +50,13 @@ export async function renderBudget(root: HTMLElement, signal: AbortSignal): Prom
 
   const reload = async () => {
     try {
-      const budget = await api<Budget>('/api/ai/org-usage/budget', { signal });
+      // The list form: none is an empty list, not a 404 the browser would log as a failure.
+      const [budget] = (await api<Budgets>('/api/ai/org-usage/budgets', { signal })).budgets;
+      if (!budget) {
+        facts.textContent = 'No budget: spend is not limited.';
+        remove.hidden = true;
+        return say(status, '', 'ok');
+      }
       limit.input.value = String(budget.monthlyLimitUsd);
       enforce.checked = budget.enforce;
       remove.hidden = false;
@@ -61,11 +67,6 @@ export async function renderBudget(root: HTMLElement, signal: AbortSignal): Prom
       say(status, '', 'ok');
     } catch (error) {
       if (signal.aborted) return;
-      if (error instanceof ApiError && error.status === 404) {
-        facts.textContent = 'No budget: spend is not limited.';
-        remove.hidden = true;
-        return say(status, '', 'ok');
-      }
       say(status, describeError(error));
     }
   };

@@ -106,9 +106,9 @@ function approvalControls(approvalId: string, toolName: string, callId: string, 
   reason.addEventListener('input', () => {
     count.textContent = `${reason.value.length} / ${MAX_REASON}`;
   });
-  const approve = el('button', { type: 'button' }, 'Approve');
-  const deny = el('button', { type: 'button', class: 'danger' }, 'Deny');
-  const always = el('button', { type: 'button' }, 'Always allow for me');
+  const approve = el('button', { type: 'button', 'aria-label': `Approve ${toolName}` }, 'Approve');
+  const deny = el('button', { type: 'button', class: 'danger', 'aria-label': `Deny ${toolName}` }, 'Deny');
+  const always = el('button', { type: 'button', 'aria-label': `Always allow for me: ${toolName}` }, 'Always allow for me');
   const buttons = [approve, deny, always];
   const once = (run: () => void | Promise<void>) => () => {
     for (const button of buttons) button.disabled = true;

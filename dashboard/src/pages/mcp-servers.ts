@@ -69,7 +69,7 @@ function serverItem(server: McpServer, base: string, agentId: string, status: HT
     { class: 'inline', 'aria-label': `Rename ${server.name}` },
     el('label', { for: `${id}-name` }, 'Name'),
     rename,
-    el('button', { type: 'submit' }, 'Rename'),
+    el('button', { type: 'submit', 'aria-label': `Rename ${server.name}` }, 'Rename'),
   );
   renameForm.addEventListener('submit', (event) => {
     event.preventDefault();

@@ -132,7 +132,7 @@ export function mountView(shadow: ShadowRoot, chat: WidgetChat, page: boolean): 
   };
 
   const toolElement = (part: Part): HTMLElement => {
-    const name = part.toolName ?? part.type.replace(/^tool-/, '');
+    const name = part.type.slice(5);
     const waiting = part.state === 'approval-requested';
     const stateText = waiting ? (chat.view.approvals === 'staff' ? 'Needs approval' : 'Needs your approval') : STATE_TEXT[part.state ?? ''];
     const card = h(

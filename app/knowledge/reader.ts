@@ -59,6 +59,7 @@ export function readDocument(type: DocumentType, bytes: Uint8Array, limits: Read
       stoppedFor ??= reason;
       child.kill('SIGKILL');
     };
+    const deadline = performance.now() + limits.timeoutMs;
     const timer = setTimeout(() => stop('time'), limits.timeoutMs);
     const watchdog = setInterval(() => {
       const resident = child.pid === undefined ? undefined : residentMb(child.pid);
@@ -74,6 +75,9 @@ export function readDocument(type: DocumentType, bytes: Uint8Array, limits: Read
     };
     child.on('message', (answer: ReaderAnswer) => {
       if ('started' in answer) started = true;
+      // An answer read after the bound is refused like a late one: a busy event loop may read the
+      // reader's message before it runs the timer that should have stopped it.
+      else if (performance.now() > deadline) stop('time');
       else if ('chunks' in answer) finish(() => resolve(answer.chunks));
       else finish(() => reject(new DocumentProblem(answer.problem)));
     });

@@ -4,6 +4,7 @@ import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import { screenshot } from '../helpers/browser.ts';
 import { signIn, waitForReports, withDashboard, type DashboardContext } from '../helpers/dashboard.ts';
 import { chatConfig, provider, type T as ChatT } from '../chat/support.ts';
+import { usageEvent } from '../ingest/support.ts';
 
 // Development mode: a BYOK base URL on 127.0.0.1 passes the outbound URL policy.
 const test = withDashboard(anyTest, { app: { config: chatConfig() } });
@@ -113,6 +114,13 @@ test.serial("with the organization's own key the model is free text, with the pr
 test.serial('the budget form stops new chats at the limit, and a chat refused by the budget or the model rule says why', async (t) => {
   const model = await provider(t as unknown as ChatT, () => ({ kind: 'text', text: 'Paid answer.' }));
   const origin = await t.context.serve(t.context.t.rebuild({ config: chatConfig({ gatewayUrl: model.url }) }));
+  // $2 spent now, whatever day of the month the seed's usage reaches: the $1 limit is exceeded.
+  await t.context.t
+    .http()
+    .post('/api/ai/org-usage/events')
+    .set('authorization', await auth(t))
+    .send({ events: [usageEvent({ costUsd: 2, createdAt: new Date().toISOString() })] })
+    .expect(200);
   const settings = await open(t, '#/settings', origin);
   await settings.locator('#budget-state', { hasText: 'No budget' }).waitFor();
   await settings.getByLabel('Monthly limit (USD)').fill('1');
@@ -129,7 +137,7 @@ test.serial('the budget form stops new chats at the limit, and a chat refused by
   t.like(budget, { monthlyLimitUsd: 1, enforce: true, status: 'exceeded' });
   await screenshot(settings, 'console-budget-enforced');
 
-  // Demo Agency's seeded usage is far over $1 this month: the chat is refused, and the page says why.
+  // Demo Agency's spend is over $1 this month: the chat is refused, and the page says why.
   const chat = await open(t, `#/agents/${agent}/chat`, origin);
   await chat.getByRole('textbox', { name: 'Message', exact: true }).fill('hello');
   await chat.getByRole('textbox', { name: 'Message', exact: true }).press('Enter');

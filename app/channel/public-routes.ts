@@ -5,12 +5,7 @@ import { AI_PROVIDER_NOT_CONFIGURED } from '../metering/errors.ts';
 import { ADMISSION_ERRORS } from '../chat/admission.ts';
 import { forEndUsers } from '../analytics/budget/errors.ts';
 import { answerChat, type ChatCall } from '../chat/chat-turn.ts';
-import {
-  AI_CONVERSATION_NOT_FOUND,
-  AI_MESSAGE_ALREADY_SENT,
-  AI_STREAM_UNAVAILABLE,
-  AI_TURN_IN_PROGRESS,
-} from '../chat/errors.ts';
+import { AI_CONVERSATION_NOT_FOUND, AI_MESSAGE_ALREADY_SENT, AI_STREAM_UNAVAILABLE, AI_TURN_IN_PROGRESS } from '../chat/errors.ts';
 import { conversationPage, conversationsOf, runningTurnOf } from '../chat/conversations.ts';
 import { chatTurns } from '../chat/running-turns.ts';
 import { ChatBody, ConversationDetail, ConversationList, ConversationPageQuery } from '../chat/schemas.ts';

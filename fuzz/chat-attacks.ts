@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { sql } from 'slonik';
 import { z } from 'zod';
 import { createApp } from '../app/app.ts';
-import { MAX_ANSWER_BYTES } from '../app/chat/provider.ts';
+import { MAX_ANSWER_BYTES } from '../app/metering/answer-cap.ts';
 import { AGENTS } from '../seeds/demo-fixtures.ts';
 import { testConfig } from '../test/helpers/app.ts';
 import { startOpenAiPeer } from '../test/helpers/openai-peer.ts';

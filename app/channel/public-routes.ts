@@ -1,20 +1,12 @@
 import { findAgentInOrganization } from '../../sql/agents.ts';
-import { findConversation, listConversations, listMessagePage } from '../../sql/chat-conversations.ts';
 import { countEndUserMessage } from '../../sql/end-users.ts';
 import { defineRoute } from '../core/route.ts';
+import { AI_PROVIDER_NOT_CONFIGURED } from '../metering/errors.ts';
 import { ADMISSION_ERRORS } from '../chat/admission.ts';
 import { forEndUsers } from '../analytics/budget/errors.ts';
 import { answerChat, type ChatCall } from '../chat/chat-turn.ts';
-import {
-  AI_CONVERSATION_NOT_FOUND,
-  AI_MESSAGE_ALREADY_SENT,
-  AI_PROVIDER_NOT_CONFIGURED,
-  AI_STREAM_UNAVAILABLE,
-  AI_TURN_IN_PROGRESS,
-  conversationNotFound,
-} from '../chat/errors.ts';
-import { CONVERSATION_PAGE_MAX_BYTES } from '../chat/routes.ts';
-import { runningTurnOf } from '../chat/turn-routes.ts';
+import { AI_CONVERSATION_NOT_FOUND, AI_MESSAGE_ALREADY_SENT, AI_STREAM_UNAVAILABLE, AI_TURN_IN_PROGRESS } from '../chat/errors.ts';
+import { conversationPage, conversationsOf, runningTurnOf } from '../chat/conversations.ts';
 import { chatTurns } from '../chat/running-turns.ts';
 import { ChatBody, ConversationDetail, ConversationList, ConversationPageQuery } from '../chat/schemas.ts';
 import { answerTurnStream } from '../chat/turn-claim.ts';
@@ -171,12 +163,7 @@ export const publicRoutes = [
     rateLimit: READ_LIMIT,
     errors: [...CHANNEL_SESSION.errors],
     responses: { 200: { description: 'Conversations', schema: ConversationList } },
-    handler: async ({ deps, auth }) => {
-      const rows = await listConversations(deps.db, auth.scope);
-      return {
-        conversations: rows.map((row) => ({ id: row.clientId, title: row.title, createdAt: row.createdAt, updatedAt: row.updatedAt })),
-      };
-    },
+    handler: ({ deps, auth }) => conversationsOf(deps, auth.scope),
   }),
   defineRoute({
     method: 'GET',
@@ -188,15 +175,6 @@ export const publicRoutes = [
     schemas: { params: PublicConversationParams, query: ConversationPageQuery },
     errors: [...CHANNEL_SESSION.errors, AI_CONVERSATION_NOT_FOUND],
     responses: { 200: { description: 'The conversation', schema: ConversationDetail } },
-    handler: async ({ deps, auth, params, query }) => {
-      const conversation = await findConversation(deps.db, auth.scope, params.conversationId);
-      if (!conversation) throw conversationNotFound();
-      const page = await listMessagePage(deps.db, conversation.id, {
-        limit: query.limit ?? 100,
-        before: query.before,
-        maxBytes: CONVERSATION_PAGE_MAX_BYTES,
-      });
-      return { id: conversation.clientId, ...page };
-    },
+    handler: ({ deps, auth, params, query }) => conversationPage(deps, auth.scope, params.conversationId, query),
   }),
 ];

@@ -9,8 +9,8 @@ import { MAX_DENIAL_REASON_CHARS } from '../tools/approvals.ts';
 import { approvalReasonTooLong } from '../tools/errors.ts';
 import { AI_MODEL_NOT_AVAILABLE, modelNotAvailable } from '../metering/errors.ts';
 import { AI_CONVERSATION_FULL, conversationFull, MAX_CONVERSATION_MESSAGES } from './errors.ts';
-import { DEMO_MODEL_ID } from './demo-model.ts';
-import type { ChatModel } from './provider.ts';
+import { DEMO_MODEL_ID } from '../metering/demo-model.ts';
+import type { ChatModel } from '../metering/models.ts';
 import type { ChatBody } from './schemas.ts';
 
 /*

@@ -3,27 +3,18 @@ import type { Static } from '@sinclair/typebox';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { Context } from 'koa';
 import type { Agent } from '../../sql/agents.ts';
-import { listAgentServerConnections, type ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
-import { findConversationHistory, isEndUserScope, type ConversationScope } from '../../sql/chat-conversations.ts';
-import { findProviderKey } from '../../sql/provider-keys.ts';
+import { findConversationHistory, type ConversationScope } from '../../sql/chat-conversations.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { serviceUnavailable } from '../core/errors.ts';
 import { approvalNotYours } from '../tools/errors.ts';
-import { offeredToolsOf, type OfferedTool } from '../tools/resolution.ts';
-import { admitTurn, historyBytesFor, readIncoming, startPriceCheck } from './admission.ts';
+import { historyBytesFor, readIncoming } from './admission.ts';
 import { messageAlreadySent } from './errors.ts';
-import { prepareTurn, type PreparedTurn } from './history.ts';
-import { judgeTurn, refusalOf } from './judge.ts';
-import { chatModelWith, type ChatModel } from './provider.ts';
+import { prepareTurn } from './history.ts';
 import { chatTurns } from './running-turns.ts';
 import type { ChatBody } from './schemas.ts';
 import { generateTitle } from './titles.ts';
-import { buildToolSet, callMcpTool, type ToolRunners } from './tool-map.ts';
 import { answerTurnStream, claimConversation } from './turn-claim.ts';
-import { streamTurn } from './turn.ts';
-
-/** Who runs MCP tools: the MCP `tools/call` (built-in tools run their own executor, app/tools/builtins.ts). */
-export const chatRunners: ToolRunners = { mcp: callMcpTool };
+import { admitTurnSetup, runTurn, startTurnReads, type TurnSetup } from './turn-setup.ts';
 
 /** One chat request, from a staff user (the console, the API) or an end user (the web channel). */
 export type ChatCall = {
@@ -68,18 +59,17 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
   // A new user message (the common turn) also reads the conversation's history now.
   const last = body.messages.at(-1);
   const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
-  const keyFound = findProviderKey(deps.db, scope.organizationId);
-  const priced = startPriceCheck(deps, agent, keyFound);
-  const [keyRead, toolsRead, serversRead, historyRead, claimRead] = await Promise.allSettled([
-    keyFound,
-    offeredToolsOf(deps.db, agent.id, isEndUserScope(scope) ? null : scope.userId),
-    listAgentServerConnections(deps.db, { organizationId: scope.organizationId, agentId: agent.id }),
+  const reads = startTurnReads(deps, scope, agent);
+  const [historyRead, claimRead] = await Promise.allSettled([
     isUserMessage ? findConversationHistory(deps.db, scope, body.id, { maxBytes: historyBytesFor(deps.config), messageId: last.id }) : null,
     claimConversation(deps, scope, body.id, isUserMessage ? last.id : null),
+    reads.key,
+    reads.offered,
+    reads.servers,
   ]);
   // A turn claimed for a request that fails its checks never ran: its claim goes.
   const turn = claimRead.status === 'fulfilled' && claimRead.value.kind === 'new' ? turns.begin(claimRead.value.turnId) : undefined;
-  let model: ChatModel | undefined;
+  let setup: TurnSetup | undefined;
   try {
     const incoming = readIncoming(body);
     if (incoming.kind === 'answers' && call.approvals === 'staff') throw approvalNotYours();
@@ -92,84 +82,33 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
     const history = settled(historyRead);
     // The history holds only the newest messages: whether it has this id is asked of the whole conversation.
     if (isUserMessage && history?.hasMessage === true) throw messageAlreadySent();
-    const signal = turn!.signal;
-    const storedKey = settled(keyRead);
-    model = chatModelWith(deps, scope.organizationId, agent.modelId ?? deps.config.ai.defaultModel, signal, storedKey);
-    const offered = settled(toolsRead);
-    await admitTurn(deps, {
-      organizationId: scope.organizationId,
-      model,
+    setup = await admitTurnSetup(deps, reads, {
+      scope,
+      agent,
+      signal: turn!.signal,
       storedMessages: isUserMessage ? (history?.messageCount ?? 0) : null,
-      priced,
     });
     await call.beforeTurn?.();
     const prepared = await prepareTurn(deps, scope, body.id, incoming, history);
+    const { storedKey } = setup;
     // What the request brought is stored; the agent's model sees the message the turn answers only if no guardrail trips (docs/chat.md, step 4).
-    const verdict = await judgeTurn(deps, agent, { prepared, isNew: incoming.kind === 'user' }, { owner: scope, storedKey, signal });
-    if (verdict.tripped) {
-      await model.close();
-      ctx.set(UI_MESSAGE_STREAM_HEADERS);
-      return Readable.from(turn!.run(refusalOf(deps, agent, prepared, verdict)));
-    }
-    // A new conversation is titled beside its first turn, never waited for.
-    const title =
-      incoming.kind === 'user' && history === null
-        ? generateTitle(deps, { owner: scope, agent, storedKey }, prepared.conversationId, incoming.text)
-        : undefined;
-    const stream = await turnStream(deps, {
+    const events = await runTurn(deps, turn!, setup, {
       scope,
       agent,
-      model,
-      signal,
       prepared,
-      offered,
-      servers: settled(serversRead),
+      isNew: incoming.kind === 'user',
       approvals: call.approvals,
-      ...(title ? { title } : {}),
+      // A new conversation is titled beside its first turn, never waited for.
+      ...(incoming.kind === 'user' && history === null
+        ? { title: () => generateTitle(deps, { owner: scope, agent, storedKey }, prepared.conversationId, incoming.text) }
+        : {}),
     });
     ctx.set(UI_MESSAGE_STREAM_HEADERS);
-    return Readable.from(turn!.run(stream));
+    return Readable.from(events);
   } catch (error) {
     // No stream started: the turn's claim goes and its outbound connections (BYOK) end here.
     await turn?.abandon().catch(() => {});
-    await model?.close();
+    await setup?.model.close();
     throw error;
   }
-}
-
-/**
- * The stream of a turn whose request is applied (`prepared`): the tool map of the offered tools,
- * then the model's answer (app/chat/turn.ts). What a chat request and a staff answer's
- * continuation (app/chat/staff/continuation.ts) share.
- */
-export async function turnStream(
-  deps: AppDeps,
-  turn: {
-    scope: ConversationScope;
-    agent: Agent;
-    model: ChatModel;
-    signal: AbortSignal;
-    prepared: PreparedTurn;
-    offered: ReadonlyMap<string, OfferedTool>;
-    servers: readonly ServerConnectionRow[];
-    approvals: 'owner' | 'staff';
-    title?: Promise<string | null>;
-  },
-) {
-  const { scope, signal, prepared } = turn;
-  const owner = { owner: scope, signal, approvedCallIds: prepared.approvedCallIds, servers: turn.servers };
-  const tools = await buildToolSet(deps, owner, turn.offered, chatRunners);
-  return streamTurn({
-    deps,
-    scope,
-    agent: turn.agent,
-    conversationId: prepared.conversationId,
-    history: prepared.history,
-    model: turn.model,
-    tools,
-    // Stop, the turn's deadline and shutdown end it; the client going away does not (a disconnect is not a stop).
-    signal,
-    approvals: turn.approvals,
-    ...(turn.title ? { title: turn.title } : {}),
-  });
 }

@@ -1,13 +1,14 @@
-import { generateText, type UIMessageChunk } from 'ai';
+import type { UIMessageChunk } from 'ai';
 import { uuidv7 } from 'uuidv7';
 import type { Agent } from '../../sql/agents.ts';
 import { saveMessage, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import { isModelPriced } from '../../sql/model-pricing.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { accountOf, recordModelCalls } from '../metering/record.ts';
-import { DEMO_MODEL_ID } from './demo-model.ts';
-import { chatModelWith } from './provider.ts';
+import { callModel } from '../metering/call.ts';
+import { modelFor } from '../metering/models.ts';
+import { accountOf } from '../metering/record.ts';
+import { DEMO_MODEL_ID } from '../metering/demo-model.ts';
 import { describeFailure, TurnNotSaved } from './turn.ts';
 import { uiMessageStream } from './ui-message-stream.ts';
 
@@ -95,21 +96,22 @@ export async function moderate(
   scope: GuardrailScope,
 ): Promise<GuardrailVerdict> {
   const signal = AbortSignal.any([scope.signal, AbortSignal.timeout(MODERATION_TIMEOUT_MS)]);
-  const model = chatModelWith(deps, scope.owner.organizationId, modelId, signal, scope.storedKey);
+  const model = modelFor(deps, scope.owner.organizationId, modelId, signal, scope.storedKey);
+  const account = { ...accountOf(scope.owner), actionType: 'guardrail_check' as const };
   try {
-    if (model.source === 'system' && model.modelId !== DEMO_MODEL_ID && !(await isModelPriced(deps.db, model.modelId)))
-      return { tripped: true, by: 'moderation', failure: 'unpriced' };
-    const result = await generateText({
-      model: model.model,
-      system: MODERATION_PROMPT,
-      prompt: text,
-      maxOutputTokens: MODERATION_OUTPUT_TOKENS,
-      temperature: 0,
-      maxRetries: 0,
-      abortSignal: signal,
+    return await callModel(deps, model, { account, unrecorded: 'log' }, async (ai): Promise<GuardrailVerdict> => {
+      if (model.source === 'system' && model.modelId !== DEMO_MODEL_ID && !(await isModelPriced(deps.db, model.modelId)))
+        return { tripped: true, by: 'moderation', failure: 'unpriced' };
+      const result = await ai.generateText({
+        system: MODERATION_PROMPT,
+        prompt: text,
+        maxOutputTokens: MODERATION_OUTPUT_TOKENS,
+        temperature: 0,
+        abortSignal: signal,
+      });
+      const verdict = /^[\s"'*`]*([\p{L}]+)/u.exec(result.text)?.[1]?.toLowerCase();
+      return verdict === 'unsafe' ? { tripped: true, by: 'moderation' } : { tripped: false };
     });
-    const verdict = /^[\s"'*`]*([\p{L}]+)/u.exec(result.text)?.[1]?.toLowerCase();
-    return verdict === 'unsafe' ? { tripped: true, by: 'moderation' } : { tripped: false };
   } catch (error) {
     const failure = signal.aborted && !scope.signal.aborted ? 'timeout' : 'error';
     deps.logger.warn(
@@ -117,21 +119,6 @@ export async function moderate(
       'moderation check failed: message refused',
     );
     return { tripped: true, by: 'moderation', failure };
-  } finally {
-    await recordModelCalls(
-      deps,
-      {
-        ...accountOf(scope.owner),
-        modelId: model.modelId,
-        source: model.source,
-        actionType: 'guardrail_check',
-      },
-      model.calls,
-      { reservations: model.reservations },
-    ).catch((error: unknown) =>
-      deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'guardrail usage not recorded'),
-    );
-    await model.close();
   }
 }
 

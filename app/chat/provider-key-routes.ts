@@ -5,7 +5,7 @@ import { ValidationErrorBody } from '../core/schemas.ts';
 import { sealJson } from '../crypto/credentials.ts';
 import { withoutTrailingSlash } from '../env-variable.ts';
 import { checkUrlTextToSave, urlPolicyFor, UrlRefusedError } from '../net/url-policy.ts';
-import { providerKeyContext } from './provider.ts';
+import { providerKeyContext } from '../metering/models.ts';
 import { ProviderKeyBody, ProviderKeyStatus } from './schemas.ts';
 import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 

@@ -1,14 +1,15 @@
-import { deleteConversation, findConversation, listConversations, listMessagePage } from '../../sql/chat-conversations.ts';
+import { deleteConversation } from '../../sql/chat-conversations.ts';
 import { deleteTurns } from '../../sql/chat-turns.ts';
 import { agentRoute } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
+import { AI_PROVIDER_NOT_CONFIGURED } from '../metering/errors.ts';
 import { TOOL_APPROVAL_REASON_TOO_LONG, TOOL_APPROVAL_UNKNOWN_ID } from '../tools/errors.ts';
 import { ADMISSION_ERRORS } from './admission.ts';
 import { answerChat } from './chat-turn.ts';
+import { conversationPage, conversationsOf } from './conversations.ts';
 import {
   AI_CONVERSATION_NOT_FOUND,
   AI_MESSAGE_ALREADY_SENT,
-  AI_PROVIDER_NOT_CONFIGURED,
   AI_STREAM_UNAVAILABLE,
   AI_TURN_IN_PROGRESS,
   conversationNotFound,
@@ -16,8 +17,6 @@ import {
 import { ChatBody, ChatParams, ConversationDetail, ConversationList, ConversationPageQuery, ConversationParams } from './schemas.ts';
 
 const tags = ['chat'];
-/** A page of a conversation ends once it holds this many stored bytes (the newest message always comes). */
-export const CONVERSATION_PAGE_MAX_BYTES = 8 * 1024 * 1024;
 
 /** The chat stream and the caller's conversations (docs/chat.md). */
 export const chatRoutes = [
@@ -55,12 +54,7 @@ export const chatRoutes = [
     ...agentRoute({ access: 'read' }),
     schemas: { params: ChatParams },
     responses: { 200: { description: 'Conversations', schema: ConversationList } },
-    handler: async ({ deps, scope }) => {
-      const rows = await listConversations(deps.db, scope);
-      return {
-        conversations: rows.map((row) => ({ id: row.clientId, title: row.title, createdAt: row.createdAt, updatedAt: row.updatedAt })),
-      };
-    },
+    handler: ({ deps, scope }) => conversationsOf(deps, scope),
   }),
   defineRoute({
     method: 'GET',
@@ -76,16 +70,7 @@ export const chatRoutes = [
     responses: {
       200: { description: 'The conversation', schema: ConversationDetail },
     },
-    handler: async ({ deps, scope, params, query }) => {
-      const conversation = await findConversation(deps.db, scope, params.conversationId);
-      if (!conversation) throw conversationNotFound();
-      const page = await listMessagePage(deps.db, conversation.id, {
-        limit: query.limit ?? 100,
-        before: query.before,
-        maxBytes: CONVERSATION_PAGE_MAX_BYTES,
-      });
-      return { id: conversation.clientId, ...page };
-    },
+    handler: ({ deps, scope, params, query }) => conversationPage(deps, scope, params.conversationId, query),
   }),
   defineRoute({
     method: 'DELETE',

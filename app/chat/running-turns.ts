@@ -1,8 +1,7 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { UIMessageChunk } from 'ai';
 import { deleteTurn, endTurn, renewLeases, turnHasEnded, type TurnOutcome } from '../../sql/chat-turns.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { whileRunning, within } from './turn-waits.ts';
+import { pause, whileRunning, within } from './turn-waits.ts';
 import { TurnTape, turnStreams, type TurnStreams } from './turn-streams.ts';
 
 /** How long a running turn's row stays claimed without its instance renewing it (an instance that died frees it then). */
@@ -10,6 +9,10 @@ export const TURN_LEASE_MS = 30_000;
 const RENEW_EVERY_MS = 10_000;
 /** Redis channel on which the stop route reaches the instance that runs a turn. */
 const STOP_CHANNEL = 'chat-turn:stop';
+/** Redis channel on which the instance that ran a turn says it ended (its answer saved). */
+const ENDED_CHANNEL = 'chat-turn:ended';
+/** How often a resume looks again for a just-claimed turn's shared stream. */
+const SHARE_LOOK_MS = 20;
 /** Longest wait of a resume for a just-claimed turn to start streaming. */
 const SHARE_WAIT_MS = 5_000;
 /** Longest wait of the stop route (and of shutdown, after its grace) for a stopped turn to be saved. */
@@ -53,14 +56,20 @@ export class ChatTurns {
   #running = new Map<string, Running>();
   #draining = false;
   #renewal: NodeJS.Timeout | undefined;
+  /** Who waits here for a turn of another instance to end (`ended`), by turn. */
+  #awaitingEnd = new Map<string, Set<() => void>>();
 
   constructor(deps: AppDeps) {
     this.#deps = deps;
     this.#streams = turnStreams(deps.redis, deps.logger);
-    if (deps.redis)
+    if (deps.redis) {
       this.#streams.subscriber
         .subscribe(STOP_CHANNEL, (turnId) => void this.#abort(turnId, new TurnEnd('stopped', 'stopped')))
         .catch((error: unknown) => deps.logger.warn({ err: String(error) }, 'chat: stop channel not subscribed'));
+      this.#streams.subscriber
+        .subscribe(ENDED_CHANNEL, (turnId) => this.#hasEnded(turnId))
+        .catch((error: unknown) => deps.logger.warn({ err: String(error) }, 'chat: ended channel not subscribed'));
+    }
   }
 
   /** Whether a turn started now is shared with other instances (its Redis subscriber is up). */
@@ -125,8 +134,46 @@ export class ChatTurns {
       // The lease runs out instead: the conversation is free again within TURN_LEASE_MS.
       deps.logger.warn({ turnId, err: error instanceof Error ? error.message : String(error) }, 'chat turn end not recorded');
     }
+    this.#hasEnded(turnId);
+    deps.redis?.publish(ENDED_CHANNEL, turnId).catch(() => {});
     tape.push('data: [DONE]\n\n');
     tape.close();
+  }
+
+  #hasEnded(turnId: string) {
+    for (const resolve of this.#awaitingEnd.get(turnId) ?? []) resolve();
+    this.#awaitingEnd.delete(turnId);
+  }
+
+  /**
+   * Waits, at most `ms` on the app's timers, for the turn `turnId` to end wherever it runs (here:
+   * its drive; on another instance: its message on the ended channel, or the lease of a dead one
+   * run out, read once before the wait). Answers whether it ended.
+   */
+  async ended(turnId: string, ms: number): Promise<boolean> {
+    const here = this.#running.get(turnId);
+    if (here) {
+      await within(this.#deps.timers, here.done ?? Promise.resolve(), ms);
+      return !this.#running.has(turnId);
+    }
+    let done = false;
+    let wake!: () => void;
+    const told = new Promise<void>((resolve) => (wake = resolve));
+    const settle = () => {
+      done = true;
+      wake();
+    };
+    const waiting = this.#awaitingEnd.get(turnId) ?? new Set();
+    waiting.add(settle);
+    this.#awaitingEnd.set(turnId, waiting);
+    try {
+      if (await turnHasEnded(this.#deps.db, turnId)) return true;
+      await within(this.#deps.timers, told, ms);
+      return done || (await turnHasEnded(this.#deps.db, turnId));
+    } finally {
+      waiting.delete(settle);
+      if (waiting.size === 0 && this.#awaitingEnd.get(turnId) === waiting) this.#awaitingEnd.delete(turnId);
+    }
   }
 
   /** Offers the turn's stream to other instances (best effort: a Redis failure only makes it unresumable elsewhere). */
@@ -159,17 +206,12 @@ export class ChatTurns {
    */
   async stop(turnId: string): Promise<void> {
     const local = this.#abort(turnId, new TurnEnd('stopped', 'stopped'));
-    if (local) {
-      await within(local.done, SAVE_WAIT_MS);
-      return;
-    }
-    if (this.#deps.redis) {
+    if (!local && this.#deps.redis) {
       await this.#deps.redis
         .publish(STOP_CHANNEL, turnId)
         .catch((error: unknown) => this.#deps.logger.warn({ turnId, err: String(error) }, 'chat: stop not sent (Redis)'));
     }
-    const until = Date.now() + SAVE_WAIT_MS;
-    while (Date.now() < until && !(await turnHasEnded(this.#deps.db, turnId))) await delay(50);
+    await this.ended(turnId, SAVE_WAIT_MS);
   }
 
   /**
@@ -180,7 +222,7 @@ export class ChatTurns {
   async resume(turnId: string): Promise<AsyncGenerator<string> | null> {
     const here = this.#running.get(turnId);
     if (here?.tape) return here.tape.read();
-    const until = Date.now() + SHARE_WAIT_MS;
+    const until = this.#deps.clock().getTime() + SHARE_WAIT_MS;
     for (;;) {
       const local = this.#running.get(turnId)?.tape;
       if (local) return local.read();
@@ -191,8 +233,8 @@ export class ChatTurns {
         if (stream) return whileRunning(stream, () => turnHasEnded(this.#deps.db, turnId));
         if (stream === null) return null;
       }
-      if (Date.now() > until || (await turnHasEnded(this.#deps.db, turnId))) return null;
-      await delay(20);
+      if (this.#deps.clock().getTime() > until || (await turnHasEnded(this.#deps.db, turnId))) return null;
+      await pause(this.#deps.timers, SHARE_LOOK_MS);
     }
   }
 
@@ -203,11 +245,11 @@ export class ChatTurns {
   async drain(graceMs: number): Promise<boolean> {
     this.#draining = true;
     const all = () => Promise.all([...this.#running.values()].map((running) => running.done));
-    await within(all(), graceMs);
+    await within(this.#deps.timers, all(), graceMs);
     if (this.#running.size === 0) return false;
     for (const turnId of this.#running.keys())
       this.#abort(turnId, new TurnEnd('shutdown', 'The service shut down during this answer; it was stopped and saved.'));
-    await within(all(), SAVE_WAIT_MS);
+    await within(this.#deps.timers, all(), SAVE_WAIT_MS);
     return true;
   }
 

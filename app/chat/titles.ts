@@ -1,12 +1,12 @@
-import { generateText } from 'ai';
 import type { Agent } from '../../sql/agents.ts';
 import { setConversationTitle, type ConversationScope } from '../../sql/chat-conversations.ts';
 import { isModelPriced } from '../../sql/model-pricing.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { accountOf, recordModelCalls } from '../metering/record.ts';
-import { DEMO_MODEL_ID } from './demo-model.ts';
-import { chatModelWith } from './provider.ts';
+import { callModel } from '../metering/call.ts';
+import { modelFor } from '../metering/models.ts';
+import { accountOf } from '../metering/record.ts';
+import { DEMO_MODEL_ID } from '../metering/demo-model.ts';
 
 /*
  * Conversation titles (docs/agents-and-tools.md, "Conversation titles"): a new conversation is
@@ -76,47 +76,33 @@ export async function generateTitle(
 ): Promise<string | null> {
   const modelId = deps.config.ai.titleModel ?? turn.agent.modelId ?? deps.config.ai.defaultModel;
   const signal = AbortSignal.timeout(TITLE_TIMEOUT_MS);
-  let model: ReturnType<typeof chatModelWith> | undefined;
   try {
-    model = chatModelWith(deps, turn.owner.organizationId, modelId, signal, turn.storedKey);
-    if (model.modelId === DEMO_MODEL_ID) return null;
-    if (model.source === 'system' && !(await isModelPriced(deps.db, model.modelId))) {
-      if (!reportedUnpriced.has(model.modelId)) {
-        reportedUnpriced.add(model.modelId);
-        deps.logger.warn({ modelId: model.modelId }, 'title model is not in the price list: conversations keep their first line as title');
+    const model = modelFor(deps, turn.owner.organizationId, modelId, signal, turn.storedKey);
+    const account = { ...accountOf(turn.owner), actionType: 'title_generation' as const };
+    const title = await callModel(deps, model, { account, unrecorded: 'log' }, async (ai) => {
+      if (model.modelId === DEMO_MODEL_ID) return null;
+      if (model.source === 'system' && !(await isModelPriced(deps.db, model.modelId))) {
+        if (!reportedUnpriced.has(model.modelId)) {
+          reportedUnpriced.add(model.modelId);
+          deps.logger.warn(
+            { modelId: model.modelId },
+            'title model is not in the price list: conversations keep their first line as title',
+          );
+        }
+        return null;
       }
-      return null;
-    }
-    const result = await generateText({
-      model: model.model,
-      system: TITLE_PROMPT,
-      prompt: [...firstMessage].slice(0, TITLE_INPUT_CHARS).join(''),
-      maxOutputTokens: TITLE_OUTPUT_TOKENS,
-      maxRetries: 0,
-      abortSignal: signal,
+      const result = await ai.generateText({
+        system: TITLE_PROMPT,
+        prompt: [...firstMessage].slice(0, TITLE_INPUT_CHARS).join(''),
+        maxOutputTokens: TITLE_OUTPUT_TOKENS,
+        abortSignal: signal,
+      });
+      return titleFromAnswer(result.text);
     });
-    const title = titleFromAnswer(result.text);
     if (title !== null) await setConversationTitle(deps.db, await conversationId, title);
     return title;
   } catch (error) {
     deps.logger.info({ agentId: turn.agent.id, err: error instanceof Error ? error.name : 'unknown' }, 'conversation title not made');
     return null;
-  } finally {
-    if (model) {
-      await recordModelCalls(
-        deps,
-        {
-          ...accountOf(turn.owner),
-          modelId: model.modelId,
-          source: model.source,
-          actionType: 'title_generation',
-        },
-        model.calls,
-        { reservations: model.reservations },
-      ).catch((error: unknown) =>
-        deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'title usage not recorded'),
-      );
-      await model.close();
-    }
   }
 }

@@ -1,28 +1,12 @@
-import { findConversation, type ConversationScope } from '../../sql/chat-conversations.ts';
-import { findRunningTurn } from '../../sql/chat-turns.ts';
 import { agentRoute } from '../agents/scope.ts';
 import { defineRoute } from '../core/route.ts';
-import type { AppDeps } from '../core/deps.ts';
-import { AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE, conversationNotFound } from './errors.ts';
+import { runningTurnOf } from './conversations.ts';
+import { AI_CONVERSATION_NOT_FOUND, AI_STREAM_UNAVAILABLE } from './errors.ts';
 import { chatTurns } from './running-turns.ts';
 import { ConversationParams } from './schemas.ts';
 import { answerTurnStream } from './turn-claim.ts';
 
 const tags = ['chat'];
-
-/**
- * The running turn of one of the scope's conversations (a staff user's or an end user's), or null;
- * 404 for a conversation the caller does not have (another user's looks the same).
- */
-export async function runningTurnOf(deps: AppDeps, scope: ConversationScope, conversationId: string) {
-  const [turn, conversation] = await Promise.all([
-    findRunningTurn(deps.db, scope, conversationId),
-    findConversation(deps.db, scope, conversationId),
-  ]);
-  // A new conversation's first turn may run before its row is committed: the turn is the caller's.
-  if (!turn && !conversation) throw conversationNotFound();
-  return turn;
-}
 
 /** Resume and stop of a running turn (docs/chat.md, "Turns that survive the client"). */
 export const turnRoutes = [

@@ -1,3 +1,5 @@
+import type { Timers } from '../core/deps.ts';
+
 /** How often a resumed stream checks that its turn still runs (a producer that died sends no end). */
 const RESUME_CHECK_MS = 5_000;
 
@@ -21,9 +23,12 @@ export async function* whileRunning(stream: ReadableStream<string>, ended: () =>
   }
 }
 
-/** Waits for `promise` (its failure ignored), at most `ms`; no timer outlives the wait. */
-export async function within(promise: Promise<unknown> | undefined, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise?.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+/** Waits for `promise` (its failure ignored), at most `ms` on `timers` (the app's: a test fires them); no timer outlives the wait. */
+export async function within(timers: Timers, promise: Promise<unknown> | undefined, ms: number): Promise<void> {
+  let timer: unknown;
+  await Promise.race([promise?.catch(() => {}), new Promise<void>((resolve) => (timer = timers.setTimeout(resolve, ms)))]);
+  timers.clearTimeout(timer);
 }
+
+/** Resolves after `ms` on `timers`. */
+export const pause = (timers: Timers, ms: number) => new Promise<void>((resolve) => timers.setTimeout(resolve, ms));

@@ -3,7 +3,6 @@ import {
   convertToModelMessages,
   RetryError,
   stepCountIs,
-  streamText,
   type StreamTextTransform,
   type ToolSet,
   type UIMessage,
@@ -15,10 +14,11 @@ import type { Agent } from '../../sql/agents.ts';
 import { forEndUsers } from '../analytics/budget/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
-import { accountOf, recordModelCalls } from '../metering/record.ts';
+import { callModel, UsageNotRecorded, type LanguageCalls } from '../metering/call.ts';
+import type { ChatModel } from '../metering/models.ts';
+import { accountOf } from '../metering/record.ts';
 import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
-import type { ChatModel } from './provider.ts';
 import { fitEveryCall } from './context-window.ts';
 import { notifyStaff } from './staff/notify.ts';
 import { TurnEnd } from './running-turns.ts';
@@ -115,7 +115,6 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
   return uiMessageStream({
     onError: describe,
     execute: async ({ writer }) => {
-      let answer: UIMessage | undefined;
       let finish: UIMessageChunk | undefined;
       const inputs = new Map<string, { toolName: string; input: unknown }>();
       // The title goes out when it comes, between other chunks, until the turn's ending chunk.
@@ -123,18 +122,17 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
       void turn.title?.then((title) => {
         if (title !== null && open) writer.write({ type: 'data-conversation-title', data: { title } });
       });
-      try {
-        const toolCount = Object.keys(turn.tools).length;
-        const system = systemMessageOf(turn.agent, toolCount > 0);
-        const result = streamText({
-          model: model.model,
+      const toolCount = Object.keys(turn.tools).length;
+      const system = systemMessageOf(turn.agent, toolCount > 0);
+      const stopped = await saved(turn, startedAt, async (ai) => {
+        let answer: UIMessage | undefined;
+        const result = ai.streamText({
           system,
           messages,
           ...callSettingsOf(turn.agent),
           prepareStep: fitEveryCall({ maxTokens: deps.config.ai.contextMaxTokens, system, toolCount }),
           tools: turn.tools,
           stopWhen: stepCountIs(deps.config.ai.maxSteps),
-          maxRetries: 0,
           abortSignal: turn.signal,
           // Errors reach the client as `error` chunks (describeFailure); the default would print them.
           onError: () => {},
@@ -171,46 +169,57 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
           // A stopped turn ends with `finish` or, past its deadline, `error` (endingChunk), never the SDK's `abort`.
           else if (chunk.type !== 'abort') writer.write(chunk);
         }
-        const stopped = settleStopped(answer, turn.signal);
-        await saveTurn(turn, stopped.answer, startedAt);
-        for (const chunk of stopped.chunks) writer.write(chunk);
-        const ending = endingChunk(turn.signal, finish);
-        open = false;
-        if (ending) writer.write(ending);
-      } finally {
-        await model.close();
-      }
+        return settleStopped(answer, turn.signal);
+      });
+      for (const chunk of stopped.chunks) writer.write(chunk);
+      const ending = endingChunk(turn.signal, finish);
+      open = false;
+      if (ending) writer.write(ending);
     },
   });
 }
 
-/** The assistant message and one usage row per model call, together (`recordModelCalls` with the answer alongside). */
-async function saveTurn(turn: Turn, answer: UIMessage | undefined, startedAt: Date): Promise<void> {
+/**
+ * Runs the turn's model calls (`callModel`) and saves what `run` answers: the assistant message
+ * with one usage row per model call and the release of their reservations, in one statement.
+ */
+async function saved(
+  turn: Turn,
+  startedAt: Date,
+  run: (ai: LanguageCalls) => Promise<ReturnType<typeof settleStopped>>,
+): Promise<ReturnType<typeof settleStopped>> {
   const { deps, model } = turn;
   let conversationId: string | undefined;
   try {
-    const written = await turn.conversationId;
-    conversationId = written;
-    const answerWrites =
-      answer && answer.parts.length > 0
-        ? messageWrites(written, { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] }, deps.clock())
-        : undefined;
-    // One statement: the answer, the usage and the release of the calls' reservations commit together.
-    await recordModelCalls(
+    return await callModel(
       deps,
+      model,
       {
-        ...accountOf(turn.scope),
-        modelId: model.modelId,
-        source: model.source,
-        actionType: 'user_interaction',
+        account: { ...accountOf(turn.scope), actionType: 'user_interaction' },
+        notBefore: startedAt,
+        // Awaited only now: the request's own writes commit while the turn streams.
+        alongside: async (stopped) => {
+          conversationId = await turn.conversationId;
+          const answer = stopped?.answer;
+          if (!answer || answer.parts.length === 0) return undefined;
+          return messageWrites(
+            conversationId,
+            { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] },
+            deps.clock(),
+          );
+        },
       },
-      model.calls,
-      { reservations: model.reservations, ...(answerWrites ? { alongside: answerWrites } : {}), notBefore: startedAt },
+      run,
     );
   } catch (error) {
-    deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
-    throw new TurnNotSaved('the turn could not be saved');
+    if (error instanceof UsageNotRecorded) throw notSaved(turn, conversationId, error);
+    throw error;
   }
+}
+
+function notSaved(turn: Turn, conversationId: string | undefined, error: unknown): TurnNotSaved {
+  turn.deps.logger.error({ conversationId, err: error instanceof Error ? error.message : String(error) }, 'chat turn not saved');
+  return new TurnNotSaved('the turn could not be saved');
 }
 
 /** The text of a tool part that had not finished when its turn was stopped. */

@@ -1,17 +1,10 @@
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { embedMany, wrapEmbeddingModel } from 'ai';
 import { isModelPriced } from '../../sql/model-pricing.ts';
 import { checkBudgetBeforeTurn } from '../analytics/budget/checker.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
+import { callModel } from '../metering/call.ts';
 import { modelNotAvailable } from '../metering/errors.ts';
-import { embeddingMeter } from '../metering/meter.ts';
-import { recordModelCalls } from '../metering/record.ts';
-import { reserveCall } from '../metering/reservations.ts';
-import { providerFetch } from '../net/guarded-fetch.ts';
-
-/** Most bytes one embedding response may have (a hostile provider cannot stream forever). */
-const MAX_EMBEDDING_RESPONSE_BYTES = 64 * 1024 * 1024;
+import { embeddingModelFor } from '../metering/models.ts';
 
 /** Whose embedding: the organization, the agent and the staff user or end user (a document's uploader, a turn's owner). */
 export type EmbeddingScope = { organizationId: string; agentId: string; userId: string | null; endUserId?: string | null };
@@ -57,55 +50,29 @@ export async function embedTexts(
     if (indexing) throw modelNotAvailable(modelId);
     return null;
   }
-  let reservation: string | null;
+  const model = embeddingModelFor(deps, modelId);
+  const account = {
+    organizationId: scope.organizationId,
+    agentId: scope.agentId,
+    userId: scope.userId,
+    endUserId: scope.endUserId ?? null,
+    actionType: options.action,
+  };
+  // The worst case (every UTF-8 byte a token) is reserved before the first call; the calls made are paid for, whether or not the whole batch succeeded.
+  const worstCase = () => ({ inputTokens: texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0), outputTokens: 0 });
   try {
-    reservation = await reserveCall(deps, {
-      organizationId: scope.organizationId,
-      modelId,
-      worstCase: () => ({ inputTokens: texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0), outputTokens: 0 }),
+    return await callModel(deps, model, { account, worstCase }, async (ai) => {
+      const result = await ai
+        .embedMany({ values: [...texts], maxParallelCalls: 2, ...(options.signal ? { abortSignal: options.signal } : {}) })
+        .catch((error: unknown) => {
+          const failure = model.failures[0];
+          throw new Error(`the embedding provider failed: ${failure ? failure : error instanceof Error ? error.message : String(error)}`);
+        });
+      return result.embeddings.map(unit);
     });
   } catch (error) {
+    // A question the budget has no room for is searched by full text alone.
     if (!indexing && error instanceof CodedError) return null;
     throw error;
-  }
-  const outbound = providerFetch(fetch, {
-    idleTimeoutMs: deps.config.ai.providerTimeoutMs,
-    maxResponseBytes: MAX_EMBEDDING_RESPONSE_BYTES,
-  });
-  const meter = embeddingMeter(deps);
-  const model = wrapEmbeddingModel({
-    model: createOpenAICompatible({ name: 'gateway', baseURL: deps.config.ai.gatewayUrl, apiKey, fetch: outbound.fetch }).embeddingModel(
-      modelId,
-    ),
-    middleware: meter.middleware,
-  });
-  try {
-    const result = await embedMany({
-      model,
-      values: [...texts],
-      maxRetries: 0,
-      maxParallelCalls: 2,
-      ...(options.signal ? { abortSignal: options.signal } : {}),
-    }).catch((error: unknown) => {
-      const failure = outbound.failures[0];
-      throw new Error(`the embedding provider failed: ${failure ? failure : error instanceof Error ? error.message : String(error)}`);
-    });
-    return result.embeddings.map(unit);
-  } finally {
-    // The calls made are paid for, whether or not the whole batch succeeded.
-    await recordModelCalls(
-      deps,
-      {
-        organizationId: scope.organizationId,
-        agentId: scope.agentId,
-        userId: scope.userId,
-        endUserId: scope.endUserId ?? null,
-        modelId,
-        source: 'system',
-        actionType: options.action,
-      },
-      meter.calls,
-      { reservations: reservation ? [reservation] : [] },
-    );
   }
 }

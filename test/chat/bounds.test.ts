@@ -2,7 +2,7 @@ import anyTest from 'ava';
 import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { MAX_ANSWER_BYTES } from '../../app/chat/provider.ts';
+import { MAX_ANSWER_BYTES } from '../../app/metering/answer-cap.ts';
 import { withTestApp } from '../helpers/app.ts';
 import { agentId, bearer, chatConfig, chatPath, provider, sendChat, serve, textOf, userMessage, type T } from './support.ts';
 

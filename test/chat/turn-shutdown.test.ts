@@ -71,7 +71,6 @@ test('SIGTERM mid-turn: the instance lets the turn run for SHUTDOWN_GRACE_MS, th
   t.true(done);
   t.is(textOfChunks(chunks), 'Partial');
   t.like(chunks.at(-1), { type: 'finish' });
-  t.true(stoppedAfter >= 500, `the turn ran through the grace (${stoppedAfter} ms)`);
   t.deepEqual(await turnOutcomes(t, 'restart'), ['shutdown']);
   // Another instance (this process's app, same database) has the saved partial answer.
   const conversation = await t.context.t

@@ -1,34 +1,29 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { findAgentInOrganization } from '../../../sql/agents.ts';
-import { listAgentServerConnections } from '../../../sql/agent-mcp-server-connections.ts';
 import { findChannelOfAgent } from '../../../sql/channels.ts';
 import { listNewestMessages } from '../../../sql/chat-conversations.ts';
-import { findProviderKey } from '../../../sql/provider-keys.ts';
+import { findBlockingTurn } from '../../../sql/chat-turns.ts';
 import { findApprovalStates, findEndUserConversation } from '../../../sql/staff-approvals.ts';
 import type { AppDeps } from '../../core/deps.ts';
 import { CodedError } from '../../core/errors.ts';
-import { offeredToolsOf } from '../../tools/resolution.ts';
-import { admitTurn, historyBytesFor, type ApprovalAnswer } from '../admission.ts';
-import { turnStream } from '../chat-turn.ts';
+import { historyBytesFor, type ApprovalAnswer } from '../admission.ts';
 import { prepareTurn } from '../history.ts';
-import { judgeTurn, refusalOf } from '../judge.ts';
-import { chatModelWith } from '../provider.ts';
 import { chatTurns } from '../running-turns.ts';
 import { claimConversation } from '../turn-claim.ts';
+import { admitTurnSetup, runTurn, startTurnReads, type TurnSetup } from '../turn-setup.ts';
 
 /** How long a continuation waits, at most, for a turn of its conversation that still runs to end. */
 const CLAIM_PATIENCE_MS = 30_000;
-const CLAIM_RETRY_MS = 500;
 
 /**
  * Goes on with an end user's conversation once the staff answered its approvals (or they
  * expired): when no approval of its last answer is pending any more, one turn runs on the server,
- * as durable as any (app/chat/running-turns.ts): the approved tools run, the denied ones end
- * `output-denied` with their reason, and the model answers. The end user follows it with the
- * resume GET, or reads it in the conversation. The same checks as a chat request apply (the
- * agent in use, the price list, the budget, the guardrails on the message it answers: a refused
- * one is answered with the refusal); a turn that may not run is logged and leaves the answers
- * recorded. Never throws.
+ * as durable as any (app/chat/running-turns.ts), through the same setup as a chat request
+ * (app/chat/turn-setup.ts): the approved tools run, the denied ones end `output-denied` with their
+ * reason, and the model answers. The end user follows it with the resume GET, or reads it in the
+ * conversation. The same checks as a chat request apply (the agent in use, the price list, the
+ * budget, the guardrails on the message it answers: a refused one is answered with the refusal); a
+ * turn that may not run is logged and leaves the answers recorded. It belongs to no request (the
+ * staff answer's POST does not wait for it). Never throws.
  */
 export async function continueConversation(deps: AppDeps, conversationId: string): Promise<void> {
   try {
@@ -50,40 +45,25 @@ async function continueOnce(deps: AppDeps, conversationId: string): Promise<void
   if (!agent) return;
   const answers = await answersToGoOnWith(deps, conversationId);
   if (!answers) return;
-  const claim = await claimWhenFree(deps, scope, conversation.clientId);
   const turns = chatTurns(deps);
-  const turn = turns.begin(claim);
-  const [storedKey, offered, servers] = await Promise.all([
-    findProviderKey(deps.db, scope.organizationId),
-    offeredToolsOf(deps.db, agent.id, null),
-    listAgentServerConnections(deps.db, { organizationId: scope.organizationId, agentId: agent.id }),
-  ]);
-  const model = chatModelWith(deps, scope.organizationId, agent.modelId ?? deps.config.ai.defaultModel, turn.signal, storedKey);
+  const turn = turns.begin(await claimWhenFree(deps, scope, conversation.clientId));
+  let setup: TurnSetup | undefined;
   try {
-    await admitTurn(deps, { organizationId: scope.organizationId, model, storedMessages: null });
+    setup = await admitTurnSetup(deps, startTurnReads(deps, scope, agent), { scope, agent, signal: turn.signal, storedMessages: null });
     const prepared = await prepareTurn(deps, scope, conversation.clientId, { kind: 'answered', answers }, null);
     // The message this turn answers is judged again: a refused one never reaches the agent's model (app/chat/judge.ts).
-    const verdict = await judgeTurn(deps, agent, { prepared, isNew: false }, { owner: scope, storedKey, signal: turn.signal });
-    if (verdict.tripped) {
-      await model.close();
-      void turn.run(refusalOf(deps, agent, prepared, verdict)).return(undefined);
-      return;
-    }
-    const stream = await turnStream(deps, {
+    const events = await runTurn(deps, turn, setup, {
       scope,
       agent,
-      model,
-      signal: turn.signal,
       prepared,
-      offered,
-      servers,
+      isNew: false,
       approvals: channel?.approvals === 'end_user' ? 'owner' : 'staff',
     });
     // Runs to its end whoever listens (the resume GET reads its tape).
-    void turn.run(stream).return(undefined);
+    void events.return(undefined);
   } catch (error) {
     await turn.abandon().catch(() => {});
-    await model.close();
+    await setup?.model.close();
     throw error;
   }
 }
@@ -106,16 +86,21 @@ async function answersToGoOnWith(deps: AppDeps, conversationId: string): Promise
   }));
 }
 
-/** Claims the conversation for the continuation, waiting (bounded) for a turn of it that still runs. */
+/**
+ * Claims the conversation for the continuation. A turn of it that still runs is waited for, once,
+ * until it ends (told by its instance: app/chat/running-turns.ts, `ended`), at most
+ * `CLAIM_PATIENCE_MS`; then the claim is made again, and its refusal thrown.
+ */
 async function claimWhenFree(deps: AppDeps, scope: { organizationId: string; agentId: string; endUserId: string }, clientId: string) {
-  const deadline = performance.now() + CLAIM_PATIENCE_MS;
-  for (;;) {
-    try {
-      const claim = await claimConversation(deps, scope, clientId, null);
-      if (claim.kind === 'new') return claim.turnId;
-    } catch (error) {
-      if (!(error instanceof CodedError) || performance.now() > deadline) throw error;
-    }
-    await delay(CLAIM_RETRY_MS);
+  try {
+    const claim = await claimConversation(deps, scope, clientId, null);
+    if (claim.kind === 'new') return claim.turnId;
+  } catch (error) {
+    if (!(error instanceof CodedError)) throw error;
   }
+  const running = await findBlockingTurn(deps.db, scope, clientId, null);
+  if (running?.running) await chatTurns(deps).ended(running.id, CLAIM_PATIENCE_MS);
+  const claim = await claimConversation(deps, scope, clientId, null);
+  if (claim.kind !== 'new') throw new Error('the conversation has a running turn');
+  return claim.turnId;
 }

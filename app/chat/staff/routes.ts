@@ -6,7 +6,7 @@ import { agentRoute } from '../../agents/scope.ts';
 import { defineRoute } from '../../core/route.ts';
 import { AI_APPROVAL_ALREADY_ANSWERED, AI_APPROVAL_NOT_FOUND, approvalAlreadyAnswered, approvalNotFound } from '../../tools/errors.ts';
 import { AI_CONVERSATION_NOT_FOUND, conversationNotFound } from '../errors.ts';
-import { CONVERSATION_PAGE_MAX_BYTES } from '../routes.ts';
+import { CONVERSATION_PAGE_MAX_BYTES } from '../conversations.ts';
 import { continueConversation } from './continuation.ts';
 import {
   StaffAnswerBody,
@@ -76,8 +76,8 @@ export const staffRoutes = [
       const answer = { approvalId: found.id, approved: body.approved, reason, answeredBy: scope.userId, now: deps.clock() };
       const conversationId = await answerStaffApproval(deps.db, answer);
       if (conversationId === null) throw approvalAlreadyAnswered();
-      // Starts the conversation's next turn (not its end) before answering, so the end user's resume GET finds it.
-      await continueConversation(deps, conversationId);
+      // The conversation goes on by itself once the answer is stored (its turn belongs to no request).
+      void continueConversation(deps, conversationId);
       return (await findStaffApproval(deps.db, scope.organizationId, found.id))!;
     },
   }),

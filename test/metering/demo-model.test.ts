@@ -1,6 +1,6 @@
 import test from 'ava';
 import { jsonSchema, stepCountIs, streamText, tool, type ToolSet } from 'ai';
-import { demoModel } from '../../app/chat/demo-model.ts';
+import { demoModel } from '../../app/metering/demo-model.ts';
 import { HELP_CENTER } from '../../seeds/demo-help-center.ts';
 
 /** One demo turn through the AI SDK's `streamText`, offering tools named `names` that answer `output`; the inputs each tool ran with. */

@@ -1,23 +1,25 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { LanguageModelV3, LanguageModelV3Middleware, LanguageModelV3StreamPart } from '@ai-sdk/provider';
+import type { EmbeddingModelV3, LanguageModelV3, LanguageModelV3Middleware } from '@ai-sdk/provider';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { wrapLanguageModel } from 'ai';
+import { wrapEmbeddingModel, wrapLanguageModel } from 'ai';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
+import type { UsageSource } from '../../sql/usage-window.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { openJson } from '../crypto/credentials.ts';
 import { guardedSession, providerFetch, type ProviderFailure } from '../net/guarded-fetch.ts';
 import { urlPolicyFor } from '../net/url-policy.ts';
-import { modelMeter, type MeteredCall } from '../metering/meter.ts';
-import { estimateTokens } from '../metering/tokens.ts';
+import { answerCap } from './answer-cap.ts';
 import { DEMO_MODEL_ID, demoModel } from './demo-model.ts';
 import { providerNotConfigured } from './errors.ts';
-import type { UsageSource } from '../../sql/usage-window.ts';
+import { embeddingMeter, modelMeter, type MeteredCall } from './meter.ts';
 
 /*
- * The model of a chat turn: its provider (the organization's key, the platform's gateway or the
- * demo model) over the bounded provider fetch, wrapped in two language-model middlewares, the
- * meter (`modelMeter`: budget reservations and usage) outside the answer's byte cap (`answerCap`).
+ * The models of the service's calls, made only here (`modelFor`, `embeddingModelFor`) and called
+ * only through `callModel` (app/metering/call.ts): a provider (the organization's key, the
+ * platform's gateway or the demo model) over the bounded provider fetch, wrapped in the meter
+ * (`modelMeter`: budget reservations and usage) and, for a language model, outside it the
+ * answer's byte cap (`answerCap`).
  */
 
 /** Most bytes one provider response may stream (a hostile provider cannot stream forever). */
@@ -26,9 +28,9 @@ export const MAX_PROVIDER_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** The sealing context of an organization's provider key: a ciphertext copied to another organization does not open. */
 export const providerKeyContext = (organizationId: string) => `organization:${organizationId}/provider-key`;
 
-/** The model one chat turn talks to, with what it measured and why it failed. */
-export type ChatModel = {
-  model: LanguageModelV3;
+/** A model of the service with what its calls measured and why they failed; called through `callModel`. */
+type MeteredModel<M> = {
+  model: M;
   /** The model id as requested (usage events carry it). */
   modelId: string;
   source: UsageSource;
@@ -36,9 +38,14 @@ export type ChatModel = {
   /** Budget reservations of the calls (an enforced budget), released with their usage rows. */
   reservations: string[];
   failures: ProviderFailure[];
-  /** Ends the turn's outbound connections (BYOK). */
+  /** Ends the calls' outbound connections (BYOK). */
   close(): Promise<void>;
 };
+
+/** A language model (chat steps, titles, guardrail checks). */
+export type ChatModel = MeteredModel<LanguageModelV3> & { kind: 'language' };
+/** An embedding model (documents, questions). */
+export type EmbeddingModel = MeteredModel<EmbeddingModelV3> & { kind: 'embedding' };
 
 /**
  * The model of a turn (or of a title or guardrail call) at `requestedModelId`: the organization's
@@ -47,7 +54,7 @@ export type ChatModel = {
  * the demo model outside production; in production 503 `AI.PROVIDER_NOT_CONFIGURED`. Throws before
  * any stream starts.
  */
-export function chatModelWith(
+export function modelFor(
   deps: AppDeps,
   organizationId: string,
   requestedModelId: string,
@@ -61,11 +68,11 @@ export function chatModelWith(
     source: UsageSource,
     failures: ProviderFailure[],
     close: () => Promise<void>,
-  ) => {
+  ): ChatModel => {
     const meter = modelMeter(deps, { organizationId, modelId });
     // The meter outside the cap: a call the cap ends is still metered (with the cap's estimate).
     const wrapped = wrapLanguageModel({ model, middleware: [meter.middleware, answerCap()] });
-    return { model: wrapped, modelId, source, calls: meter.calls, reservations: meter.reservations, failures, close };
+    return { kind: 'language', model: wrapped, modelId, source, calls: meter.calls, reservations: meter.reservations, failures, close };
   };
   if (stored) {
     const apiKey = openJson<string>(
@@ -142,76 +149,31 @@ function chatModelOver(endpoint: { name: string; baseURL: string; apiKey: string
   return wrapLanguageModel({ model: shared, middleware: throughFetch(fetch) });
 }
 
-/** Most bytes (UTF-8) of text, reasoning and tool input one assistant answer stores, over all its model calls. */
-export const MAX_ANSWER_BYTES = 1024 * 1024;
-
-/** The longest start of `text` whose UTF-8 takes at most `bytes` (never half a character). */
-function cutToBytes(text: string, bytes: number): string {
-  let used = 0;
-  let end = 0;
-  for (const char of text) {
-    const size = Buffer.byteLength(char);
-    if (used + size > bytes) break;
-    used += size;
-    end += char.length;
-  }
-  return text.slice(0, end);
-}
+/** Most bytes one embedding response may have (a hostile provider cannot stream forever). */
+const MAX_EMBEDDING_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
- * A language-model middleware that ends a turn's answer at `maxBytes` (docs/chat.md, "Bounds"):
- * the deltas of all the turn's model calls are counted; the one that reaches the bound is cut,
- * open text and reasoning parts are closed, the call finishes with reason `length` (so the turn
- * stops and its UI stream's `finish` says `length`) and the provider's stream is cancelled. The
- * provider's own token counts never arrive for a cut call: its usage is the o200k estimate of
- * the prompt and of the text kept.
+ * The embedding model `modelId` at `AI_GATEWAY_URL` on the platform key (embeddings are never
+ * BYOK), within the provider timeout and a response cap, its calls measured (`embeddingMeter`).
+ * The caller checks that embeddings are configured (`embeddingsEnabled`).
  */
-export function answerCap(maxBytes = MAX_ANSWER_BYTES): LanguageModelV3Middleware {
-  let used = 0;
+export function embeddingModelFor(deps: AppDeps, modelId: string): EmbeddingModel {
+  const apiKey = deps.config.ai.gatewayApiKey;
+  if (apiKey === undefined) throw providerNotConfigured();
+  const outbound = providerFetch(fetch, {
+    idleTimeoutMs: deps.config.ai.providerTimeoutMs,
+    maxResponseBytes: MAX_EMBEDDING_RESPONSE_BYTES,
+  });
+  const meter = embeddingMeter(deps);
+  const provider = createOpenAICompatible({ name: 'gateway', baseURL: deps.config.ai.gatewayUrl, apiKey, fetch: outbound.fetch });
   return {
-    specificationVersion: 'v3',
-    wrapStream: async ({ doStream, params }) => {
-      const result = await doStream();
-      const reader = result.stream.getReader();
-      const open = new Map<string, 'text' | 'reasoning'>();
-      let kept = '';
-      const stream = new ReadableStream<LanguageModelV3StreamPart>({
-        async pull(controller) {
-          const next = await reader.read();
-          if (next.done) return controller.close();
-          const part = next.value;
-          if (part.type === 'text-start' || part.type === 'reasoning-start')
-            open.set(part.id, part.type === 'text-start' ? 'text' : 'reasoning');
-          if (part.type === 'text-end' || part.type === 'reasoning-end') open.delete(part.id);
-          if (part.type !== 'text-delta' && part.type !== 'reasoning-delta' && part.type !== 'tool-input-delta')
-            return controller.enqueue(part);
-          const size = Buffer.byteLength(part.delta);
-          if (used + size <= maxBytes) {
-            used += size;
-            if (part.type === 'text-delta') kept += part.delta;
-            return controller.enqueue(part);
-          }
-          const rest = cutToBytes(part.delta, maxBytes - used);
-          used = maxBytes;
-          if (rest !== '') controller.enqueue({ ...part, delta: rest });
-          if (part.type === 'text-delta') kept += rest;
-          for (const [id, kind] of open) controller.enqueue({ type: kind === 'text' ? 'text-end' : 'reasoning-end', id });
-          const input = estimateTokens(JSON.stringify(params.prompt));
-          const output = estimateTokens(kept);
-          controller.enqueue({
-            type: 'finish',
-            finishReason: { unified: 'length', raw: undefined },
-            usage: {
-              inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: undefined },
-              outputTokens: { total: output, text: output, reasoning: undefined },
-            },
-          });
-          controller.close();
-          await reader.cancel();
-        },
-        cancel: (reason) => reader.cancel(reason),
-      });
-      return { ...result, stream };
-    },
+    kind: 'embedding',
+    model: wrapEmbeddingModel({ model: provider.embeddingModel(modelId), middleware: meter.middleware }),
+    modelId,
+    source: 'system',
+    calls: meter.calls,
+    reservations: [],
+    failures: outbound.failures,
+    close: async () => {},
   };
 }

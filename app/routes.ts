@@ -22,6 +22,7 @@ import { identityCoreRoutes } from './identity/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 import { organizationRoutes } from './organization/routes.ts';
 import { planRoutes } from './plans/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
 import { toolOverrideRoutes } from './tools/override-routes.ts';
 import { toolRoutes } from './tools/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
@@ -39,6 +40,7 @@ export const areaRoutes: Route[] = [
   ...notificationRoutes,
   ...organizationRoutes,
   ...planRoutes,
+  ...billingRoutes,
   ...agentRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,

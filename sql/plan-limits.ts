@@ -62,4 +62,3 @@ export function countMonthlyMessage(db: CommonQueryMethods, organizationId: stri
       RETURNING m.messages)
     SELECT (SELECT messages FROM counted) AS messages, lim.n AS limit FROM lim`);
 }
-

@@ -98,13 +98,7 @@ export type PlanChange = Partial<Omit<PlanFields, 'limits'>> & { limits?: Partia
  * Changes a plan of this agency; none when the plan is missing or belongs to another agency. A
  * change of price or markup is recorded from `now` (plan_prices), so months already billed keep theirs.
  */
-export function updatePlanOfOrganization(
-  db: CommonQueryMethods,
-  organizationId: string,
-  planId: string,
-  change: PlanChange,
-  now: Date,
-) {
+export function updatePlanOfOrganization(db: CommonQueryMethods, organizationId: string, planId: string, change: PlanChange, now: Date) {
   const limits = change.limits ?? {};
   // A limit is set when its key is present (null clears it), kept when absent.
   const limit = (key: keyof PlanLimits, column: string, cast: 'int4' | 'numeric') =>

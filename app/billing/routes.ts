@@ -36,7 +36,11 @@ const BillSchema = Type.Object({
 
 const BillQuery = StrictObject({
   month: Type.Optional(
-    Type.String({ pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$', errorMessage: 'must be a month as YYYY-MM', description: 'default: the current UTC month' }),
+    Type.String({
+      pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$',
+      errorMessage: 'must be a month as YYYY-MM',
+      description: 'default: the current UTC month',
+    }),
   ),
 });
 

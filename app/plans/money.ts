@@ -15,7 +15,8 @@ export function centsOf(dollars: number, path: string[]): number {
 }
 
 /** Dollars as the exact decimal text of whole cents (`1234` -> `"12.34"`), for a numeric column. */
-export const dollarsText = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+export const dollarsText = (cents: number) =>
+  `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
 
 /** Cents as a JSON number of dollars (exact to the cent when printed). */
 export const dollarsOf = (cents: number) => cents / 100;

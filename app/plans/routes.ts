@@ -35,7 +35,7 @@ export const planRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/plans/:planId',
-    summary: "Change a plan: its name, whether it is public or active, its price, markup or limits",
+    summary: 'Change a plan: its name, whether it is public or active, its price, markup or limits',
     description:
       'Guard 2: a change that would leave the agency with allowBusinessRegistration on and no active public ' +
       'plan answers 409 PLANS.LAST_ACTIVE_PUBLIC_PLAN. A plan of another agency answers 404 like a missing one. ' +

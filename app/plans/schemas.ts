@@ -5,7 +5,7 @@ import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
 const Limit = (description: string) => Type.Union([Type.Integer(), Type.Null()], { description });
 const Limits = Type.Object({
   maxAgents: Limit('agents in use (archived ones do not count)'),
-  maxUsers: Limit('staff users of the business (the plan\'s `maxUsers`)'),
+  maxUsers: Limit("staff users of the business (the plan's `maxUsers`)"),
   maxEndUserMessagesPerMonth: Limit("end-user messages over all the business's channels per UTC month"),
   maxDocumentsMb: Limit('MB (1,048,576 bytes) of uploaded knowledge documents'),
   monthlyUsageUsd: Type.Union([Type.Number(), Type.Null()], { description: 'usage cost per UTC month, in USD' }),

@@ -228,7 +228,9 @@ export function usageWritten(pool: object, organizationId: string): void {
 export function knownUnenforced(pool: object, organizationId: string): boolean {
   const entry = gatesByPool.get(pool)?.get(organizationId);
   return (
-    (entry?.budget === 'none' || entry?.budget === 'unenforced') && !entry.planLimited && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS
+    (entry?.budget === 'none' || entry?.budget === 'unenforced') &&
+    !entry.planLimited &&
+    performance.now() - entry.readAt <= SPEND_MAX_AGE_MS
   );
 }
 

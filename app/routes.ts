@@ -23,6 +23,7 @@ import { notificationRoutes } from './notifications/routes.ts';
 import { organizationRoutes } from './organization/routes.ts';
 import { planRoutes } from './plans/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
+import { brandingRoutes } from './branding/routes.ts';
 import { toolOverrideRoutes } from './tools/override-routes.ts';
 import { toolRoutes } from './tools/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
@@ -41,6 +42,7 @@ export const areaRoutes: Route[] = [
   ...organizationRoutes,
   ...planRoutes,
   ...billingRoutes,
+  ...brandingRoutes,
   ...agentRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,

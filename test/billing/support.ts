@@ -37,7 +37,7 @@ export async function business(
   name: string,
   planId?: string,
   server: () => ReturnType<TestContext['t']['http']> = t.context.t.http,
-): Promise<{ id: string; token: string }> {
+): Promise<{ id: string; token: string; email: string }> {
   const email = `${uuidv7()}@business.test`;
   const registered = await server()
     .post('/api/identity/auth/user/register/business')
@@ -51,5 +51,5 @@ export async function business(
     });
   t.is(registered.status, 201, JSON.stringify(registered.body));
   await t.context.t.db.pool.query(sql.unsafe`UPDATE users SET email_verified_at = now() WHERE id = ${registered.body.userId}`);
-  return { id: registered.body.organizationId as string, token: await t.context.t.login(email) };
+  return { id: registered.body.organizationId as string, token: await t.context.t.login(email), email };
 }

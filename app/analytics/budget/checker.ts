@@ -47,6 +47,7 @@ async function checkBudgetOn(db: CommonQueryMethods, deps: BudgetCheckDeps, orga
           channel: 'email',
           to: recipient.email,
           template: 'budget-alert',
+          organizationId,
           subject: alert.subject,
           text: alert.text,
         });

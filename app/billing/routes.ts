@@ -3,7 +3,6 @@ import { BinaryAnswer } from '../core/binary-answer.ts';
 import { defineRoute } from '../core/route.ts';
 import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 import { StrictObject, Uuid } from '../core/schemas.ts';
-import { ORGANIZATION_NOT_FOUND } from '../organization/errors.ts';
 import { OrganizationSchema } from '../organization/routes.ts';
 import { PLANS_PLAN_NOT_AVAILABLE } from '../plans/errors.ts';
 import { agencyBill, billCsv } from './bill.ts';
@@ -59,7 +58,7 @@ export const billingRoutes = [
     policy: { subject: 'plan', action: 'update' },
     scope: ORGANIZATION_SCOPE,
     schemas: { params: StrictObject({ businessId: Uuid() }), body: StrictObject({ planId: Uuid() }) },
-    errors: [AGENCY_BUSINESS_NOT_FOUND, PLANS_PLAN_NOT_AVAILABLE, ORGANIZATION_NOT_FOUND],
+    errors: [AGENCY_BUSINESS_NOT_FOUND, PLANS_PLAN_NOT_AVAILABLE],
     responses: { 200: { description: 'The business, on its new plan', schema: OrganizationSchema } },
     handler: ({ deps, scope, params, body }) => moveBusinessToPlan(deps, scope.organizationId, params.businessId, body.planId),
   }),

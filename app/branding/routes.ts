@@ -5,7 +5,7 @@ import { EmailAddress, StrictObject } from '../core/schemas.ts';
 import { brandOf, brandOfHost, setBrand } from './brand.ts';
 import { ORGANIZATION_HOST_TAKEN } from './errors.ts';
 
-const tags = ['organization'];
+const tags = ['branding'];
 
 /** A host name (optionally with a port) as a browser sends it in `Host`: letters, digits, dots and dashes. */
 const Host = Type.String({

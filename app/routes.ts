@@ -22,6 +22,8 @@ import { identityCoreRoutes } from './identity/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 import { organizationRoutes } from './organization/routes.ts';
 import { planRoutes } from './plans/routes.ts';
+import { billingRoutes } from './billing/routes.ts';
+import { brandingRoutes } from './branding/routes.ts';
 import { toolOverrideRoutes } from './tools/override-routes.ts';
 import { toolRoutes } from './tools/routes.ts';
 import { knowledgeRoutes } from './knowledge/routes.ts';
@@ -39,6 +41,8 @@ export const areaRoutes: Route[] = [
   ...notificationRoutes,
   ...organizationRoutes,
   ...planRoutes,
+  ...billingRoutes,
+  ...brandingRoutes,
   ...agentRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,

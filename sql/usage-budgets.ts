@@ -97,3 +97,21 @@ export function findSpendOfDays(db: CommonQueryMethods, organizationId: string, 
     SELECT coalesce(sum(cost_usd), 0)::float8 AS spent FROM usage_rollup_day
     WHERE organization_id = ${organizationId} AND day >= ${sql.timestamp(from)} AND day < ${sql.timestamp(to)}`);
 }
+
+const UsageLimits = z.strictObject({
+  budgetEnforced: z.boolean().nullable(),
+  budgetLimitUsd: z.number().nullable(),
+  planLimitUsd: z.number().nullable(),
+});
+
+/**
+ * What holds an organization's monthly spend: its budget (none: `budgetEnforced` null) and the
+ * `monthlyUsageUsd` of its plan (null: none). What reserve_usage (migration 1220) enforces.
+ */
+export function findUsageLimits(db: CommonQueryMethods, organizationId: string) {
+  return db.one(sql.type(UsageLimits)`
+    SELECT b.enforce AS "budgetEnforced", b.monthly_limit_usd::float8 AS "budgetLimitUsd",
+           (SELECT p.monthly_usage_usd::float8 FROM organizations o JOIN plans p ON p.id = o.plan_id
+            WHERE o.id = ${organizationId}) AS "planLimitUsd"
+    FROM (SELECT 1) one LEFT JOIN usage_budgets b ON b.organization_id = ${organizationId}`);
+}

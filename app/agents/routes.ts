@@ -7,6 +7,8 @@ import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './erro
 import { agentRoute } from './scope.ts';
 import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { moderationModelAllowed } from './guardrail-models.ts';
+import { PLANS_LIMIT_REACHED } from '../plans/errors.ts';
+import { checkAgentLimit } from '../plans/limits.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, DEFAULT_REFUSAL, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
@@ -19,7 +21,8 @@ export const agentRoutes = [
     summary: 'Create an agent in the acting organization',
     description:
       'At most `AGENTS_PER_ORGANIZATION` (default 100) agents in use per organization: one more is 409 `AI.AGENT_LIMIT_REACHED` ' +
-      '(archived agents do not count).',
+      "(archived agents do not count); in a business, one past its plan's `maxAgents` is 409 `PLANS.LIMIT_REACHED` " +
+      '(`metadata: { limit, value }`).',
     tags: ['agents'],
     auth: 'jwt',
     policy: { subject: AGENT, action: 'create' },
@@ -28,7 +31,7 @@ export const agentRoutes = [
     schemas: { body: CreateAgentBody },
     status: 201,
     idempotent: true,
-    errors: [AI_AGENT_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE],
+    errors: [AI_AGENT_LIMIT_REACHED, PLANS_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE],
     responses: {
       201: { description: 'The new agent', schema: AgentSchema },
       400: { description: 'Invalid body', schema: ValidationErrorBody },
@@ -38,7 +41,10 @@ export const agentRoutes = [
       return deps.db.transaction(async (tx) => {
         // Counted under the organization's lock: concurrent creates at the cap make up to the cap, never more.
         const limit = deps.config.agents.perOrganization;
-        if ((await countAgentsUnderLock(tx, scope.organizationId)) >= limit) throw agentLimitReached(limit);
+        const agents = await countAgentsUnderLock(tx, scope.organizationId);
+        if (agents >= limit) throw agentLimitReached(limit);
+        // A business's plan may allow fewer (409 PLANS.LIMIT_REACHED), counted under the same lock.
+        await checkAgentLimit(tx, scope.organizationId, agents);
         return insertAgent(tx, {
           id: uuidv7(),
           organizationId: scope.organizationId,

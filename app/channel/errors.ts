@@ -37,3 +37,14 @@ export const endUserQuotaExceeded = (limit: number, retryAfterSeconds: number) =
     },
     { limit, retryAfterSeconds },
   );
+
+/** The business's end-user messages of the UTC month (its plan's `maxEndUserMessagesPerMonth`) are used up. */
+export const endUserMonthlyQuotaExceeded = (limit: number, retryAfterSeconds: number) =>
+  new CodedError(
+    AI_END_USER_QUOTA_EXCEEDED,
+    {
+      en: 'This assistant has answered all the messages it can this month. Try again next month.',
+      es: 'Este asistente ha respondido todos los mensajes que puede este mes. Inténtalo de nuevo el mes que viene.',
+    },
+    { limit, retryAfterSeconds },
+  );

@@ -1,4 +1,6 @@
 import { findAgentInOrganization } from '../../sql/agents.ts';
+import type { CodedError } from '../core/errors.ts';
+import { countEndUserMessageOfMonth } from '../plans/limits.ts';
 import { countEndUserMessage } from '../../sql/end-users.ts';
 import { defineRoute } from '../core/route.ts';
 import { AI_PROVIDER_NOT_CONFIGURED } from '../metering/errors.ts';
@@ -75,7 +77,8 @@ export const publicRoutes = [
       "The chat of `POST /api/ai/agents/:agentId/chat`, on the session's channel and in the end user's own conversations. " +
       'At most `endUserMessagesPerDay` turns per end user and UTC day, whatever starts them (a new message, a regenerate, ' +
       'approval answers; 429 `AI.END_USER_QUOTA_EXCEEDED`, ' +
-      '`Retry-After` the seconds to the next UTC midnight). With the channel\'s `approvals: "staff"`, an approval answer ' +
+      "`Retry-After` the seconds to the next UTC midnight), and, in a business, at most its plan's " +
+      '`maxEndUserMessagesPerMonth` over all its channels per UTC month (the same 429, `Retry-After` to the next UTC month). With the channel\'s `approvals: "staff"`, an approval answer ' +
       'from the end user is 403 `AI.APPROVAL_NOT_YOURS`.',
     tags,
     auth: endUser,
@@ -110,10 +113,20 @@ export const publicRoutes = [
         beforeTurn: async () => {
           const now = deps.clock();
           const limit = channel.endUserMessagesPerDay;
-          if (await countEndUserMessage(deps.db, scope.endUserId, now.toISOString().slice(0, 10), limit)) return;
-          const wait = secondsToUtcMidnight(now);
-          ctx.set('Retry-After', String(wait));
-          throw endUserQuotaExceeded(limit, wait);
+          if (!(await countEndUserMessage(deps.db, scope.endUserId, now.toISOString().slice(0, 10), limit))) {
+            const wait = secondsToUtcMidnight(now);
+            ctx.set('Retry-After', String(wait));
+            throw endUserQuotaExceeded(limit, wait);
+          }
+          // Then the business's month over all its channels (its plan's maxEndUserMessagesPerMonth): counted after
+          // the end user's day, so an end user past their own quota never uses up the business's month.
+          try {
+            await countEndUserMessageOfMonth(deps, scope.organizationId);
+          } catch (error) {
+            const wait = (error as CodedError).metadata?.retryAfterSeconds;
+            if (typeof wait === 'number') ctx.set('Retry-After', String(wait));
+            throw error;
+          }
         },
       });
     },

@@ -81,4 +81,8 @@ export const SessionSchema = Type.Object({
   approvals: Type.Union([Type.Literal('staff'), Type.Literal('end_user')], {
     description: "who answers this end user's tool approvals: the organization's staff, or the end user in the stream",
   }),
+  brand: Type.Object(
+    { productName: Type.String(), primaryColor: Type.String() },
+    { description: "the brand of the agent's agency (its product name and color), else the product's own" },
+  ),
 });

@@ -1,3 +1,4 @@
+import { brandOf } from '../branding/brand.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { uuidv7 } from 'uuidv7';
@@ -44,6 +45,7 @@ export async function openSession(deps: AppDeps, ctx: Context, body: Static<type
   if (!known && origin === '') throw originNotAllowed();
   const visitor = known ? undefined : await visitorOf(deps, channel, body.visitorToken, now);
   const endUser = known ?? visitor!.endUser;
+  const brand = await brandOf(deps.db, channel.organizationId);
   const sessionToken = signSessionToken(
     { endUserId: endUser.id, agentId: channel.agentId, organizationId: channel.organizationId },
     deps.config.jwtSecret,
@@ -56,6 +58,7 @@ export async function openSession(deps: AppDeps, ctx: Context, body: Static<type
     ...(visitor ? { visitorToken: visitor.token } : {}),
     agent: { name: channel.agentName, greeting: channel.greeting },
     approvals: channel.approvals,
+    brand: { productName: brand.productName, primaryColor: brand.primaryColor },
   };
 }
 

@@ -16,7 +16,7 @@ import {
 } from './schemas.ts';
 import { verifyEmail } from './verification-codes.ts';
 import { ORGANIZATION_NOT_FOUND } from '../organization/errors.ts';
-import { PLANS_NO_ACTIVE_PUBLIC_PLAN } from '../plans/errors.ts';
+import { PLANS_NO_ACTIVE_PUBLIC_PLAN, PLANS_PLAN_NOT_AVAILABLE } from '../plans/errors.ts';
 import { SUBSCRIPTION_USER_LIMIT_REACHED } from '../subscriptions/errors.ts';
 import {
   IDENTITY_BUSINESS_REGISTRATION_DISABLED,
@@ -108,7 +108,8 @@ export const registrationRoutes = [
     summary: 'Register a business under an agency, with its owner user',
     description:
       'Gates, fail-fast in this order: 403 IDENTITY.BUSINESS_REGISTRATION_DISABLED (the agency flag read), ' +
-      '409 PLANS.NO_ACTIVE_PUBLIC_PLAN, 409 SUBSCRIPTION.USER_LIMIT_REACHED; then 409 IDENTITY.EMAIL_TAKEN.',
+      '409 PLANS.NO_ACTIVE_PUBLIC_PLAN, 409 SUBSCRIPTION.USER_LIMIT_REACHED, 409 PLANS.PLAN_NOT_AVAILABLE (a planId that is ' +
+      "not an active public plan of the agency; without one, the agency's oldest active public plan); then 409 IDENTITY.EMAIL_TAKEN.",
     tags: ['identity'],
     auth: 'public',
     schemas: { body: RegisterBusinessBody },
@@ -117,7 +118,13 @@ export const registrationRoutes = [
     responses: {
       201: { description: 'Business and owner created; the owner must verify the email', schema: Registered },
     },
-    errors: [IDENTITY_BUSINESS_REGISTRATION_DISABLED, PLANS_NO_ACTIVE_PUBLIC_PLAN, SUBSCRIPTION_USER_LIMIT_REACHED, IDENTITY_EMAIL_TAKEN],
+    errors: [
+      IDENTITY_BUSINESS_REGISTRATION_DISABLED,
+      PLANS_NO_ACTIVE_PUBLIC_PLAN,
+      SUBSCRIPTION_USER_LIMIT_REACHED,
+      PLANS_PLAN_NOT_AVAILABLE,
+      IDENTITY_EMAIL_TAKEN,
+    ],
     handler: ({ deps, body }) => registerBusiness(deps, body),
   }),
   defineRoute({

@@ -7,7 +7,9 @@ import type { PrincipalType } from '../core/route.ts';
 import { isBusinessRegistrationOpen } from '../organization/business-registration-flag.ts';
 import { organizationNotFound } from '../organization/errors.ts';
 import { hasActivePublicPlan } from '../plans/active-public-plan.ts';
-import { noActivePublicPlan } from '../plans/errors.ts';
+import { noActivePublicPlan, planNotAvailable } from '../plans/errors.ts';
+import { findOldestActivePublicPlan, findPlanOfOrganization } from '../../sql/plans.ts';
+import { putBusinessOnPlan } from '../../sql/business-plans.ts';
 import { userLimitReached } from '../subscriptions/errors.ts';
 import { hasUserCapacity } from '../subscriptions/user-capacity.ts';
 import { businessRegistrationDisabled, clientRegistrationDisabled, emailTaken } from './errors.ts';
@@ -77,14 +79,25 @@ export async function registerClient(
 }
 
 /**
+ * The plan a self-registering business goes on: the one it names when that is an active public
+ * plan of the agency (any other is 409 `PLANS.PLAN_NOT_AVAILABLE`), else the agency's oldest
+ * active public plan (there is one: the gate before checked it under the same lock).
+ */
+async function planToRegisterOn(tx: CommonQueryMethods, agencyId: string, planId: string | undefined) {
+  const plan = planId === undefined ? await findOldestActivePublicPlan(tx, agencyId) : await findPlanOfOrganization(tx, agencyId, planId);
+  if (!plan || !plan.isActive || !plan.isPublic) throw planId === undefined ? noActivePublicPlan() : planNotAvailable();
+  return plan;
+}
+
+/**
  * A business under an agency and its owner (docs/interface.md §6). The gates run fail-fast in this
- * order, each from its own area: the flag, an active public plan, user capacity; a taken
- * email is checked after them. The agency row is locked first, so the gates read a state
+ * order, each from its own area: the flag, an active public plan, user capacity, the plan named
+ * (docs/billing.md); a taken email is checked after them. The business starts on that plan. The agency row is locked first, so the gates read a state
  * that Guard 1, Guard 2 and concurrent registrations cannot change before this commits.
  */
 export async function registerBusiness(
   deps: AppDeps,
-  body: { email: string; password: string; name: string; businessName: string; agencyId: string },
+  body: { email: string; password: string; name: string; businessName: string; agencyId: string; planId?: string },
 ): Promise<Registered> {
   const passwordHash = await hashPassword(body.password);
   return deps.db.transaction(async (tx) => {
@@ -94,8 +107,10 @@ export async function registerBusiness(
     if (!(await isBusinessRegistrationOpen(tx, parentId))) throw businessRegistrationDisabled();
     if (!(await hasActivePublicPlan(tx, parentId))) throw noActivePublicPlan();
     if (!(await hasUserCapacity(tx, parentId))) throw userLimitReached();
+    const plan = await planToRegisterOn(tx, parentId, body.planId);
     const organizationId = uuidv7();
     await insertOrganization(tx, { id: organizationId, name: body.businessName, type: 'BUSINESS', parentId });
+    await putBusinessOnPlan(tx, organizationId, plan.id, deps.clock());
     const registered = await createUnverifiedPrincipal(deps, tx, {
       type: 'user',
       organizationId,

@@ -48,6 +48,7 @@ export const RegisterBusinessBody = StrictObject({
   name: Name,
   businessName: Type.String({ minLength: 1, maxLength: 200 }),
   agencyId: Uuid(),
+  planId: Type.Optional(Uuid({ description: "an active public plan of the agency; absent: the agency's oldest one" })),
 });
 export const Registered = Type.Object({
   userId: Type.String(),

@@ -11,6 +11,7 @@ import { DOCUMENT_TYPES, documentTypeOf, DocumentProblem } from './parse.ts';
 import { DocumentListSchema, DocumentParams, DocumentSchema } from './schemas.ts';
 import { ReadersBusy } from './readers.ts';
 import { addDocument, MAX_DOCUMENT_BYTES } from './service.ts';
+import { PLANS_LIMIT_REACHED } from '../plans/errors.ts';
 
 const tags = ['knowledge'];
 /** The wait a 503 of busy readers asks for: most documents are read within a second. */
@@ -36,7 +37,7 @@ export const knowledgeRoutes = [
     schemas: { params: AgentIdParams },
     body: { kind: 'multipart', limitBytes: MAX_DOCUMENT_BYTES, mediaTypes: DOCUMENT_TYPES },
     status: 201,
-    errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED],
+    errors: [AI_DOCUMENT_INVALID, AI_KNOWLEDGE_LIMIT_REACHED, PLANS_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_BUDGET_EXCEEDED],
     responses: {
       201: { description: 'The document was added', schema: DocumentSchema },
       400: { description: 'Invalid body, or a file the knowledge base cannot take', schema: ValidationErrorBody },

@@ -16,6 +16,7 @@ import { embedTexts, embeddingsEnabled, type EmbeddingScope } from './embeddings
 import type { DocumentType } from './parse.ts';
 import { KnowledgeSearchTimeout } from './errors.ts';
 import { checkKnowledgeLimits, footprintOf } from './limits.ts';
+import { checkDocumentsLimit } from '../plans/limits.ts';
 import { documentChunks } from './readers.ts';
 import { SearchSlots } from './search-slots.ts';
 
@@ -65,6 +66,7 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
   const chunks = await documentChunks(deps, upload.contentType, upload.bytes);
   const footprint = footprintOf(chunks);
   await checkKnowledgeLimits(deps.db, deps.config.knowledge, scope, footprint);
+  await checkDocumentsLimit(deps.db, scope.organizationId, upload.bytes.byteLength);
   // Everything above is free; the embedding call below is the upload's one paid call (the platform key).
   const vectors = await embedTexts(
     deps,
@@ -77,6 +79,7 @@ export async function addDocument(deps: AppDeps, scope: EmbeddingScope, upload: 
     await lockOrganizationKnowledge(tx, scope.organizationId);
     if (!(await lockAgentInOrganization(tx, scope.organizationId, scope.agentId))) throw agentNotFound();
     await checkKnowledgeLimits(tx, deps.config.knowledge, scope, footprint);
+    await checkDocumentsLimit(tx, scope.organizationId, upload.bytes.byteLength);
     return insertDocument(
       tx,
       {

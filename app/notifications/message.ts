@@ -10,6 +10,11 @@ export type OutgoingMessage = {
   text: string;
   /** Where replies go (an email sent on a user's behalf: the user). */
   replyTo?: string;
+  /**
+   * The organization the message is sent for: an email then carries the brand in force there (its
+   * agency's product name as From name and at the end of the text), when its agency has one.
+   */
+  organizationId?: string;
 };
 
 /**

@@ -1,4 +1,5 @@
 import { uuidv7 } from 'uuidv7';
+import { findBrandingInForce } from '../../sql/brandings.ts';
 import { insertOutboxMessage } from '../../sql/notification-outbox.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { sealMessageBody } from './sealing.ts';
@@ -13,6 +14,7 @@ export function outboxTransport(deps: Pick<AppDeps, 'config' | 'logger'>): Notif
   return {
     async send(db, message) {
       const messageId = uuidv7();
+      const brand = message.channel === 'email' && message.organizationId ? await findBrandingInForce(db, message.organizationId) : null;
       await insertOutboxMessage(db, {
         id: messageId,
         channel: message.channel,
@@ -20,8 +22,9 @@ export function outboxTransport(deps: Pick<AppDeps, 'config' | 'logger'>): Notif
         template: message.template,
         sealedBody: sealMessageBody(deps.config.credentialsKeyring, messageId, {
           subject: message.subject,
-          text: message.text,
+          text: brand ? `${message.text}\n\n— ${brand.productName}` : message.text,
           ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+          ...(brand ? { fromName: brand.productName } : {}),
         }),
       });
       deps.logger.info(

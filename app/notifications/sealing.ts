@@ -1,6 +1,7 @@
 import { openJson, sealJson, type Keyring, type Sealed } from '../crypto/credentials.ts';
 
-export type MessageBody = { subject?: string; text: string; replyTo?: string };
+/** `fromName`: the From display name (an agency's product name, docs/billing.md "Branding"). */
+export type MessageBody = { subject?: string; text: string; replyTo?: string; fromName?: string };
 
 /** Binds a sealed body to its outbox row: a ciphertext copied to another row does not open. */
 const contextOf = (messageId: string) => `notification-outbox:${messageId}`;

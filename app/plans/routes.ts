@@ -1,33 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
-import { DateTime, StrictObject, Uuid, UuidParam } from '../core/schemas.ts';
+import { UuidParam } from '../core/schemas.ts';
+import { CreatePlanBody, PlanSchema, UpdatePlanBody } from './schemas.ts';
 import { createPlan, listPlans, updatePlan } from './plan-changes.ts';
 import { PLANS_LAST_ACTIVE_PUBLIC_PLAN, PLANS_PLAN_NOT_FOUND } from './errors.ts';
-
-const PlanSchema = Type.Object({
-  id: Uuid(),
-  name: Type.String(),
-  isPublic: Type.Boolean(),
-  isActive: Type.Boolean(),
-  maxUsers: Type.Union([Type.Integer(), Type.Null()]),
-  createdAt: DateTime(),
-  updatedAt: DateTime(),
-});
-
-const PlanName = Type.String({ minLength: 1, maxLength: 200 });
-
-const CreatePlanBody = StrictObject({
-  name: PlanName,
-  isPublic: Type.Boolean(),
-  isActive: Type.Boolean(),
-  maxUsers: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
-});
-
-const UpdatePlanBody = StrictObject({
-  name: Type.Optional(PlanName),
-  isPublic: Type.Optional(Type.Boolean()),
-  isActive: Type.Optional(Type.Boolean()),
-});
 
 export const planRoutes = [
   defineRoute({
@@ -44,6 +20,9 @@ export const planRoutes = [
     method: 'POST',
     path: '/plans',
     summary: 'Create a plan',
+    description:
+      'priceUsdPerMonth (0-1,000,000, at most 2 decimals, default 0), usageMarkupPercent (0-1,000, default 0) and limits ' +
+      '(each a positive number or null: no limit; maxUsers may also be given on its own) as docs/billing.md describes.',
     tags: ['plans'],
     auth: 'jwt',
     policy: { subject: 'plan', action: 'create' },
@@ -56,10 +35,12 @@ export const planRoutes = [
   defineRoute({
     method: 'PATCH',
     path: '/plans/:planId',
-    summary: 'Rename a plan, or change whether it is public or active',
+    summary: 'Change a plan: its name, whether it is public or active, its price, markup or limits',
     description:
       'Guard 2: a change that would leave the agency with allowBusinessRegistration on and no active public ' +
-      'plan answers 409 PLANS.LAST_ACTIVE_PUBLIC_PLAN. A plan of another agency answers 404 like a missing one.',
+      'plan answers 409 PLANS.LAST_ACTIVE_PUBLIC_PLAN. A plan of another agency answers 404 like a missing one. ' +
+      'A limit given null is removed; limits not named stay. A new price or markup holds from now: months already ' +
+      'over keep the one they had on the bill.',
     tags: ['plans'],
     auth: 'jwt',
     policy: { subject: 'plan', action: 'update' },

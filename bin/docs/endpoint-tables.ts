@@ -45,6 +45,7 @@ export const ENDPOINT_TABLES: readonly EndpointTable[] = [
   { page: 'docs/mcp.md', name: 'mcp-catalog', select: tagged('available-mcps') },
   { page: 'docs/mcp.md', name: 'mcp-servers', select: tagged('mcp-servers') },
   { page: 'docs/identity.md', name: 'identity', select: tagged('identity', 'notifications', 'organization', 'plans') },
+  { page: 'docs/billing.md', name: 'billing', select: tagged('billing', 'branding') },
   { page: 'docs/api.md', name: 'api-index', select: () => true, kind: 'index' },
 ];
 

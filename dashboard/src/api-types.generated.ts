@@ -120,6 +120,8 @@ export type Api = {
       name: string;
       businessName: string;
       agencyId: string;
+      /** an active public plan of the agency; absent: the agency's oldest one */
+      planId?: string;
     };
     response: {
       userId: string;
@@ -300,6 +302,24 @@ export type Api = {
       /** whether anyone may register as a client of this organization (client register, a Google sign-in as a new client) */
       allowClientRegistration: boolean;
       userCapacity: number | null;
+      /** the plan a BUSINESS is on (docs/billing.md); null otherwise */
+      plan: {
+        id: string;
+        name: string;
+        priceUsdPerMonth: number;
+        limits: {
+          /** agents in use (archived ones do not count) */
+          maxAgents: number | null;
+          /** staff users of the business (the plan's `maxUsers`) */
+          maxUsers: number | null;
+          /** end-user messages over all the business's channels per UTC month */
+          maxEndUserMessagesPerMonth: number | null;
+          /** MB (1,048,576 bytes) of uploaded knowledge documents */
+          maxDocumentsMb: number | null;
+          /** usage cost per UTC month, in USD */
+          monthlyUsageUsd: number | null;
+        };
+      } | null;
       createdAt: string;
       updatedAt: string;
     };
@@ -320,6 +340,24 @@ export type Api = {
       /** whether anyone may register as a client of this organization (client register, a Google sign-in as a new client) */
       allowClientRegistration: boolean;
       userCapacity: number | null;
+      /** the plan a BUSINESS is on (docs/billing.md); null otherwise */
+      plan: {
+        id: string;
+        name: string;
+        priceUsdPerMonth: number;
+        limits: {
+          /** agents in use (archived ones do not count) */
+          maxAgents: number | null;
+          /** staff users of the business (the plan's `maxUsers`) */
+          maxUsers: number | null;
+          /** end-user messages over all the business's channels per UTC month */
+          maxEndUserMessagesPerMonth: number | null;
+          /** MB (1,048,576 bytes) of uploaded knowledge documents */
+          maxDocumentsMb: number | null;
+          /** usage cost per UTC month, in USD */
+          monthlyUsageUsd: number | null;
+        };
+      } | null;
       createdAt: string;
       updatedAt: string;
     };
@@ -332,6 +370,20 @@ export type Api = {
       isPublic: boolean;
       isActive: boolean;
       maxUsers: number | null;
+      priceUsdPerMonth: number;
+      usageMarkupPercent: number;
+      limits: {
+        /** agents in use (archived ones do not count) */
+        maxAgents: number | null;
+        /** staff users of the business (the plan's `maxUsers`) */
+        maxUsers: number | null;
+        /** end-user messages over all the business's channels per UTC month */
+        maxEndUserMessagesPerMonth: number | null;
+        /** MB (1,048,576 bytes) of uploaded knowledge documents */
+        maxDocumentsMb: number | null;
+        /** usage cost per UTC month, in USD */
+        monthlyUsageUsd: number | null;
+      };
       createdAt: string;
       updatedAt: string;
     }[];
@@ -343,6 +395,17 @@ export type Api = {
       isPublic: boolean;
       isActive: boolean;
       maxUsers?: number;
+      /** USD per month, at most 2 decimals */
+      priceUsdPerMonth?: number;
+      /** percent added to the usage cost on the bill */
+      usageMarkupPercent?: number;
+      limits?: {
+        maxAgents?: number | null;
+        maxUsers?: number | null;
+        maxEndUserMessagesPerMonth?: number | null;
+        maxDocumentsMb?: number | null;
+        monthlyUsageUsd?: number | null;
+      };
     };
     response: {
       id: string;
@@ -350,11 +413,25 @@ export type Api = {
       isPublic: boolean;
       isActive: boolean;
       maxUsers: number | null;
+      priceUsdPerMonth: number;
+      usageMarkupPercent: number;
+      limits: {
+        /** agents in use (archived ones do not count) */
+        maxAgents: number | null;
+        /** staff users of the business (the plan's `maxUsers`) */
+        maxUsers: number | null;
+        /** end-user messages over all the business's channels per UTC month */
+        maxEndUserMessagesPerMonth: number | null;
+        /** MB (1,048,576 bytes) of uploaded knowledge documents */
+        maxDocumentsMb: number | null;
+        /** usage cost per UTC month, in USD */
+        monthlyUsageUsd: number | null;
+      };
       createdAt: string;
       updatedAt: string;
     };
   };
-  /** Rename a plan, or change whether it is public or active */
+  /** Change a plan: its name, whether it is public or active, its price, markup or limits */
   'PATCH /plans/:planId': {
     params: {
       planId: string;
@@ -363,6 +440,18 @@ export type Api = {
       name?: string;
       isPublic?: boolean;
       isActive?: boolean;
+      maxUsers?: number | null;
+      /** USD per month, at most 2 decimals */
+      priceUsdPerMonth?: number;
+      /** percent added to the usage cost on the bill */
+      usageMarkupPercent?: number;
+      limits?: {
+        maxAgents?: number | null;
+        maxUsers?: number | null;
+        maxEndUserMessagesPerMonth?: number | null;
+        maxDocumentsMb?: number | null;
+        monthlyUsageUsd?: number | null;
+      };
     };
     response: {
       id: string;
@@ -370,8 +459,134 @@ export type Api = {
       isPublic: boolean;
       isActive: boolean;
       maxUsers: number | null;
+      priceUsdPerMonth: number;
+      usageMarkupPercent: number;
+      limits: {
+        /** agents in use (archived ones do not count) */
+        maxAgents: number | null;
+        /** staff users of the business (the plan's `maxUsers`) */
+        maxUsers: number | null;
+        /** end-user messages over all the business's channels per UTC month */
+        maxEndUserMessagesPerMonth: number | null;
+        /** MB (1,048,576 bytes) of uploaded knowledge documents */
+        maxDocumentsMb: number | null;
+        /** usage cost per UTC month, in USD */
+        monthlyUsageUsd: number | null;
+      };
       createdAt: string;
       updatedAt: string;
+    };
+  };
+  /** Move one of the agency's businesses to another of its plans */
+  'PUT /agency/businesses/:businessId/plan': {
+    params: {
+      businessId: string;
+    };
+    body: {
+      planId: string;
+    };
+    response: {
+      id: string;
+      name: string;
+      type: 'AGENCY' | 'BUSINESS' | 'PLATFORM';
+      parentId: string | null;
+      allowBusinessRegistration: boolean;
+      /** whether anyone may register as a client of this organization (client register, a Google sign-in as a new client) */
+      allowClientRegistration: boolean;
+      userCapacity: number | null;
+      /** the plan a BUSINESS is on (docs/billing.md); null otherwise */
+      plan: {
+        id: string;
+        name: string;
+        priceUsdPerMonth: number;
+        limits: {
+          /** agents in use (archived ones do not count) */
+          maxAgents: number | null;
+          /** staff users of the business (the plan's `maxUsers`) */
+          maxUsers: number | null;
+          /** end-user messages over all the business's channels per UTC month */
+          maxEndUserMessagesPerMonth: number | null;
+          /** MB (1,048,576 bytes) of uploaded knowledge documents */
+          maxDocumentsMb: number | null;
+          /** usage cost per UTC month, in USD */
+          monthlyUsageUsd: number | null;
+        };
+      } | null;
+      createdAt: string;
+      updatedAt: string;
+    };
+  };
+  /** The agency's bill of a UTC month: per business, plan price, usage cost, markup and total */
+  'GET /agency/billing': {
+    query: {
+      /** default: the current UTC month */
+      month?: string;
+    };
+    response: {
+      month: string;
+      /** false while the month runs */
+      final: boolean;
+      currency: 'USD';
+      lines: {
+        businessId: string;
+        businessName: string;
+        planId: string | null;
+        planName: string | null;
+        /** USD, rounded half-up to cents */
+        planPriceUsd: number;
+        /** USD, rounded half-up to cents */
+        usageCostUsd: number;
+        usageMarkupPercent: number;
+        /** USD, rounded half-up to cents */
+        usageBilledUsd: number;
+        /** USD, rounded half-up to cents */
+        totalUsd: number;
+      }[];
+      totals: {
+        /** USD, rounded half-up to cents */
+        planPriceUsd: number;
+        /** USD, rounded half-up to cents */
+        usageCostUsd: number;
+        /** USD, rounded half-up to cents */
+        usageBilledUsd: number;
+        /** USD, rounded half-up to cents */
+        totalUsd: number;
+      };
+    };
+  };
+  /** Set the acting agency's brand: product name, color, logo, support email and the hosts its console is served on */
+  'PUT /organization/my/branding': {
+    body: {
+      productName: string;
+      primaryColor: string;
+      logoUrl: string | null;
+      supportEmail: string | null;
+      hosts: string[];
+    };
+    response: {
+      productName: string;
+      primaryColor: string;
+      logoUrl: string | null;
+      supportEmail: string | null;
+      hosts: string[];
+    };
+  };
+  /** The brand in force in the acting organization (a business's is its agency's; none: the product's own) */
+  'GET /organization/my/branding': {
+    response: {
+      productName: string;
+      primaryColor: string;
+      logoUrl: string | null;
+      supportEmail: string | null;
+      hosts: string[];
+    };
+  };
+  /** The brand of the agency whose console is served on the request's host, else the product's own */
+  'GET /public/branding': {
+    response: {
+      productName: string;
+      primaryColor: string;
+      logoUrl: string | null;
     };
   };
   /** Create an agent in the acting organization */
@@ -1945,6 +2160,11 @@ export type Api = {
       };
       /** who answers this end user's tool approvals: the organization's staff, or the end user in the stream */
       approvals: 'staff' | 'end_user';
+      /** the brand of the agent's agency (its product name and color), else the product's own */
+      brand: {
+        productName: string;
+        primaryColor: string;
+      };
     };
   };
   /** Talk to a channel's agent as its end user: one turn as an AI SDK UI message stream */
@@ -2214,8 +2434,40 @@ export const apiLimits = {
   'POST /identity/auth/google/handoff': { body: { code: { minLength: 1, maxLength: 128 }, state: { minLength: 1, maxLength: 2048 } } },
   'POST /notifications/sms/test': { body: { message: { minLength: 1, maxLength: 320 } } },
   'PATCH /organization/my': { body: { name: { minLength: 1, maxLength: 200 } } },
-  'POST /plans': { body: { name: { minLength: 1, maxLength: 200 }, maxUsers: { minimum: 1, maximum: 1000000 } } },
-  'PATCH /plans/:planId': { body: { name: { minLength: 1, maxLength: 200 } } },
+  'POST /plans': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      maxUsers: { minimum: 1, maximum: 1000000 },
+      priceUsdPerMonth: { minimum: 0, maximum: 1000000 },
+      usageMarkupPercent: { minimum: 0, maximum: 1000 },
+      'limits.maxAgents': { minimum: 1, maximum: 1000000000 },
+      'limits.maxUsers': { minimum: 1, maximum: 1000000 },
+      'limits.maxEndUserMessagesPerMonth': { minimum: 1, maximum: 1000000000 },
+      'limits.maxDocumentsMb': { minimum: 1, maximum: 10000000 },
+      'limits.monthlyUsageUsd': { maximum: 1000000000 },
+    },
+  },
+  'PATCH /plans/:planId': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      maxUsers: { minimum: 1, maximum: 1000000 },
+      priceUsdPerMonth: { minimum: 0, maximum: 1000000 },
+      usageMarkupPercent: { minimum: 0, maximum: 1000 },
+      'limits.maxAgents': { minimum: 1, maximum: 1000000000 },
+      'limits.maxUsers': { minimum: 1, maximum: 1000000 },
+      'limits.maxEndUserMessagesPerMonth': { minimum: 1, maximum: 1000000000 },
+      'limits.maxDocumentsMb': { minimum: 1, maximum: 10000000 },
+      'limits.monthlyUsageUsd': { maximum: 1000000000 },
+    },
+  },
+  'PUT /organization/my/branding': {
+    body: {
+      productName: { minLength: 1, maxLength: 60 },
+      logoUrl: { maxLength: 2048 },
+      hosts: { maxItems: 5 },
+      'hosts[]': { minLength: 1, maxLength: 253 },
+    },
+  },
   'POST /ai/agents': {
     body: {
       name: { minLength: 1, maxLength: 200 },

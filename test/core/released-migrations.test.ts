@@ -43,6 +43,9 @@ const RELEASED: Record<string, string> = {
   '1201_workspace_roles.sql': '097a2220e9f04605009bb22ce8b1dc37941f8a89673ac4c7eb5d5dafe7c6abdc',
   '1210_message_moderation.sql': 'c84b99aac0d7e2eaf49f2c9c0f19fa9bc73a84534d8265b8926a245a4b491239',
   '1211_client_registration_flag.sql': '1f1e3ebdde3e0433c4ca604f5da576525d6b64cfe41fee583d875a626b4b0d31',
+  '1220_plan_prices_and_limits.sql': 'a7dee04c81b78f5081f9e797c0b3af8b6741f7085ea6b12493ffc7847c849905',
+  '1221_usage_rollup_month.sql': '5c70af50fba880a8426aad7c036784b4b873fb7e1ccb81b1e77e4289004cc7d7',
+  '1222_branding.sql': 'e191be59e6ed6bdde1edd219e613e016f79461156583cadd66226eb0a73ac0ba',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

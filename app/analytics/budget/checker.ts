@@ -6,6 +6,7 @@ import {
   listBudgetedOrganizationIds,
   tryBudgetSweepLock,
   findSpendOfDays,
+  findUsageLimits,
 } from '../../../sql/usage-budgets.ts';
 import { deleteExpiredReservations } from '../../../sql/usage-reservations.ts';
 import type { AppDeps } from '../../core/deps.ts';
@@ -46,6 +47,7 @@ async function checkBudgetOn(db: CommonQueryMethods, deps: BudgetCheckDeps, orga
           channel: 'email',
           to: recipient.email,
           template: 'budget-alert',
+          organizationId,
           subject: alert.subject,
           text: alert.text,
         });
@@ -143,7 +145,7 @@ type Gate = { limitUsd: number; spentUsd: number } | null;
  * `budget`: what the read found, once it has: no budget, one not enforced (both a null gate, which
  * no spend changes) or an enforced one.
  */
-type Entry = { gate: Promise<Gate>; readAt: number; budget?: 'none' | 'unenforced' | 'enforced' };
+type Entry = { gate: Promise<Gate>; readAt: number; budget?: 'none' | 'unenforced' | 'enforced'; planLimited?: boolean };
 
 /** Per pool (a test app, the service), per organization: the last read and when it started. */
 const gatesByPool = new WeakMap<object, Map<string, Entry>>();
@@ -151,14 +153,17 @@ const gatesByPool = new WeakMap<object, Map<string, Entry>>();
 const MAX_ENTRIES = 10_000;
 
 async function readGate(deps: GateDeps, organizationId: string, entry: Entry): Promise<Gate> {
-  const budget = await findBudget(deps.db, organizationId);
-  entry.budget = budget === null ? 'none' : budget.enforce ? 'enforced' : 'unenforced';
-  if (budget === null || !budget.enforce) return null;
+  const limits = await findUsageLimits(deps.db, organizationId);
+  entry.budget = limits.budgetEnforced === null ? 'none' : limits.budgetEnforced ? 'enforced' : 'unenforced';
+  // A plan's monthlyUsageUsd holds like an enforced budget; the lower limit of the two applies.
+  entry.planLimited = limits.planLimitUsd !== null;
+  const held = [...(limits.budgetEnforced ? [limits.budgetLimitUsd!] : []), ...(limits.planLimitUsd === null ? [] : [limits.planLimitUsd])];
+  if (held.length === 0) return null;
   const now = deps.clock();
   const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
   // A whole UTC month is whole days: the day rollup alone answers it (one index range, no raw rows).
-  return { limitUsd: budget.monthlyLimitUsd, spentUsd: await findSpendOfDays(deps.db, organizationId, from, to) };
+  return { limitUsd: Math.min(...held), spentUsd: await findSpendOfDays(deps.db, organizationId, from, to) };
 }
 
 /**
@@ -211,8 +216,8 @@ export function spendChanged(pool: object, organizationId: string): void {
  */
 export function usageWritten(pool: object, organizationId: string): void {
   const entries = gatesByPool.get(pool);
-  const budget = entries?.get(organizationId)?.budget;
-  if (budget !== 'none' && budget !== 'unenforced') entries?.delete(organizationId);
+  const entry = entries?.get(organizationId);
+  if ((entry?.budget !== 'none' && entry?.budget !== 'unenforced') || entry.planLimited) entries?.delete(organizationId);
 }
 
 /**
@@ -223,7 +228,11 @@ export function usageWritten(pool: object, organizationId: string): void {
  */
 export function knownUnenforced(pool: object, organizationId: string): boolean {
   const entry = gatesByPool.get(pool)?.get(organizationId);
-  return (entry?.budget === 'none' || entry?.budget === 'unenforced') && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS;
+  return (
+    (entry?.budget === 'none' || entry?.budget === 'unenforced') &&
+    !entry.planLimited &&
+    performance.now() - entry.readAt <= SPEND_MAX_AGE_MS
+  );
 }
 
 /**
@@ -235,4 +244,9 @@ export function knownUnenforced(pool: object, organizationId: string): boolean {
 export function knownWithoutBudget(pool: object, organizationId: string): boolean {
   const entry = gatesByPool.get(pool)?.get(organizationId);
   return entry?.budget === 'none' && performance.now() - entry.readAt <= SPEND_MAX_AGE_MS;
+}
+
+/** Forgets every read of this pool (a plan's monthly usage limit changed, for any number of businesses). */
+export function forgetAllGates(pool: object): void {
+  gatesByPool.get(pool)?.clear();
 }

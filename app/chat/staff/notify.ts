@@ -63,6 +63,7 @@ export async function notifyStaff(
           channel: 'email',
           to,
           template: 'approval-pending',
+          organizationId: pending.scope.organizationId,
           subject: `${pending.agent.name} waits for your approval (${pending.toolName})`,
           text,
         });

@@ -139,6 +139,7 @@ export class OutboxWorker {
         subject: body.subject,
         text: body.text,
         ...(body.replyTo ? { replyTo: body.replyTo } : {}),
+        ...(body.fromName ? { fromName: body.fromName } : {}),
       });
     } catch (error) {
       return this.#failed(

@@ -8,6 +8,8 @@ export type Delivery = {
   subject?: string;
   text: string;
   replyTo?: string;
+  /** The From display name (an agency's product name); absent: the configured From as it is. */
+  fromName?: string;
 };
 
 /** Sends one channel's messages. Resolves once the provider accepted the message. */

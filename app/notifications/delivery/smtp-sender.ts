@@ -33,13 +33,15 @@ export function smtpSender(options: SmtpSenderOptions): Sender {
     logger: false,
     debug: false,
   });
+  const fromAddress = /<([^>]+)>\s*$/.exec(options.from)?.[1] ?? options.from.trim();
   const domain = options.from.slice(options.from.lastIndexOf('@') + 1).replace(/>$/, '') || 'localhost';
   return {
     name: 'smtp',
     async send(delivery: Delivery) {
       try {
         await transporter.sendMail({
-          from: options.from,
+          // An agency's product name replaces the display name; the address stays the service's own.
+          from: delivery.fromName ? { name: delivery.fromName, address: fromAddress } : options.from,
           to: delivery.to,
           subject: delivery.subject ?? '',
           text: delivery.text,

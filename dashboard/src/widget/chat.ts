@@ -21,6 +21,8 @@ export type ChatView = {
   approvals: Approvals;
   agentName: string;
   greeting: string;
+  /** The agency's color (`#rrggbb`), empty for the widget's own. */
+  color: string;
   /** A turn is being sent or streamed. */
   busy: boolean;
   /** What is going on, for the status line. */
@@ -37,6 +39,7 @@ export class WidgetChat {
     approvals: 'staff',
     agentName: '',
     greeting: '',
+    color: '',
     busy: false,
     status: '',
     failure: '',
@@ -67,7 +70,12 @@ export class WidgetChat {
     this.#set({ status: 'Connecting…' });
     try {
       const info = await this.session.open();
-      this.#set({ agentName: info.agent.name, greeting: info.agent.greeting, approvals: info.approvals ?? 'staff' });
+      this.#set({
+        agentName: info.agent.name,
+        greeting: info.agent.greeting,
+        approvals: info.approvals ?? 'staff',
+        color: /^#[0-9a-f]{6}$/i.test(info.brand?.primaryColor ?? '') ? info.brand!.primaryColor : '',
+      });
       this.#set({ status: '' });
       if (store.get(this.session.conversationKey)) {
         await this.#reload();

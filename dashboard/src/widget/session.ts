@@ -13,6 +13,8 @@ export type SessionInfo = {
   visitorToken?: string;
   agent: { name: string; greeting: string };
   approvals?: Approvals;
+  /** The brand of the agent's agency (docs/billing.md, "Branding"): its color tints the widget. */
+  brand?: { productName: string; primaryColor: string };
 };
 
 export type User = { id: string; hash: string; name?: string; email?: string };

@@ -9,10 +9,10 @@ export const CSS = `
 .root *{box-sizing:border-box}
 .root button,.root textarea{font:inherit}
 .sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-button{cursor:pointer;border:1px solid transparent;border-radius:8px;padding:6px 12px;background:#1d4ed8;color:#fff}
+button{cursor:pointer;border:1px solid transparent;border-radius:8px;padding:6px 12px;background:var(--brand,#1d4ed8);color:#fff}
 button:disabled{cursor:default;background:#6b7280}
 button:focus-visible,textarea:focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-button.quiet{background:transparent;color:#1d4ed8;border-color:#c7d2fe}
+button.quiet{background:transparent;color:var(--brand,#1d4ed8);border-color:#c7d2fe}
 .launcher{position:fixed;right:20px;bottom:20px;z-index:2147483000;width:56px;height:56px;border-radius:50%;padding:0;
 display:grid;place-items:center;box-shadow:0 4px 14px rgba(0,0,0,.25)}
 .launcher svg{width:28px;height:28px;fill:#fff}
@@ -26,7 +26,7 @@ h2{flex:1;margin:0;font-size:16px;font-weight:600;overflow:hidden;text-overflow:
 .log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:10px}
 .msg{max-width:85%;padding:8px 12px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}
 .msg p{margin:0}
-.msg[data-role=user]{align-self:flex-end;background:#1d4ed8;color:#fff}
+.msg[data-role=user]{align-self:flex-end;background:var(--brand,#1d4ed8);color:#fff}
 .msg[data-role=assistant]{align-self:flex-start;background:#f1f5f9}
 .tool{margin:6px 0;padding:8px;border:1px solid #cbd5e1;border-radius:8px;background:#fff;white-space:normal}
 .tool pre{margin:4px 0 0;max-height:160px;overflow:auto;font:12px/1.4 ui-monospace,Menlo,monospace;white-space:pre-wrap}

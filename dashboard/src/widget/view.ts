@@ -98,6 +98,8 @@ export function mountView(shadow: ShadowRoot, chat: WidgetChat, page: boolean): 
     frame = 0;
     const { view } = chat;
     title.textContent = view.agentName || 'Chat';
+    // The agency's color replaces the widget's blue (its buttons and the end user's messages).
+    if (view.color) root.style.setProperty('--brand', view.color);
     const atEnd = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
     const elements = view.messages.filter((message) => message.parts.length > 0).map((message) => messageElement(message));
     greeting.textContent = view.greeting;

@@ -16,6 +16,8 @@ import { actingName } from '../workspace.ts';
 type Member = { userId: string; email: string; name: string; role: string; createdAt: string };
 type Invitation = { id: string; email: string; role: string; expiresAt: string };
 
+/** The most members one page lists (the API's largest page). */
+const SHOWN = 200;
 const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' });
 const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 const ROLES: [string, string][] = [
@@ -45,10 +47,13 @@ export async function render({ root, signal }: PageContext): Promise<void> {
 
   const reload = async () => {
     try {
-      const { members } = await api<{ members: Member[] }>('/api/organization/my/members', { signal });
+      const { members, hasMore } = await api<{ members: Member[]; hasMore: boolean }>('/api/organization/my/members', {
+        signal,
+        query: { limit: String(SHOWN) },
+      });
       rows.replaceChildren(...members.map((member) => memberRow(member, status, reload)));
       table.dataset.loaded = 'true';
-      say(status, members.length === 0 ? 'No members yet.' : '', 'ok');
+      say(status, members.length === 0 ? 'No members yet.' : hasMore ? `The newest ${SHOWN} members are shown.` : '', 'ok');
     } catch (error) {
       if (signal.aborted) return;
       if (error instanceof ApiError && error.status === 403) invite.form.hidden = true;

@@ -25,6 +25,9 @@ const conversationOf = (w: Workspace, as: As) => (as === 'agency' ? w.conversati
 
 export const WALKS: Record<string, Walk> = {
   'GET /api/organization/my': { request: () => ({}) },
+  'GET /api/organization/my/members': { request: () => ({}) },
+  'POST /api/organization/my/invitations': { request: (w, as) => ({ body: { email: `invited-${as}@${w.canary}.test`, role: 'member' } }) },
+  'DELETE /api/organization/my/members/{userId}': { request: (w) => ({ params: { userId: w.doomedMemberId } }), wave: 2 },
   'PATCH /api/organization/my': { request: (w) => ({ body: { name: `${w.name} ${w.canary}` } }) },
   'POST /api/ai/agents': { request: (w) => ({ body: { name: `Walked ${w.canary}` } }) },
   'GET /api/ai/agents': { request: () => ({}) },

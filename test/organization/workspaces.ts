@@ -26,6 +26,8 @@ export type Workspace = {
   canary: string;
   ownerToken: string;
   memberToken: string;
+  /** A second business member, for the walk's DELETE of a member. */
+  doomedMemberId: string;
   agentId: string;
   /** Agents, documents, servers and conversations a DELETE may take (one for each caller that may). */
   doomedAgentId: string;
@@ -94,8 +96,8 @@ async function endUserTurn(t: T, publishableKey: string, canary: string): Promis
 
 let memberPasswordHash: Promise<string> | undefined;
 
-/** A user of `organizationId` with the `business-member` role (created directly: the API's invitations are another helper's). */
-async function businessMember(t: T, organizationId: string, canary: string): Promise<string> {
+/** A user of `organizationId` with the `business-member` role, made directly (the walk needs its token, not its mail): its id and token. */
+async function businessMember(t: T, organizationId: string, canary: string): Promise<{ id: string; token: string }> {
   const db = t.context.t.db.pool;
   const id = uuidv7();
   const email = `member-${id}@business.test`;
@@ -103,7 +105,7 @@ async function businessMember(t: T, organizationId: string, canary: string): Pro
   await ensureVerifiedUser(db, { id, organizationId, email, name: `Member of ${canary}`, passwordHash: await memberPasswordHash });
   const role = await db.oneFirst(sql.unsafe`SELECT id FROM roles WHERE name = 'business-member'`);
   await ensureUserRole(db, id, role as string);
-  return t.context.t.login(email);
+  return { id, token: await t.context.t.login(email) };
 }
 
 /**
@@ -127,7 +129,10 @@ export async function workspace(t: T, name: string, agencyToken: string): Promis
   const id = registered.body.organizationId as string;
   await t.context.t.db.pool.query(sql.unsafe`UPDATE users SET email_verified_at = now() WHERE id = ${registered.body.userId}`);
   const ownerToken = await t.context.t.login(email);
-  const memberToken = await businessMember(t, id, canary);
+  const [{ token: memberToken }, { id: doomedMemberId }] = await Promise.all([
+    businessMember(t, id, canary),
+    businessMember(t, id, canary),
+  ]);
   const agency = caller(t, agencyToken, id);
   const agentId = idOf(await agency.post('/api/ai/agents', { name: `Agent ${canary}`, instructions: `Serve ${canary}` }), 'agent');
   const doomedAgentId = idOf(await agency.post('/api/ai/agents', { name: `Doomed ${canary}` }), 'doomed agent');
@@ -160,6 +165,7 @@ export async function workspace(t: T, name: string, agencyToken: string): Promis
   if (approvals.length !== 2) throw new Error(`${approvals.length} pending approvals in ${name}`);
   const markers = [
     id,
+    doomedMemberId,
     canary,
     agentId,
     doomedAgentId,
@@ -180,6 +186,7 @@ export async function workspace(t: T, name: string, agencyToken: string): Promis
     canary,
     ownerToken,
     memberToken,
+    doomedMemberId,
     agentId,
     doomedAgentId,
     documentId,

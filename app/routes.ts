@@ -21,6 +21,8 @@ import { registrationRoutes } from './identity/registration-routes.ts';
 import { identityCoreRoutes } from './identity/routes.ts';
 import { notificationRoutes } from './notifications/routes.ts';
 import { organizationRoutes } from './organization/routes.ts';
+import { memberRoutes } from './organization/member-routes.ts';
+import { acceptInvitationRoutes, invitationRoutes } from './identity/invitation-routes.ts';
 import { planRoutes } from './plans/routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { brandingRoutes } from './branding/routes.ts';
@@ -36,10 +38,13 @@ export const areaRoutes: Route[] = [
   ...healthRoutes,
   ...identityCoreRoutes,
   ...registrationRoutes,
+  ...acceptInvitationRoutes,
   ...passwordResetRoutes,
   ...googleRoutes,
   ...notificationRoutes,
   ...organizationRoutes,
+  ...memberRoutes,
+  ...invitationRoutes,
   ...planRoutes,
   ...billingRoutes,
   ...brandingRoutes,

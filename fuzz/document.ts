@@ -17,6 +17,8 @@ export type Operation = {
    * an `agent`) of the caller's agency, and `errorCode` is the 404 for any other id.
    */
   scope?: OperationScope;
+  /** Whether the route acts in the organization `x-org-id` names (`x-acting-organization`): what the workspace trespass names another in. */
+  acting: boolean;
   /** Documented statuses and their body schemas (undefined: no body documented). */
   responses: Map<number, JsonSchema | undefined>;
 };
@@ -33,6 +35,7 @@ type Document = {
         requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
         security?: unknown[];
         'x-scope'?: OperationScope;
+        'x-acting-organization'?: boolean;
         responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
       }
     >
@@ -55,6 +58,7 @@ export function operationsOf(document: unknown): Operation[] {
         body: operation.requestBody?.content?.['application/json']?.schema,
         secured: Boolean(operation.security?.length),
         ...(operation['x-scope'] ? { scope: operation['x-scope'] } : {}),
+        acting: operation['x-acting-organization'] === true,
         responses,
       });
     }

@@ -16,6 +16,7 @@ import { SecretRegistry, withoutIssuedTokens } from './secrets.ts';
 import { makeSender } from './send.ts';
 import { changedTables, scopedIdsOf, scopeTrespass, snapshotAgency } from './tenancy.ts';
 import type { Caller } from './valid.ts';
+import { registerBusiness, workspaceTrespass, workspaceTrespasses } from './workspaces.ts';
 
 export type FuzzOptions = {
   /** Seed of every random choice. */
@@ -54,6 +55,10 @@ const PROTECTED = 'owner@other.test';
 /** End users of a web channel of each agency; the protected agency's fuzzes with its owner. */
 const END_USER = 'end-user@demo.test';
 const PROTECTED_END_USER = 'end-user@other.test';
+/** Client workspaces of Demo Agency: one fuzzed by its owner and by the agency's owner acting in it, a sibling nobody fuzzes. */
+const BUSINESS_OWNER = 'owner@bakery.test';
+const SIBLING_OWNER = 'owner@florist.test';
+const AGENCY_IN_BUSINESS = 'owner@demo.test acting in Bakery';
 /** A conversation of the protected end user: its client id is what the trespass names, its text is in no other answer. */
 const PLANTED_CONVERSATION = 'planted-conversation';
 const PLANTED_TEXT = 'fuzz-canary-of-another-organizations-end-user';
@@ -103,6 +108,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       },
     ]);
     for (const caller of [endUser, protectedEndUser]) callers.set(caller.name, caller);
+    // A client workspace fuzzed as its owner and as the agency's staff acting in it (x-org-id); its sibling is only trespassed on.
+    const business = await registerBusiness(send, harness.db.pool, secrets, 'Bakery', BUSINESS_OWNER);
+    const sibling = await registerBusiness(send, harness.db.pool, secrets, 'Florist', SIBLING_OWNER);
+    callers.set(BUSINESS_OWNER, business.owner);
+    callers.set(AGENCY_IN_BUSINESS, { name: AGENCY_IN_BUSINESS, token: callers.get('owner@demo.test')!.token!, actingIn: business.id });
     // The demo channel's key is public: anonymous callers and its end user draw sessions on it (never on Other Agency's).
     for (const principal of ['anonymous', END_USER]) pools.remember(principal, 'publishableKey', endUser.publishableKey);
     const context: EngineContext = {
@@ -146,6 +156,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     await plantConversation(harness.db.pool, protectedEndUser, PLANTED_CONVERSATION, PLANTED_TEXT);
     secrets.add(PLANTED_TEXT, "the text of another organization's end user's conversation");
     const before = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
+    const siblingBefore = await snapshotAgency(harness.db.pool, sibling.id);
     // The demo end user names that conversation on every public route that takes one, before phase 2 can turn its channel off.
     let trespassIndex = options.requests * 2;
     const endUserRun = { context, record, nextIndex: () => trespassIndex++ };
@@ -173,15 +184,27 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const openRun = { context, record, nextIndex: () => limitedIndex++ };
     // Every scoped route, as each caller of another agency, with Other Agency's ids in its scope
     // parameter (limits off): the owner first, who holds every grant and so reaches the scope.
-    const trespassers = ['owner@demo.test', 'member@demo.test', 'admin@platform.test'].map((name) => callers.get(name)!);
+    const trespassers = ['owner@demo.test', 'member@demo.test', 'admin@platform.test', BUSINESS_OWNER, AGENCY_IN_BUSINESS].map((name) =>
+      callers.get(name)!,
+    );
     const trespass = await scopeTrespass(
       openRun,
       trespassers,
       await scopedIdsOf(harness.db.pool, ORGANIZATIONS.otherAgency.id),
       options.seed,
     );
+    // Every acting route with x-org-id naming an organization the caller may not act in (limits off).
+    const trespasses = workspaceTrespasses(business, sibling, callers.get('owner@demo.test')!, callers.get(PROTECTED)!);
+    const workspaceCase = await workspaceTrespass(
+      openRun,
+      trespasses,
+      harness.db.pool,
+      [sibling.id, ORGANIZATIONS.otherAgency.id],
+      options.seed,
+    );
     const attacks: AttackCase[] = [
       trespass,
+      workspaceCase,
       endUserCase,
       ...channelCases,
       await analyticsRouteLimit(limitedRun, callers.get('owner@demo.test')!, concurrency),
@@ -218,6 +241,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const after = await snapshotAgency(harness.db.pool, ORGANIZATIONS.otherAgency.id);
     const changed = changedTables(before, after);
     if (changed.length) problems.push(`rows of Other Agency changed while other principals fuzzed: ${changed.join(', ')}`);
+    const siblingChanged = changedTables(siblingBefore, await snapshotAgency(harness.db.pool, sibling.id));
+    if (siblingChanged.length) problems.push(`rows of the sibling business changed while others fuzzed: ${siblingChanged.join(', ')}`);
     // Secrets: in no answer but the one that issued them, and nowhere in the log.
     const seen = new Set<string>();
     for (const outcome of outcomes) {

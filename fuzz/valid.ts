@@ -8,7 +8,8 @@ import { arbitraryOf } from './schema-arbitrary.ts';
 /** The decoded parts of a request before it is written as bytes. */
 export type Parts = { params: Record<string, string>; query: Record<string, unknown>; body?: unknown };
 
-export type Caller = { name: string; token?: string };
+/** A caller: its token, and the organization it acts in (`x-org-id`) when not its own (agency staff in a business). */
+export type Caller = { name: string; token?: string; actingIn?: string };
 
 const ZONES = ['UTC', 'Europe/Madrid', 'America/New_York', 'Asia/Kolkata', 'Australia/Lord_Howe', 'Pacific/Chatham'];
 
@@ -65,6 +66,7 @@ export function assemble(operation: Operation, caller: Caller, parts: Parts, kin
   const search = qs.stringify(parts.query, { encodeValuesOnly: true, arrayFormat: 'indices' });
   const headers: Record<string, string> = {};
   if (caller.token) headers.authorization = `Bearer ${caller.token}`;
+  if (caller.actingIn) headers['x-org-id'] = caller.actingIn;
   let body: Buffer | undefined;
   if (parts.body !== undefined) {
     body = Buffer.from(JSON.stringify(parts.body), 'utf8');

@@ -1,4 +1,4 @@
-import { MemoryStore, ResilientStore, type Store } from '@agents/rate-limit';
+import { ipKey, MemoryStore, ResilientStore, type Store } from '@agents/rate-limit';
 import { rateLimit, type ResolveIdentifier } from '@agents/rate-limit/koa';
 import { RedisStore } from '@agents/rate-limit/redis';
 import type { Middleware } from 'koa';
@@ -75,6 +75,18 @@ function apiKeyIdentifier(deps: AppDeps): ResolveIdentifier {
   };
 }
 
+/**
+ * `org:<organizationId>` of a verified access token (the caller's own organization, never the
+ * unverified `x-org-id`: a caller cannot spend another organization's window), else `ip:<address>`
+ * (an IPv6 address by its `RATE_LIMIT_IPV6_PREFIX` network, as the library keys it).
+ */
+function organizationIdentifier(deps: AppDeps): ResolveIdentifier {
+  return (ctx) => {
+    const claims = bearerClaims(ctx, deps.config.jwtSecret, deps.clock);
+    return claims ? `org:${claims.organizationId}` : `ip:${ipKey(ctx.ip, deps.config.rateLimitIpv6Prefix)}`;
+  };
+}
+
 /** The limiter middleware of a route that declares `rateLimit`, counting in `store`; undefined for any other. */
 export function routeLimiter(route: Route, deps: AppDeps, store: Store): Middleware | undefined {
   const declared = route.rateLimit;
@@ -84,11 +96,16 @@ export function routeLimiter(route: Route, deps: AppDeps, store: Store): Middlew
   // An end-user route's `userId` is the session's end user (its area names it), else the address.
   const endUserIdentifier: ResolveIdentifier | undefined =
     endUser && declared.identifierType === 'userId' ? (ctx) => Promise.resolve(endUser.identify(deps, ctx) ?? `ip:${ctx.ip}`) : undefined;
-  const identifier = declared.identifierType === 'apiKey' ? apiKeyIdentifier(deps) : endUserIdentifier;
+  const identifier =
+    declared.identifierType === 'apiKey'
+      ? apiKeyIdentifier(deps)
+      : declared.identifierType === 'organization'
+        ? organizationIdentifier(deps)
+        : endUserIdentifier;
   return rateLimit({
     windowMs: declared.windowMs,
     limit: declared.limit,
-    identifierType: declared.identifierType === 'apiKey' ? 'userId' : declared.identifierType,
+    identifierType: declared.identifierType === 'ip' ? 'ip' : 'userId',
     ...(identifier ? { identifier } : {}),
     // An IPv6 client counts by its prefix (RATE_LIMIT_IPV6_PREFIX), in `ip` limits and in `userId` ones without a user.
     ipv6Subnet: deps.config.rateLimitIpv6Prefix,

@@ -266,9 +266,11 @@ export type RouteRateLimit = {
   windowMs: Duration;
   /**
    * What a window counts: the client address (`ip`), the verified token's user (`userId`), or
-   * the API key presented (`apiKey`: a stored key, else the verified user, else the address).
+   * the API key presented (`apiKey`: a stored key, else the verified user, else the address), or
+   * the verified token's own organization (`organization`: its users share one window; agency staff
+   * acting in a business count in their agency's; without a verified token, the address).
    */
-  identifierType: IdentifierType | 'apiKey';
+  identifierType: IdentifierType | 'apiKey' | 'organization';
   /**
    * `interface`: a row of the interface document's "Limits per endpoint" table (13 rows);
    * `project`: one of the project's own limits (ADR 0067).

@@ -15,6 +15,7 @@ export const IDENTITY_GOOGLE_HANDOFF_INVALID = errorCode(401, 'IDENTITY.GOOGLE_H
 export const IDENTITY_VERIFICATION_CODE_INVALID = errorCode(400, 'IDENTITY.VERIFICATION_CODE_INVALID');
 export const IDENTITY_VERIFICATION_CODE_EXPIRED = errorCode(400, 'IDENTITY.VERIFICATION_CODE_EXPIRED');
 export const IDENTITY_VERIFICATION_CODE_EXHAUSTED = errorCode(400, 'IDENTITY.VERIFICATION_CODE_EXHAUSTED');
+export const IDENTITY_INVITATION_INVALID = errorCode(400, 'IDENTITY.INVITATION_INVALID');
 /** What a route that checks an emailed code can answer (verify-email, reset-password). */
 export const VERIFICATION_CODE_ERRORS = [
   IDENTITY_VERIFICATION_CODE_INVALID,
@@ -109,4 +110,11 @@ export const exhaustedCode = () =>
   new CodedError(IDENTITY_VERIFICATION_CODE_EXHAUSTED, {
     en: 'Too many wrong attempts for this code. Sign in to receive a new one.',
     es: 'Demasiados intentos fallidos con este código. Inicia sesión para recibir uno nuevo.',
+  });
+
+/** One answer for a wrong, used, superseded or expired invitation code, or one for another address or principal type. */
+export const invitationInvalid = () =>
+  new CodedError(IDENTITY_INVITATION_INVALID, {
+    en: 'This invitation is not valid. Ask for a new one.',
+    es: 'Esta invitación no es válida. Pide una nueva.',
   });

@@ -18,7 +18,7 @@ export const TokenPairSchema = Type.Object({
 /** A password being set: at least 8 characters (NIST SP 800-63B §3.1.1.2), at most 1024. */
 export const NewPassword = Type.String({ minLength: 8, maxLength: 1024 });
 /** A person's name: one readable line (it reaches other people's screens and mail: an end user's name, a member's). */
-const Name = Type.String({
+export const Name = Type.String({
   minLength: 1,
   maxLength: 200,
   pattern: READABLE_LINE_PATTERN,

@@ -26,7 +26,7 @@ function findDeclaration(route: string): RateLimitDeclaration {
  * The identifier segment a request of this client counted under: `ip:<address>` as the limiter
  * keys it (an IPv4-mapped IPv6 address as its IPv4 address, other IPv6 as its
  * `RATE_LIMIT_IPV6_PREFIX` network: resetting one address resets its whole prefix), or
- * `user:<id>` on a route limited by user.
+ * `user:<id>` on a route limited by user, `org:<id>` on one limited by organization.
  */
 function identifiersOf(declaration: RateLimitDeclaration, identifier: string, ipv6Prefix: number): string[] {
   const value = identifier.trim();
@@ -34,6 +34,7 @@ function identifiersOf(declaration: RateLimitDeclaration, identifier: string, ip
   if (isIP(value) !== 0) return [`ip:${ipKey(value, ipv6Prefix)}`];
   if (declaration.identifierType === 'userId') return [`user:${value}`];
   if (declaration.identifierType === 'apiKey') return [`key:${value}`, `user:${value}`];
+  if (declaration.identifierType === 'organization') return [`org:${value}`];
   throw new CliError(`--identifier: ${declaration.endpoint} is limited by IP address, and ${JSON.stringify(value)} is not one`);
 }
 

@@ -180,6 +180,36 @@ export type Api = {
       newPassword: string;
     };
   };
+  /** Accept an invitation: become a user of the organization that invited the email */
+  'POST /identity/auth/user/accept-invitation': {
+    body: {
+      email: string;
+      /** the `invitation` code of the emailed link */
+      code: string;
+      password: string;
+      name: string;
+    };
+    response: {
+      userId: string;
+      organizationId: string;
+      email: string;
+    };
+  };
+  /** Accept an invitation: become a client of the organization that invited the email */
+  'POST /identity/auth/client/accept-invitation': {
+    body: {
+      email: string;
+      /** the `invitation` code of the emailed link */
+      code: string;
+      password: string;
+      name: string;
+    };
+    response: {
+      userId: string;
+      organizationId: string;
+      email: string;
+    };
+  };
   /** Email a password-reset code to a user */
   'POST /identity/auth/user/forgot-password': {
     body: {
@@ -360,6 +390,47 @@ export type Api = {
       } | null;
       createdAt: string;
       updatedAt: string;
+    };
+  };
+  /** The acting organization's members (users and clients), newest first */
+  'GET /organization/my/members': {
+    query: {
+      limit?: number;
+      /** the userId of the last member of the page before */
+      before?: string;
+    };
+    response: {
+      members: {
+        userId: string;
+        email: string;
+        /** one line, as the member gave it */
+        name: string;
+        /** owner or member: a user (staff) with the organization's owner or member role; client: an end customer */
+        role: 'owner' | 'member' | 'client';
+        createdAt: string;
+      }[];
+      hasMore: boolean;
+    };
+  };
+  /** Remove a member from the acting organization */
+  'DELETE /organization/my/members/:userId': {
+    params: {
+      userId: string;
+    };
+  };
+  /** Invite someone into the acting organization as an owner, a member or a client */
+  'POST /organization/my/invitations': {
+    body: {
+      email: string;
+      /** owner or member: a user (staff) with the organization's owner or member role; client: an end customer */
+      role: 'owner' | 'member' | 'client';
+    };
+    response: {
+      id: string;
+      email: string;
+      /** owner or member: a user (staff) with the organization's owner or member role; client: an end customer */
+      role: 'owner' | 'member' | 'client';
+      expiresAt: string;
     };
   };
   /** The caller's agency's plans, oldest first */
@@ -2417,6 +2488,22 @@ export const apiLimits = {
   'POST /identity/auth/client/change-password': {
     body: { currentPassword: { minLength: 1, maxLength: 1024 }, newPassword: { minLength: 8, maxLength: 1024 } },
   },
+  'POST /identity/auth/user/accept-invitation': {
+    body: {
+      email: { minLength: 3, maxLength: 254 },
+      code: { minLength: 1, maxLength: 200 },
+      password: { minLength: 8, maxLength: 1024 },
+      name: { minLength: 1, maxLength: 200 },
+    },
+  },
+  'POST /identity/auth/client/accept-invitation': {
+    body: {
+      email: { minLength: 3, maxLength: 254 },
+      code: { minLength: 1, maxLength: 200 },
+      password: { minLength: 8, maxLength: 1024 },
+      name: { minLength: 1, maxLength: 200 },
+    },
+  },
   'POST /identity/auth/user/forgot-password': { body: { email: { minLength: 3, maxLength: 254 } } },
   'POST /identity/auth/user/reset-password': {
     body: { email: { minLength: 3, maxLength: 254 }, newPassword: { minLength: 8, maxLength: 1024 } },
@@ -2434,6 +2521,8 @@ export const apiLimits = {
   'POST /identity/auth/google/handoff': { body: { code: { minLength: 1, maxLength: 128 }, state: { minLength: 1, maxLength: 2048 } } },
   'POST /notifications/sms/test': { body: { message: { minLength: 1, maxLength: 320 } } },
   'PATCH /organization/my': { body: { name: { minLength: 1, maxLength: 200 } } },
+  'GET /organization/my/members': { query: { limit: { minimum: 1, maximum: 200 } } },
+  'POST /organization/my/invitations': { body: { email: { minLength: 3, maxLength: 254 } } },
   'POST /plans': {
     body: {
       name: { minLength: 1, maxLength: 200 },

@@ -44,6 +44,8 @@ export function messageOf(body: unknown, status: number): string {
 
 export type RequestOptions = {
   token?: string;
+  /** The organization to act in, sent as `x-org-id` (none: the token's own). */
+  organizationId?: string;
   /** Default: POST with a body, GET without. */
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
@@ -56,6 +58,7 @@ export async function requestJson<T>(path: string, options: RequestOptions = {})
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
   const headers: Record<string, string> = { accept: 'application/json' };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.organizationId) headers['x-org-id'] = options.organizationId;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(url, {
     method: options.method ?? (options.body === undefined ? 'GET' : 'POST'),

@@ -5,6 +5,7 @@
  */
 import { ApiError, messageOf } from './api.ts';
 import { session } from './session.ts';
+import { actingOrganizationId } from './workspace.ts';
 
 /** `sent` of `total` bytes of the request body (the form's own bytes included). */
 export type Progress = (sent: number, total: number) => void;
@@ -15,6 +16,8 @@ function sendOnce<T>(path: string, file: File, token: string | undefined, onProg
     request.open('POST', new URL(path, window.location.origin));
     request.setRequestHeader('accept', 'application/json');
     if (token) request.setRequestHeader('authorization', `Bearer ${token}`);
+    const organizationId = actingOrganizationId();
+    if (organizationId) request.setRequestHeader('x-org-id', organizationId);
     request.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable) onProgress(event.loaded, event.total);
     });

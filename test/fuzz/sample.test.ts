@@ -23,6 +23,7 @@ test('a fixed-seed sample of 2,000 fuzzed requests over every operation finds no
     'pre-auth nesting bomb',
     'huge answer',
     'scope trespass',
+    'workspace trespass',
     'end-user trespass',
     'guardrails skipped by a regenerate or an approval answer',
     'the daily quota passed by regenerates and approval answers',

@@ -14,6 +14,7 @@ import { ConsoleChat } from '../chat-state.ts';
 import { el } from '../format.ts';
 import type { PageContext } from '../page.ts';
 import { session } from '../session.ts';
+import { actingOrganizationId } from '../workspace.ts';
 import { describeError, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { chatFailure } from './chat-error.ts';
@@ -24,11 +25,13 @@ const LENGTH_NOTE = "The answer stopped at its length limit (the agent's output 
 
 type Conversations = ApiResponse<'GET /ai/agents/:agentId/conversations'>;
 
-/** `fetch` for the transport: the session's token, and one refresh and retry on a 401. */
+/** `fetch` for the transport: the session's token, the chosen workspace, and one refresh and retry on a 401. */
 async function authedFetch(input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> {
   const send = () => {
     const headers = new Headers(init.headers);
     if (session.accessToken) headers.set('authorization', `Bearer ${session.accessToken}`);
+    const organizationId = actingOrganizationId();
+    if (organizationId) headers.set('x-org-id', organizationId);
     return fetch(input, { ...init, headers, credentials: 'omit' });
   };
   if (!session.accessToken) await session.refresh();

@@ -1,0 +1,211 @@
+/**
+ * The agency's clients (`GET /api/agency/businesses`): each business with its plan, people, agents
+ * and this month's turns, cost and billed amount, and "Work in" (the header's switcher, from here);
+ * Create a workspace (`POST /api/agency/businesses`: the business and an invitation to its owner);
+ * Copy an agent of the agency into one of them (`POST /api/ai/agents/:agentId/copies`). Every call
+ * of this page acts in the agency itself, whatever workspace is chosen.
+ */
+import type { ApiResponse } from '../api-types.generated.ts';
+import { api } from '../authed.ts';
+import { el, formatInteger, formatUsd } from '../format.ts';
+import type { PageContext } from '../page.ts';
+import { renderWorkspaceBar } from '../switcher.ts';
+import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
+import { show } from '../views.ts';
+import { actIn, addBusiness, homeOrganization } from '../workspace.ts';
+
+type Business = {
+  id: string;
+  name: string;
+  plan: { id: string; name: string } | null;
+  users: number;
+  agents: number;
+  createdAt: string;
+  monthToDate: { turns: number; usageCostUsd: number; billedUsd: number };
+};
+type Created = { business: { id: string; name: string }; invitation: { id: string; email: string; expiresAt: string } };
+
+const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
+
+export async function render({ root, signal }: PageContext): Promise<void> {
+  show('page');
+  const agency = homeOrganization();
+  const organizationId = agency?.id;
+  const inAgency = <T>(path: string, options: Parameters<typeof api>[1] = {}) => api<T>(path, { ...options, organizationId, signal });
+  const status = statusLine('clients-status');
+  const rows = el('tbody', { id: 'client-rows' });
+  const headings = ['Business', 'Plan', 'People', 'Agents', 'Turns this month', 'Cost this month', 'Billed this month', 'Actions'];
+  const table = el(
+    'table',
+    { class: 'plain-table', id: 'client-list' },
+    el('caption', { class: 'sr-only' }, `Clients of ${agency?.name ?? 'the agency'}`),
+    el(
+      'thead',
+      {},
+      el('tr', {}, ...headings.map((text, i) => el('th', { scope: 'col', ...(i >= 2 && i <= 6 ? { class: 'number' } : {}) }, text))),
+    ),
+    rows,
+  );
+  const create = createForm(inAgency);
+  const copy = copyForm(inAgency);
+  root.append(
+    pageHeading(`Clients of ${agency?.name ?? 'the agency'}`),
+    card('clients', 'Client workspaces', status, el('div', { class: 'table-scroll' }, table)),
+    card('create-workspace', 'Create a workspace', create.form, create.said),
+    card('copy-agent', 'Copy an agent into a workspace', copy.form, copy.said),
+  );
+
+  const reload = async () => {
+    try {
+      const { businesses } = await inAgency<{ businesses: Business[] }>('/api/agency/businesses', { query: { limit: '100' } });
+      for (const business of businesses) addBusiness({ id: business.id, name: business.name });
+      renderWorkspaceBar(true);
+      rows.replaceChildren(...businesses.map(businessRow));
+      copy.setTargets(businesses);
+      table.dataset.loaded = 'true';
+      say(status, businesses.length === 0 ? 'No client workspaces yet: create the first below.' : '', 'ok');
+    } catch (error) {
+      if (signal.aborted) return;
+      say(status, describeError(error, 'read on organization'));
+    }
+  };
+  create.onCreated = reload;
+  await Promise.all([reload(), create.loadPlans(), copy.loadAgents()]);
+}
+
+function businessRow(business: Business): HTMLTableRowElement {
+  const work = el('button', { type: 'button', 'aria-label': `Work in ${business.name}` }, 'Work in it');
+  work.addEventListener('click', () => {
+    actIn(business.id);
+    renderWorkspaceBar(true);
+    location.hash = '#/agents';
+  });
+  const number = (text: string) => el('td', { class: 'number' }, text);
+  return el(
+    'tr',
+    { 'data-business-id': business.id },
+    el('th', { scope: 'row' }, business.name),
+    el('td', {}, business.plan?.name ?? 'No plan'),
+    number(formatInteger(business.users)),
+    number(formatInteger(business.agents)),
+    number(formatInteger(business.monthToDate.turns)),
+    number(formatUsd(business.monthToDate.usageCostUsd)),
+    number(formatUsd(business.monthToDate.billedUsd)),
+    el('td', {}, work),
+  );
+}
+
+type InAgency = <T>(path: string, options?: Parameters<typeof api>[1]) => Promise<T>;
+
+function createForm(inAgency: InAgency) {
+  const name = field('workspace-name', 'Business name', { required: '', maxlength: '200' });
+  const plan = el('select', { id: 'workspace-plan', name: 'workspace-plan' });
+  const ownerName = field('workspace-owner-name', "Owner's name", { required: '', maxlength: '200', autocomplete: 'off' });
+  const ownerEmail = field('workspace-owner-email', "Owner's email", {
+    type: 'email',
+    required: '',
+    maxlength: '254',
+    autocomplete: 'off',
+  });
+  const submit = el('button', { type: 'submit' }, 'Create and invite the owner');
+  const form = el(
+    'form',
+    { id: 'workspace-form', novalidate: '', 'aria-label': 'Create a client workspace' },
+    name.block,
+    el('div', { class: 'field' }, el('label', { for: 'workspace-plan' }, 'Plan'), plan),
+    ownerName.block,
+    ownerEmail.block,
+    el('div', { class: 'actions' }, submit),
+  );
+  const said = el('p', { id: 'workspace-said', role: 'status', 'aria-live': 'polite' });
+  const result = {
+    form,
+    said,
+    onCreated: async () => {},
+    async loadPlans() {
+      try {
+        const plans = await inAgency<ApiResponse<'GET /plans'>>('/api/plans');
+        plan.replaceChildren(...plans.filter((p) => p.isActive).map((p) => el('option', { value: p.id }, p.name)));
+      } catch (error) {
+        say(said, describeError(error, 'read on plan'));
+      }
+    },
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const body = {
+      name: name.input.value.trim(),
+      planId: plan.value,
+      owner: { name: ownerName.input.value.trim(), email: ownerEmail.input.value.trim() },
+    };
+    if (!body.name || !body.owner.name || !body.owner.email) return say(said, 'Enter the business name, and its owner’s name and email.');
+    submit.disabled = true;
+    inAgency<Created>('/api/agency/businesses', { method: 'POST', body })
+      .then(async (created) => {
+        addBusiness(created.business);
+        renderWorkspaceBar(true);
+        for (const input of [name.input, ownerName.input, ownerEmail.input]) input.value = '';
+        say(
+          said,
+          `${created.business.name} is ready. The invitation went to ${created.invitation.email}; ` +
+            `its link works until ${dateTime.format(new Date(created.invitation.expiresAt))}.`,
+          'ok',
+        );
+        await result.onCreated();
+      })
+      .catch((error: unknown) => say(said, describeError(error, 'create on organization.member')))
+      .finally(() => {
+        submit.disabled = false;
+      });
+  });
+  return result;
+}
+
+function copyForm(inAgency: InAgency) {
+  const agent = el('select', { id: 'copy-agent-id', name: 'copy-agent-id' });
+  const target = el('select', { id: 'copy-target', name: 'copy-target' });
+  const submit = el('button', { type: 'submit' }, 'Copy the agent');
+  const form = el(
+    'form',
+    { id: 'copy-form', novalidate: '', 'aria-label': 'Copy an agent into a workspace' },
+    el('div', { class: 'field' }, el('label', { for: 'copy-agent-id' }, "The agency's agent"), agent),
+    el('div', { class: 'field' }, el('label', { for: 'copy-target' }, 'Into the workspace'), target),
+    el(
+      'p',
+      { class: 'note' },
+      'Copies its definition and tool permissions; not its documents, MCP credentials, website chat or conversations.',
+    ),
+    el('div', { class: 'actions' }, submit),
+  );
+  const said = el('p', { id: 'copy-said', role: 'status', 'aria-live': 'polite' });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!agent.value || !target.value) return say(said, 'Choose an agent and a workspace.');
+    const into = target.selectedOptions[0]?.textContent ?? 'the workspace';
+    submit.disabled = true;
+    inAgency<{ id: string; name: string }>(`/api/ai/agents/${agent.value}/copies`, {
+      method: 'POST',
+      body: { organizationId: target.value },
+    })
+      .then((copied) => say(said, `${copied.name} was copied into ${into}.`, 'ok'))
+      .catch((error: unknown) => say(said, describeError(error, 'create on ai.agent')))
+      .finally(() => {
+        submit.disabled = false;
+      });
+  });
+  return {
+    form,
+    said,
+    setTargets(businesses: Business[]) {
+      target.replaceChildren(...businesses.map((business) => el('option', { value: business.id }, business.name)));
+    },
+    async loadAgents() {
+      try {
+        const { agents } = await inAgency<ApiResponse<'GET /ai/agents'>>('/api/ai/agents');
+        agent.replaceChildren(...agents.map((a) => el('option', { value: a.id }, a.name)));
+      } catch (error) {
+        say(said, describeError(error, 'read on ai.agent'));
+      }
+    },
+  };
+}

@@ -28,6 +28,7 @@ import { knowledgeRoutes } from './knowledge/routes.ts';
 import { channelRoutes } from './channel/routes.ts';
 import { publicRoutes } from './channel/public-routes.ts';
 import { staffRoutes } from './chat/staff/routes.ts';
+import { evaluationRoutes } from './evaluations/routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
 export const areaRoutes: Route[] = [
@@ -40,6 +41,7 @@ export const areaRoutes: Route[] = [
   ...organizationRoutes,
   ...planRoutes,
   ...agentRoutes,
+  ...evaluationRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,
   ...knowledgeRoutes,

@@ -7,6 +7,9 @@ import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './erro
 import { agentRoute } from './scope.ts';
 import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { moderationModelAllowed } from './guardrail-models.ts';
+import { findCurrentDefinition, recordAgentVersion } from '../../sql/agent-versions.ts';
+import { AI_EVALUATION_NOT_PASSED } from '../evaluations/errors.ts';
+import { assertRunPassed } from '../evaluations/gate.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, DEFAULT_REFUSAL, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
@@ -39,7 +42,7 @@ export const agentRoutes = [
         // Counted under the organization's lock: concurrent creates at the cap make up to the cap, never more.
         const limit = deps.config.agents.perOrganization;
         if ((await countAgentsUnderLock(tx, scope.organizationId)) >= limit) throw agentLimitReached(limit);
-        return insertAgent(tx, {
+        const created = await insertAgent(tx, {
           id: uuidv7(),
           organizationId: scope.organizationId,
           name: body.name,
@@ -54,6 +57,15 @@ export const agentRoutes = [
             refusal: body.guardrails?.refusal ?? DEFAULT_REFUSAL,
           },
         });
+        // Version 1, in the transaction that creates the agent (docs/evaluations.md, "Versions").
+        await recordAgentVersion(tx, {
+          organizationId: scope.organizationId,
+          agentId: created.id,
+          note: null,
+          createdBy: scope.userId,
+          now: deps.clock(),
+        });
+        return created;
       });
     },
   }),
@@ -86,18 +98,33 @@ export const agentRoutes = [
     method: 'PATCH',
     path: '/ai/agents/:agentId',
     summary: 'Change an agent of the acting organization (name, description, model and its settings, instructions, guardrails)',
+    description:
+      'A change is recorded as a new version (`versionNote` its note). With `evaluationRunId` the change applies only when that run ' +
+      'passed on exactly the definition the change results in; otherwise 409 `AI.EVALUATION_NOT_PASSED` and nothing changes.',
     tags: ['agents'],
     ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams, body: UpdateAgentBody },
-    errors: [AI_MODEL_NOT_AVAILABLE],
+    errors: [AI_MODEL_NOT_AVAILABLE, AI_EVALUATION_NOT_PASSED],
     responses: {
       200: { description: 'The agent as changed', schema: AgentSchema },
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
     },
     // The UPDATE is the agent's own write: its WHERE keeps the agency and skips an agent archived since the scope read it.
+    // Its row lock holds until the version is written and the gate has read the result, in one transaction.
     handler: async ({ deps, scope, agent, body }) => {
-      await moderationModelAllowed(deps, scope.organizationId, body.guardrails?.moderationModel);
-      return (await updateAgent(deps.db, scope.organizationId, agent.id, body)) ?? Promise.reject(agentNotFound());
+      const { versionNote, evaluationRunId, ...edit } = body;
+      await moderationModelAllowed(deps, scope.organizationId, edit.guardrails?.moderationModel);
+      return deps.db.transaction(async (tx) => {
+        const updated = (await updateAgent(tx, scope.organizationId, agent.id, edit)) ?? Promise.reject(agentNotFound());
+        const ids = { organizationId: scope.organizationId, agentId: agent.id };
+        if (evaluationRunId !== undefined) {
+          const current = await findCurrentDefinition(tx, scope.organizationId, agent.id);
+          if (!current) throw agentNotFound();
+          await assertRunPassed(tx, { ...ids, runId: evaluationRunId, definition: current.definition });
+        }
+        await recordAgentVersion(tx, { ...ids, note: versionNote ?? null, createdBy: scope.userId, now: deps.clock() });
+        return updated;
+      });
     },
   }),
   defineRoute({

@@ -41,6 +41,7 @@ const RELEASED: Record<string, string> = {
   '1130_end_user_turns_index.sql': '361ce6b2d6c7373e44022e6c42b5f3766b504ec9354fcb2898a06586773d2632',
   '1200_organization_id.sql': 'cce5558d83cf553b14daf241093aa605dcaca1a284f028bd2635fef0fb6fdae8',
   '1201_workspace_roles.sql': '097a2220e9f04605009bb22ce8b1dc37941f8a89673ac4c7eb5d5dafe7c6abdc',
+  '1230_agent_versions_and_evaluations.sql': '7375d07796fc4bfc6efa1d99359d18870b2dace97bcffd4cbfe5de10b435ea62',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

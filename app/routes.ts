@@ -29,6 +29,7 @@ import { channelRoutes } from './channel/routes.ts';
 import { publicRoutes } from './channel/public-routes.ts';
 import { staffRoutes } from './chat/staff/routes.ts';
 import { evaluationRoutes } from './evaluations/routes.ts';
+import { evaluationRunRoutes } from './evaluations/run-routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
 export const areaRoutes: Route[] = [
@@ -42,6 +43,7 @@ export const areaRoutes: Route[] = [
   ...planRoutes,
   ...agentRoutes,
   ...evaluationRoutes,
+  ...evaluationRunRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,
   ...knowledgeRoutes,

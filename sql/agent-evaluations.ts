@@ -61,6 +61,10 @@ export async function deleteCase(db: CommonQueryMethods, agentId: string, caseId
   return deleted !== null;
 }
 
+const ConversationMessages = z.strictObject({
+  messages: z.array(z.strictObject({ id: z.string(), role: z.enum(['user', 'assistant']), parts: z.array(z.unknown()) })),
+});
+
 /**
  * The messages of a conversation of the agent, oldest first, when the organization has it:
  * `conversationId` is an end user's conversation (the service's id) or a conversation of
@@ -71,11 +75,8 @@ export function findConversationMessagesForCase(
   owner: { organizationId: string; agentId: string; userId: string },
   conversationId: string,
 ) {
-  const Messages = z.strictObject({
-    messages: z.array(z.strictObject({ id: z.string(), role: z.enum(['user', 'assistant']), parts: z.array(z.unknown()) })),
-  });
   const serviceId = z.string().uuid().safeParse(conversationId).success ? conversationId : null;
-  return db.maybeOneFirst(sql.type(Messages)`
+  return db.maybeOneFirst(sql.type(ConversationMessages)`
     SELECT coalesce((SELECT jsonb_agg(jsonb_build_object('id', m.id, 'role', m.role, 'parts', m.parts) ORDER BY m.created_at, m.id)
                      FROM chat_messages m WHERE m.conversation_id = c.id), '[]'::jsonb) AS messages
     FROM chat_conversations c
@@ -104,7 +105,6 @@ export const CaseResult = z.strictObject({
 export type CaseResult = z.infer<typeof CaseResult>;
 
 export const RUN_STATUSES = ['running', 'passed', 'failed', 'error'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**
  * How many runs of the organization are running, counted under a lock on its row that the
@@ -184,8 +184,10 @@ export async function insertCaseResult(db: CommonQueryMethods, runId: string, po
  * Ends a running run: `error` when a case errored or the run could not finish, else `failed` when a
  * case failed, else `passed` (from the stored results; `forceError` for a run given up).
  */
+const StatusRow = z.strictObject({ status: z.enum(RUN_STATUSES) });
+
 export function endRun(db: CommonQueryMethods, runId: string, now: Date, forceError = false) {
-  return db.maybeOneFirst(sql.type(z.strictObject({ status: z.enum(RUN_STATUSES) }))`
+  return db.maybeOneFirst(sql.type(StatusRow)`
     UPDATE agent_eval_runs r SET ended_at = ${sql.timestamp(now)}, status = CASE
       WHEN ${forceError} OR EXISTS (SELECT 1 FROM agent_eval_results x WHERE x.run_id = r.id AND (x.result->>'error')::boolean) THEN 'error'
       WHEN (SELECT count(*) FROM agent_eval_results x WHERE x.run_id = r.id) < jsonb_array_length(r.cases) THEN 'error'
@@ -229,8 +231,27 @@ export function listRuns(db: CommonQueryMethods, agentId: string, limit: number)
     FROM agent_eval_runs WHERE agent_id = ${agentId} ORDER BY started_at DESC, id DESC LIMIT ${limit}`);
 }
 
+const GateRow = z.strictObject({ agentId: z.string(), status: z.enum(RUN_STATUSES), definition: AgentDefinitionRow });
+
 /** A run of the organization as the gate reads it: its agent, status and definition. */
 export function findRunForGate(db: CommonQueryMethods, organizationId: string, runId: string) {
-  return db.maybeOne(sql.type(z.strictObject({ agentId: z.string(), status: z.enum(RUN_STATUSES), definition: AgentDefinitionRow }))`
+  return db.maybeOne(sql.type(GateRow)`
     SELECT agent_id AS "agentId", status, definition FROM agent_eval_runs WHERE id = ${runId} AND organization_id = ${organizationId}`);
+}
+
+const Price = z.strictObject({
+  modelId: z.string(),
+  inputUsdPerMTok: z.number(),
+  outputUsdPerMTok: z.number(),
+  cacheReadUsdPerMTok: z.number(),
+});
+export type ModelPrices = Map<string, z.infer<typeof Price>>;
+
+/** The prices of these models (USD per million tokens), by model id; a model without a price is absent. */
+export async function findModelPrices(db: CommonQueryMethods, modelIds: readonly string[]): Promise<ModelPrices> {
+  const rows = await db.any(sql.type(Price)`
+    SELECT model_id AS "modelId", input_usd_per_mtok::float8 AS "inputUsdPerMTok", output_usd_per_mtok::float8 AS "outputUsdPerMTok",
+           cache_read_usd_per_mtok::float8 AS "cacheReadUsdPerMTok"
+    FROM model_pricing WHERE model_id = ANY(${sql.array([...modelIds], 'text')})`);
+  return new Map(rows.map((row) => [row.modelId, row]));
 }

@@ -39,10 +39,12 @@ const Version = z.strictObject({
   note: z.string().nullable(),
   definition: AgentDefinitionRow,
 });
-export type AgentVersion = z.infer<typeof Version>;
 
 const versionColumns = sql.fragment`
   version, created_at AS "createdAt", created_by AS "createdBy", note, definition`;
+
+const VersionNumberRow = z.strictObject({ version: z.number().int() });
+const CurrentRow = z.strictObject({ definition: AgentDefinitionRow, version: z.number().int() });
 
 /**
  * Records the agent's definition as it is now in this transaction as its next version, unless it
@@ -54,7 +56,7 @@ export function recordAgentVersion(
   tx: CommonQueryMethods,
   change: { organizationId: string; agentId: string; note: string | null; createdBy: string | null; now: Date; always?: boolean },
 ) {
-  return tx.maybeOneFirst(sql.type(z.strictObject({ version: z.number().int() }))`
+  return tx.maybeOneFirst(sql.type(VersionNumberRow)`
     WITH current AS (
       SELECT ${definitionOf} AS definition FROM agents a WHERE a.id = ${change.agentId} AND a.organization_id = ${change.organizationId}
     ), latest AS (
@@ -70,7 +72,7 @@ export function recordAgentVersion(
 
 /** The agent's definition as it is stored now, and its latest version number (0 when none). */
 export function findCurrentDefinition(db: CommonQueryMethods, organizationId: string, agentId: string) {
-  return db.maybeOne(sql.type(z.strictObject({ definition: AgentDefinitionRow, version: z.number().int() }))`
+  return db.maybeOne(sql.type(CurrentRow)`
     SELECT ${definitionOf} AS definition,
            coalesce((SELECT max(version) FROM agent_versions v WHERE v.agent_id = a.id), 0) AS version
     FROM agents a WHERE a.id = ${agentId} AND a.organization_id = ${organizationId} AND a.archived_at IS NULL`);

@@ -100,6 +100,9 @@ const requests = (agentId: string, serverId: string): Record<string, { body?: ob
   },
   [`GET /ai/agents/${agentId}/eval-cases`]: {},
   [`DELETE /ai/agents/${agentId}/eval-cases/${uuidv7()}`]: {},
+  [`POST /ai/agents/${agentId}/eval-runs`]: { body: {} },
+  [`GET /ai/agents/${agentId}/eval-runs`]: {},
+  [`GET /ai/agents/${agentId}/eval-runs/${uuidv7()}`]: {},
 });
 
 test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for a missing agent', async (t) => {

@@ -179,6 +179,15 @@ export const CONFIG_VARIABLES = {
           "model that titles a new conversation from its first message (one short non-streamed call beside its first turn, never waited for); on the platform key an unpriced one is never called and titles stay the first message's first line ([agents-and-tools.md](agents-and-tools.md#conversation-titles))",
       },
     ),
+    judgeModel: variable(
+      'AI_JUDGE_MODEL',
+      z.string().regex(/^[\x21-\x7e]{1,200}$/, 'must be 1 to 200 printable characters without spaces'),
+      {
+        absent: "absent: the evaluated agent's model",
+        meaning:
+          "model that judges an evaluation case's answer against its rubric (`expect.judge`): one non-streamed call answering PASS or FAIL and a reason ([evaluations.md](evaluations.md#judging))",
+      },
+    ),
     approvalTtlMs: variable('AI_APPROVAL_TTL_MS', int(60_000, 30 * 86_400_000), {
       default: '86400000',
       meaning:

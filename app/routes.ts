@@ -32,6 +32,8 @@ import { knowledgeRoutes } from './knowledge/routes.ts';
 import { channelRoutes } from './channel/routes.ts';
 import { publicRoutes } from './channel/public-routes.ts';
 import { staffRoutes } from './chat/staff/routes.ts';
+import { evaluationRoutes } from './evaluations/routes.ts';
+import { evaluationRunRoutes } from './evaluations/run-routes.ts';
 
 /** Every area's routes, in the order they are mounted. Each area keeps its own thin router module. */
 export const areaRoutes: Route[] = [
@@ -49,6 +51,8 @@ export const areaRoutes: Route[] = [
   ...billingRoutes,
   ...brandingRoutes,
   ...agentRoutes,
+  ...evaluationRoutes,
+  ...evaluationRunRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,
   ...knowledgeRoutes,

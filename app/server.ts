@@ -10,6 +10,8 @@ import { openDatabase } from './db/open.ts';
 import { createDatabasePool } from './db/pool.ts';
 import { startOutboxWorker } from './notifications/delivery/start.ts';
 import { chatTurns } from './chat/running-turns.ts';
+import { evaluationRuns } from './evaluations/runner.ts';
+import { Sweeper } from './core/sweeper.ts';
 import { outboxJobs } from './outbox-jobs.ts';
 import { prepareData } from '../seeds/prepare-data.ts';
 import { DEMO_PASSWORD, USERS } from '../seeds/demo-fixtures.ts';
@@ -44,6 +46,14 @@ async function main() {
   approvalWatcher.start();
   const partitionKeeper = new UsagePartitionKeeper(app.deps);
   partitionKeeper.start();
+  // Evaluation runs left by a stopped instance are taken over (docs/evaluations.md, "Runs").
+  const evaluations = evaluationRuns(app.deps);
+  const evaluationSweeper = new Sweeper(
+    () => evaluations.sweep(),
+    (error) => logger.warn({ err: error }, 'evaluation sweep failed'),
+    5_000,
+  );
+  evaluationSweeper.start();
   const server: Server = app.listen(config.port, () => {
     // Where a person goes next: the console (and, with the demo data, who signs in there) and the API's docs.
     const base = config.publicBaseUrl.replace(/\/$/, '');
@@ -71,6 +81,8 @@ async function main() {
     await closed;
     clearTimeout(force);
     await turns.close();
+    await evaluationSweeper.stop();
+    await evaluations.stop();
     await outboxWorker?.stop();
     await Promise.all([budgetWatcher.stop(), approvalWatcher.stop()]);
     await partitionKeeper.stop();

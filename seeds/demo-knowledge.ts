@@ -28,10 +28,16 @@ export async function seedDemoKnowledge(deps: AppDeps): Promise<number> {
     added += 1;
   }
   if ((await listToolPermissionsOfAgent(deps.db, agent.id)).length === 0) {
-    await replaceAgentTools(deps.db, organizationId, agent.id, [
-      { toolName: 'search_knowledge_base', providerKey: 'knowledge', permissionStatus: 'always_allow' },
-      { toolName: 'list_documents', providerKey: 'knowledge', permissionStatus: 'always_allow' },
-    ]);
+    await replaceAgentTools(
+      deps.db,
+      organizationId,
+      agent.id,
+      [
+        { toolName: 'search_knowledge_base', providerKey: 'knowledge', permissionStatus: 'always_allow' },
+        { toolName: 'list_documents', providerKey: 'knowledge', permissionStatus: 'always_allow' },
+      ],
+      { userId: USERS.owner.id, now: deps.clock() },
+    );
   }
   return added;
 }

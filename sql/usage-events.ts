@@ -30,6 +30,8 @@ export type UsageEventInput = {
    * stored once whatever the month of the event. Absent: the event is always stored.
    */
   ingestKey?: string;
+  /** What the row is beside its counts: `{ evaluation: true }` for an evaluation run's calls (docs/evaluations.md); absent: null. */
+  metadata?: Record<string, unknown> | null;
 };
 
 /**
@@ -75,9 +77,9 @@ export async function insertUsageEvents(
       FROM ROWS FROM (json_to_recordset(${JSON.stringify(batch)}::json)
         AS (id uuid, "organizationId" uuid, "agentId" uuid, "userId" uuid, "endUserId" uuid, "modelId" text, "actionType" usage_action,
             source usage_source, "inputTokens" int8, "outputTokens" int8, "cacheReadTokens" int8, "costUsd" numeric,
-            "latencyMs" int4, "createdAt" timestamptz, "ingestKey" text)) WITH ORDINALITY
+            "latencyMs" int4, "createdAt" timestamptz, "ingestKey" text, metadata jsonb)) WITH ORDINALITY
         AS e(id, "organizationId", "agentId", "userId", "endUserId", "modelId", "actionType", source, "inputTokens", "outputTokens",
-             "cacheReadTokens", "costUsd", "latencyMs", "createdAt", "ingestKey", n)
+             "cacheReadTokens", "costUsd", "latencyMs", "createdAt", "ingestKey", metadata, n)
     ), fresh AS (
       -- In key order, so two batches sharing keys take their locks in the same order.
       INSERT INTO usage_ingest_keys (organization_id, ingest_key)
@@ -86,7 +88,7 @@ export async function insertUsageEvents(
       RETURNING organization_id, ingest_key
     ), inserted AS (
       INSERT INTO usage_events (id, organization_id, agent_id, user_id, end_user_id, model_id, action_type, source, input_tokens,
-                                output_tokens, cache_read_tokens, cost_usd, latency_ms, created_at)
+                                output_tokens, cache_read_tokens, cost_usd, latency_ms, created_at, metadata)
       SELECT e.id, e."organizationId", e."agentId", e."userId", e."endUserId", e."modelId", e."actionType", e.source, e."inputTokens",
              e."outputTokens", e."cacheReadTokens",
              CASE WHEN e."costUsd" IS NOT NULL THEN e."costUsd"
@@ -99,7 +101,7 @@ export async function insertUsageEvents(
                     },
                     sql.fragment`p`,
                   )} END,
-             e."latencyMs", e."createdAt"
+             e."latencyMs", e."createdAt", e.metadata
       FROM batch e
       LEFT JOIN fresh f ON f.organization_id = e."organizationId" AND f.ingest_key = e."ingestKey"
       LEFT JOIN model_pricing p ON p.model_id = e."modelId"

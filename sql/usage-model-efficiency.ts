@@ -1,6 +1,6 @@
 import { sql, type CommonQueryMethods, type FragmentSqlToken } from 'slonik';
 import { z } from 'zod';
-import { coverWithDays, rawFilters, ts, type DayCover, type UsageWindow } from './usage-window.ts';
+import { coverWithDays, rawFilters, readsRawOnly, rollupFilters, ts, type DayCover, type UsageWindow } from './usage-window.ts';
 
 const ModelEfficiencyRow = z.strictObject({
   modelId: z.string(),
@@ -67,8 +67,11 @@ export async function findModelEfficiency(
   window: UsageWindow,
   limit: number,
 ): Promise<readonly ModelEfficiencyRow[]> {
-  const cover = coverWithDays(window.from, window.to);
-  const days = sql.fragment`d.organization_id = ${window.organizationId} AND d.day >= ${ts(cover.dayFrom)} AND d.day < ${ts(cover.dayTo)} ${rawFilters(window, 'd')}`;
+  // With an evaluation filter, no day from the rollup: the window's raw rows only.
+  const cover: DayCover = readsRawOnly(window)
+    ? { dayFrom: window.to, dayTo: window.to, add: [[window.from, window.to]], subtract: [] }
+    : coverWithDays(window.from, window.to);
+  const days = sql.fragment`d.organization_id = ${window.organizationId} AND d.day >= ${ts(cover.dayFrom)} AND d.day < ${ts(cover.dayTo)} ${rollupFilters(window, 'd')}`;
   return db.transaction(async (tx) => {
     await tx.query(sql.unsafe`SELECT set_config('work_mem', ${LATENCIES_WORK_MEM}, true)`);
     return tx.any(sql.type(ModelEfficiencyRow)`

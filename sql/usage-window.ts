@@ -22,7 +22,14 @@ export type UsageWindow = {
   to: Date;
   source: SourceFilter;
   actionType?: ActionType;
+  /**
+   * The usage of evaluation runs (`metadata.evaluation`, docs/evaluations.md): left out or the only
+   * rows read; absent: included. Rollups do not keep it, so a window that sets it is read from raw rows.
+   */
+  evaluation?: EvaluationFilter;
 };
+export const EVALUATION_FILTERS = ['include', 'exclude', 'only'] as const;
+export type EvaluationFilter = (typeof EVALUATION_FILTERS)[number];
 
 /** Width of a 15-minute rollup slot and of a day rollup row (sql/migrations/0401_usage_rollups_by_grain.sql). */
 export const SLOT_MS = 15 * 60_000;
@@ -56,11 +63,17 @@ export function splitWindow(from: Date, to: Date, unit = SLOT_MS): { innerFrom: 
 
 export const ts = (date: Date) => sql.fragment`${date.toISOString()}::timestamptz`;
 
-function filters(window: UsageWindow, table?: string): FragmentSqlToken {
+/** Whether the window reads only raw rows: rollups cannot tell evaluation usage from the rest. */
+export const readsRawOnly = (window: UsageWindow) => window.evaluation === 'exclude' || window.evaluation === 'only';
+
+function filters(window: UsageWindow, table?: string, rollup = false): FragmentSqlToken {
   const column = (name: string) => sql.identifier(table === undefined ? [name] : [table, name]);
   const parts: FragmentSqlToken[] = [];
   if (window.source !== 'all') parts.push(sql.fragment`AND ${column('source')} = ${window.source}`);
   if (window.actionType) parts.push(sql.fragment`AND ${column('action_type')} = ${window.actionType}`);
+  const evaluation = sql.fragment`coalesce((${column('metadata')}->>'evaluation')::boolean, false)`;
+  if (!rollup && window.evaluation === 'exclude') parts.push(sql.fragment`AND NOT ${evaluation}`);
+  if (!rollup && window.evaluation === 'only') parts.push(sql.fragment`AND ${evaluation}`);
   return parts.length ? sql.fragment`${sql.join(parts, sql.fragment` `)}` : sql.fragment``;
 }
 
@@ -86,7 +99,10 @@ function rawRange(window: UsageWindow, from: Date, to: Date): FragmentSqlToken {
 export function usageSlices(window: UsageWindow, grain: RollupGrain): FragmentSqlToken {
   const rollup = ROLLUPS[grain];
   if (window.actionType && !rollup.action) throw new Error(`the ${grain} rollup cannot filter by action`);
-  const { innerFrom, innerTo } = splitWindow(window.from, window.to, rollup.unit);
+  // A window with an evaluation filter reads its raw rows only (no whole unit from a rollup).
+  const { innerFrom, innerTo } = readsRawOnly(window)
+    ? { innerFrom: window.to, innerTo: window.to }
+    : splitWindow(window.from, window.to, rollup.unit);
   const at = sql.identifier(['r', rollup.at]);
   // Rollups number models (usage_models); the slices carry the model id.
   const model = rollup.model ? sql.fragment`m.model_id` : sql.fragment`NULL::text`;
@@ -97,7 +113,7 @@ export function usageSlices(window: UsageWindow, grain: RollupGrain): FragmentSq
     SELECT ${at} AS at, ${model} AS model_id, ${action} AS action_type, r.source::text AS source, r.events::bigint AS events,
            r.input_tokens, r.output_tokens, r.cache_read_tokens, r.cost_usd, ${latency}
     FROM ${sql.identifier([rollup.table])} r ${models}
-    WHERE r.organization_id = ${window.organizationId} AND ${at} >= ${ts(innerFrom)} AND ${at} < ${ts(innerTo)} ${filters(window, 'r')}
+    WHERE r.organization_id = ${window.organizationId} AND ${at} >= ${ts(innerFrom)} AND ${at} < ${ts(innerTo)} ${filters(window, 'r', true)}
     UNION ALL ${rawRange(window, window.from, innerFrom)}
     UNION ALL ${rawRange(window, innerTo, window.to)}`;
 }
@@ -105,6 +121,11 @@ export function usageSlices(window: UsageWindow, grain: RollupGrain): FragmentSq
 /** `AND ...` filters for queries over raw rows of the window (of `table` when given). */
 export function rawFilters(window: UsageWindow, table?: string): FragmentSqlToken {
   return filters(window, table);
+}
+
+/** `AND ...` filters for a query of a rollup (of `table`): the evaluation filter is not one (see `readsRawOnly`). */
+export function rollupFilters(window: UsageWindow, table: string): FragmentSqlToken {
+  return filters(window, table, true);
 }
 
 /** `[from, to)` as whole UTC days of the day rollup corrected by raw rows (`coverWithDays`). */

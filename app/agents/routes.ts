@@ -9,6 +9,9 @@ import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { moderationModelAllowed } from './guardrail-models.ts';
 import { PLANS_LIMIT_REACHED } from '../plans/errors.ts';
 import { checkAgentLimit } from '../plans/limits.ts';
+import { findCurrentDefinition, recordAgentVersion } from '../../sql/agent-versions.ts';
+import { AI_EVALUATION_NOT_PASSED } from '../evaluations/errors.ts';
+import { assertRunPassed } from '../evaluations/gate.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, DEFAULT_REFUSAL, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';
@@ -45,7 +48,7 @@ export const agentRoutes = [
         if (agents >= limit) throw agentLimitReached(limit);
         // A business's plan may allow fewer (409 PLANS.LIMIT_REACHED), counted under the same lock.
         await checkAgentLimit(tx, scope.organizationId, agents);
-        return insertAgent(tx, {
+        const created = await insertAgent(tx, {
           id: uuidv7(),
           organizationId: scope.organizationId,
           name: body.name,
@@ -60,6 +63,15 @@ export const agentRoutes = [
             refusal: body.guardrails?.refusal ?? DEFAULT_REFUSAL,
           },
         });
+        // Version 1, in the transaction that creates the agent (docs/evaluations.md, "Versions").
+        await recordAgentVersion(tx, {
+          organizationId: scope.organizationId,
+          agentId: created.id,
+          note: null,
+          createdBy: scope.userId,
+          now: deps.clock(),
+        });
+        return created;
       });
     },
   }),
@@ -92,18 +104,33 @@ export const agentRoutes = [
     method: 'PATCH',
     path: '/ai/agents/:agentId',
     summary: 'Change an agent of the acting organization (name, description, model and its settings, instructions, guardrails)',
+    description:
+      'A change is recorded as a new version (`versionNote` its note). With `evaluationRunId` the change applies only when that run ' +
+      'passed on exactly the definition the change results in; otherwise 409 `AI.EVALUATION_NOT_PASSED` and nothing changes.',
     tags: ['agents'],
     ...agentRoute({ access: 'update' }),
     schemas: { params: AgentIdParams, body: UpdateAgentBody },
-    errors: [AI_MODEL_NOT_AVAILABLE],
+    errors: [AI_MODEL_NOT_AVAILABLE, AI_EVALUATION_NOT_PASSED],
     responses: {
       200: { description: 'The agent as changed', schema: AgentSchema },
       400: { description: 'Invalid id or body', schema: ValidationErrorBody },
     },
     // The UPDATE is the agent's own write: its WHERE keeps the agency and skips an agent archived since the scope read it.
+    // Its row lock holds until the version is written and the gate has read the result, in one transaction.
     handler: async ({ deps, scope, agent, body }) => {
-      await moderationModelAllowed(deps, scope.organizationId, body.guardrails?.moderationModel);
-      return (await updateAgent(deps.db, scope.organizationId, agent.id, body)) ?? Promise.reject(agentNotFound());
+      const { versionNote, evaluationRunId, ...edit } = body;
+      await moderationModelAllowed(deps, scope.organizationId, edit.guardrails?.moderationModel);
+      return deps.db.transaction(async (tx) => {
+        const updated = (await updateAgent(tx, scope.organizationId, agent.id, edit)) ?? Promise.reject(agentNotFound());
+        const ids = { organizationId: scope.organizationId, agentId: agent.id };
+        if (evaluationRunId !== undefined) {
+          const current = await findCurrentDefinition(tx, scope.organizationId, agent.id);
+          if (!current) throw agentNotFound();
+          await assertRunPassed(tx, { ...ids, runId: evaluationRunId, definition: current.definition });
+        }
+        await recordAgentVersion(tx, { ...ids, note: versionNote ?? null, createdBy: scope.userId, now: deps.clock() });
+        return updated;
+      });
     },
   }),
   defineRoute({

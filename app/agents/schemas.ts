@@ -74,6 +74,10 @@ export const UpdateAgentBody = StrictObject(
     temperature: Type.Optional(Temperature),
     maxOutputTokens: Type.Optional(MaxOutputTokens),
     guardrails: Type.Optional(GuardrailsInput),
+    /** Recorded with the version this change makes (docs/evaluations.md, "Versions"). */
+    versionNote: Type.Optional(Type.String({ maxLength: 500, pattern: NUL_FREE_PATTERN, errorMessage: 'must be at most 500 characters' })),
+    /** The change applies only when this evaluation run passed on exactly the definition it results in (docs/evaluations.md, "The gate"). */
+    evaluationRunId: Type.Optional(Uuid()),
   },
   { minProperties: 1 },
 );

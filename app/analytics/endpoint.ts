@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { CommonQueryMethods } from 'slonik';
-import type { SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
+import type { EvaluationFilter, SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
 import { defineRoute, type Route } from '../core/route.ts';
 import { readStale } from '../db/replica.ts';
 import { ErrorBody } from '../core/schemas.ts';
@@ -15,7 +15,7 @@ import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 export const ANALYTICS_REQUESTS_PER_MINUTE = 600;
 
 /** The query fields every analytics endpoint has (after validation and defaults). */
-type WindowFields = { from: string; to: string; source: SourceFilter };
+type WindowFields = { from: string; to: string; source: SourceFilter; evaluation?: EvaluationFilter };
 
 /** What differs between analytics endpoints; everything else is the same steps, written once here. */
 export type AnalyticsEndpoint<Q extends TSchema, P extends Record<string, unknown>> = {

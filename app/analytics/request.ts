@@ -1,11 +1,11 @@
 import { isValidTimeZone } from '@agents/analytics';
-import type { SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
+import type { EvaluationFilter, SourceFilter, UsageWindow } from '../../sql/usage-window.ts';
 import { ValidationError } from '../core/errors.ts';
 
 /** The window of a validated query; `from` must be earlier than `to` (400 at `query.from`). */
 export function usageWindow(
   organizationId: string,
-  query: { from: string; to: string; source: SourceFilter },
+  query: { from: string; to: string; source: SourceFilter; evaluation?: EvaluationFilter },
   extra: Pick<UsageWindow, 'actionType'> = {},
 ): UsageWindow {
   const from = new Date(query.from);
@@ -13,7 +13,8 @@ export function usageWindow(
   if (!(from.getTime() < to.getTime())) {
     throw new ValidationError([{ path: ['query', 'from'], message: 'must be earlier than to' }]);
   }
-  return { organizationId, from, to, source: query.source, ...extra };
+  const evaluation = query.evaluation === 'exclude' || query.evaluation === 'only' ? { evaluation: query.evaluation } : {};
+  return { organizationId, from, to, source: query.source, ...evaluation, ...extra };
 }
 
 /** 400 at `query.timezone` unless the runtime knows the IANA zone. */
@@ -30,4 +31,5 @@ export const windowKey = (window: UsageWindow) => ({
   to: window.to.toISOString(),
   source: window.source,
   action: window.actionType ?? null,
+  evaluation: window.evaluation ?? 'include',
 });

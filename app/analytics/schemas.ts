@@ -1,18 +1,23 @@
 import { Type } from '@sinclair/typebox';
-import { ACTION_TYPES, SOURCE_FILTERS } from '../../sql/usage-window.ts';
+import { ACTION_TYPES, EVALUATION_FILTERS, SOURCE_FILTERS } from '../../sql/usage-window.ts';
 import { DateTime, StrictObject, StringEnum } from '../core/schemas.ts';
 
 const from = DateTime({ description: 'Window start (inclusive), ISO-8601 with offset' });
 const to = DateTime({ description: 'Window end (exclusive); must be later than `from`' });
 const source = (fallback: 'all' | 'system') => StringEnum(SOURCE_FILTERS, { default: fallback, description: 'Token pool' });
+const evaluation = StringEnum(EVALUATION_FILTERS, {
+  default: 'include',
+  description: 'Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it',
+});
 const timezone = Type.String({ default: 'UTC', minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Madrid' });
 
-export const WindowQuery = StrictObject({ from, to, source: source('all') });
+export const WindowQuery = StrictObject({ from, to, source: source('all'), evaluation });
 
 export const TimeSeriesQuery = StrictObject({
   from,
   to,
   source: source('all'),
+  evaluation,
   granularity: Type.Optional(
     StringEnum(['hour', 'day', 'week', 'month'] as const, {
       description: 'Derived from the window length when omitted: <= 7 days hour, <= 90 day, <= 365 week, else month',
@@ -26,16 +31,18 @@ export const ModelEfficiencyQuery = StrictObject({
   from,
   to,
   source: source('all'),
+  evaluation,
   action: Type.Optional(StringEnum(ACTION_TYPES, { description: 'Only this action type' })),
   limit: Type.Integer({ minimum: 1, maximum: 50, default: 20, description: 'Number of models, 1 to 50' }),
 });
 
-export const HeatmapQuery = StrictObject({ from, to, source: source('all'), timezone });
+export const HeatmapQuery = StrictObject({ from, to, source: source('all'), evaluation, timezone });
 
 export const EndUsersQuery = StrictObject({
   from,
   to,
   source: source('all'),
+  evaluation,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Number of end users, 1 to 100' }),
 });
 export const EndUsersResponse = Type.Object({
@@ -51,9 +58,9 @@ export const EndUsersResponse = Type.Object({
   ),
 });
 
-export const CacheSavingsQuery = StrictObject({ from, to, source: source('system') });
+export const CacheSavingsQuery = StrictObject({ from, to, source: source('system'), evaluation });
 
-export const DailyQuery = StrictObject({ from, to, source: source('all'), timezone });
+export const DailyQuery = StrictObject({ from, to, source: source('all'), evaluation, timezone });
 
 const Money = Type.Number({ minimum: 0, description: 'USD' });
 const Tokens = Type.Integer({ minimum: 0 });

@@ -24,6 +24,8 @@ export type CallAccount = {
   modelId: string;
   source: UsageSource;
   actionType: ActionType;
+  /** Stored on every row (`{ evaluation: true }` for an evaluation run's calls); absent: none. */
+  metadata?: Record<string, unknown>;
 };
 
 /** Whose calls a conversation's turn makes: its organization, agent and staff user or end user. */
@@ -65,6 +67,7 @@ export async function recordModelCalls(
     outputTokens: call.outputTokens,
     costUsd: null,
     latencyMs: call.latencyMs,
+    ...(account.metadata ? { metadata: account.metadata } : {}),
     createdAt: options.notBefore && call.finishedAt.getTime() < options.notBefore.getTime() ? options.notBefore : call.finishedAt,
   }));
   if (rows.length === 0 && alongside.length === 0) return;

@@ -6,6 +6,7 @@ import {
   type StoredToolPermission,
   type ToolPermission,
 } from '../../sql/tool-permissions.ts';
+import { recordAgentVersion } from '../../sql/agent-versions.ts';
 import { agentNotFound } from '../agents/errors.ts';
 import { ValidationError, type ValidationIssue } from '../core/errors.ts';
 import { findBuiltinTool, parseProviderKey, type ToolProvider } from './builtins.ts';
@@ -53,6 +54,7 @@ export async function replaceAgentTools(
   organizationId: string,
   agentId: string,
   tools: ToolPermission[],
+  change: { userId: string; now: Date },
 ): Promise<{ agentId: string; toolCount: number }> {
   return db.transaction(async (tx) => {
     if (!(await lockAgentInOrganization(tx, organizationId, agentId))) throw agentNotFound();
@@ -62,6 +64,8 @@ export async function replaceAgentTools(
     const { issues, stored } = checkToolSet(named, servers);
     if (issues.length) throw new ValidationError(issues);
     await replaceToolPermissionsOfAgent(tx, agentId, stored);
+    // A new version of the agent's definition, in this transaction (docs/evaluations.md, "Versions").
+    await recordAgentVersion(tx, { organizationId, agentId, note: null, createdBy: change.userId, now: change.now });
     return { agentId, toolCount: stored.length };
   });
 }

@@ -43,7 +43,8 @@ export const toolRoutes = [
       200: { description: 'The set was replaced', schema: ReplaceToolsResult },
       400: invalid,
     },
-    handler: ({ deps, scope, agent, body }) => replaceAgentTools(deps.db, scope.organizationId, agent.id, body.tools),
+    handler: ({ deps, scope, agent, body }) =>
+      replaceAgentTools(deps.db, scope.organizationId, agent.id, body.tools, { userId: scope.userId, now: deps.clock() }),
   }),
   defineRoute({
     method: 'GET',

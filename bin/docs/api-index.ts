@@ -15,6 +15,7 @@ export const AREAS: readonly Area[] = [
   { label: 'organization and plans', tags: ['organization', 'plans'], pages: ['identity.md'] },
   { label: "the agency's bill and brand", tags: ['billing', 'branding'], pages: ['billing.md'] },
   { label: 'agents, tools and knowledge', tags: ['agents', 'tools', 'knowledge'], pages: ['agents-and-tools.md'] },
+  { label: 'agent versions and evaluations', tags: ['evaluations'], pages: ['evaluations.md'] },
   { label: 'MCP catalog and servers', tags: ['available-mcps', 'mcp-servers', 'mcp-oauth'], pages: ['mcp.md', 'mcp-oauth.md'] },
   { label: 'chat, models and staff approvals', tags: ['chat', 'approvals'], pages: ['chat.md'] },
   { label: 'web channel', tags: ['channel', 'web channel'], pages: ['channel.md'] },

@@ -41,6 +41,7 @@ export const ENDPOINT_TABLES: readonly EndpointTable[] = [
     select: (route) => tagged('agents', 'tools', 'knowledge')(route) || route.path === '/ai/models',
   },
   { page: 'docs/chat.md', name: 'chat', select: tagged('chat', 'approvals') },
+  { page: 'docs/evaluations.md', name: 'evaluations', select: tagged('evaluations') },
   { page: 'docs/channel.md', name: 'channel', select: tagged('channel', 'web channel') },
   { page: 'docs/mcp.md', name: 'mcp-catalog', select: tagged('available-mcps') },
   { page: 'docs/mcp.md', name: 'mcp-servers', select: tagged('mcp-servers') },

@@ -752,6 +752,8 @@ export type Api = {
         moderationModel?: string | null;
         refusal?: string;
       };
+      versionNote?: string;
+      evaluationRunId?: string;
     };
     response: {
       id: string;
@@ -774,6 +776,241 @@ export type Api = {
   'DELETE /ai/agents/:agentId': {
     params: {
       agentId: string;
+    };
+  };
+  /** An agent's versions, newest first */
+  'GET /ai/agents/:agentId/versions': {
+    params: {
+      agentId: string;
+    };
+    query: {
+      limit?: number;
+      /** the version number the page ends before */
+      before?: number;
+    };
+    response: {
+      versions: {
+        version: number;
+        createdAt: string;
+        createdBy: string | null;
+        note: string | null;
+        definition: {
+          name: string;
+          description: string;
+          modelId: string | null;
+          instructions: string;
+          temperature: number | null;
+          maxOutputTokens: number | null;
+          guardrails: {
+            blockedTerms: string[];
+            moderationModel: string | null;
+            refusal: string;
+          };
+          tools: {
+            toolName: string;
+            permissionStatus: 'always_allow' | 'needs_approval' | 'blocked';
+            providerKey: string;
+          }[];
+        };
+      }[];
+      hasMore: boolean;
+    };
+  };
+  /** Restore a version of an agent (recorded as a new version equal to it) */
+  'POST /ai/agents/:agentId/versions/:version/restore': {
+    params: {
+      agentId: string;
+      version: number;
+    };
+    body: {
+      note?: string;
+    };
+    response: {
+      id: string;
+      name: string;
+      description: string;
+      modelId: string | null;
+      instructions: string;
+      temperature: number | null;
+      maxOutputTokens: number | null;
+      guardrails: {
+        blockedTerms: string[];
+        moderationModel: string | null;
+        refusal: string;
+      };
+      createdAt: string;
+      updatedAt: string;
+    };
+  };
+  /** Add a test case to an agent: its messages, or those of a recorded conversation, and what the answer must show */
+  'POST /ai/agents/:agentId/eval-cases': {
+    params: {
+      agentId: string;
+    };
+    body: {
+      name: string;
+      messages?: {
+        id?: string;
+        role: 'user' | 'assistant';
+        parts: {
+          type: 'text';
+          text: string;
+        }[];
+      }[];
+      fromConversationId?: string;
+      expect: {
+        contains?: string[];
+        notContains?: string[];
+        toolCalls?: string[];
+        noToolCalls?: boolean;
+        judge?: string;
+      };
+    };
+    response: {
+      id: string;
+      name: string;
+      messages: {
+        id: string;
+        role: 'user' | 'assistant';
+        parts: {
+          type: 'text';
+          text: string;
+        }[];
+      }[];
+      expect: {
+        contains?: string[];
+        notContains?: string[];
+        toolCalls?: string[];
+        noToolCalls?: boolean;
+        judge?: string;
+      };
+      createdAt: string;
+    };
+  };
+  /** An agent's test cases, oldest first */
+  'GET /ai/agents/:agentId/eval-cases': {
+    params: {
+      agentId: string;
+    };
+    response: {
+      cases: {
+        id: string;
+        name: string;
+        messages: {
+          id: string;
+          role: 'user' | 'assistant';
+          parts: {
+            type: 'text';
+            text: string;
+          }[];
+        }[];
+        expect: {
+          contains?: string[];
+          notContains?: string[];
+          toolCalls?: string[];
+          noToolCalls?: boolean;
+          judge?: string;
+        };
+        createdAt: string;
+      }[];
+    };
+  };
+  /** Delete a test case (runs that ran it keep its result) */
+  'DELETE /ai/agents/:agentId/eval-cases/:caseId': {
+    params: {
+      agentId: string;
+      caseId: string;
+    };
+  };
+  /** Run an agent's test cases against its current definition or a draft, without changing the agent */
+  'POST /ai/agents/:agentId/eval-runs': {
+    params: {
+      agentId: string;
+    };
+    body: {
+      definition?: {
+        name?: string;
+        description?: string;
+        modelId?: string | null;
+        instructions?: string;
+        temperature?: number | null;
+        maxOutputTokens?: number | null;
+        guardrails?: {
+          blockedTerms?: string[];
+          moderationModel?: string | null;
+          refusal?: string;
+        };
+      };
+      caseIds?: string[];
+    };
+    response: {
+      id: string;
+      status: 'running';
+    };
+  };
+  /** One evaluation run: its status, the definition it tried and each case’s result so far */
+  'GET /ai/agents/:agentId/eval-runs/:runId': {
+    params: {
+      agentId: string;
+      runId: string;
+    };
+    response: {
+      id: string;
+      status: 'running' | 'passed' | 'failed' | 'error';
+      version: number;
+      definition: {
+        name: string;
+        description: string;
+        modelId: string | null;
+        instructions: string;
+        temperature: number | null;
+        maxOutputTokens: number | null;
+        guardrails: {
+          blockedTerms: string[];
+          moderationModel: string | null;
+          refusal: string;
+        };
+        tools: {
+          toolName: string;
+          permissionStatus: 'always_allow' | 'needs_approval' | 'blocked';
+          providerKey: string;
+        }[];
+      };
+      results: {
+        caseId: string;
+        name: string;
+        passed: boolean;
+        reasons: string[];
+        answer: string;
+        toolCalls: {
+          toolName: string;
+          input: unknown;
+        }[];
+        judge: {
+          passed: boolean;
+          reason: string;
+        } | null;
+        usage: {
+          totalTokens: number;
+          costUsd: number;
+        };
+      }[];
+      startedAt: string;
+      endedAt: string | null;
+    };
+  };
+  /** An agent's newest 50 evaluation runs, newest first */
+  'GET /ai/agents/:agentId/eval-runs': {
+    params: {
+      agentId: string;
+    };
+    response: {
+      runs: {
+        id: string;
+        status: 'running' | 'passed' | 'failed' | 'error';
+        startedAt: string;
+        endedAt: string | null;
+      }[];
     };
   };
   /** The static catalog of built-in tools, and whether this deployment runs each */
@@ -1674,6 +1911,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
       /** Derived from the window length when omitted: <= 7 days hour, <= 90 day, <= 365 week, else month */
       granularity?: 'hour' | 'day' | 'week' | 'month';
       groupBy?: 'none' | 'action' | 'model';
@@ -1708,6 +1947,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
     };
     response:
       | {
@@ -1733,6 +1974,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
       /** Only this action type */
       action?: 'user_interaction' | 'guardrail_check' | 'title_generation' | 'rag_query_embedding' | 'document_indexing';
       /** Number of models, 1 to 50 */
@@ -1757,6 +2000,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
       /** Number of end users, 1 to 100 */
       limit?: number;
     };
@@ -1780,6 +2025,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
       /** IANA time zone, e.g. Europe/Madrid */
       timezone?: string;
     };
@@ -1803,6 +2050,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
     };
     response: {
       /** USD */
@@ -1822,6 +2071,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
     };
     response: {
       totalTokens: number;
@@ -1843,6 +2094,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
       /** IANA time zone, e.g. Europe/Madrid */
       timezone?: string;
     };
@@ -1870,6 +2123,8 @@ export type Api = {
       to: string;
       /** Token pool */
       source?: 'system' | 'byok' | 'all';
+      /** Usage of evaluation runs (docs/evaluations.md): `include` it, `exclude` it, or read `only` it */
+      evaluation?: 'include' | 'exclude' | 'only';
     };
     response: {
       agentId: string | null;
@@ -2583,6 +2838,41 @@ export const apiLimits = {
       'guardrails.blockedTerms[]': { minLength: 1, maxLength: 100 },
       'guardrails.moderationModel': { minLength: 1, maxLength: 200 },
       'guardrails.refusal': { minLength: 1, maxLength: 500 },
+      versionNote: { maxLength: 500 },
+    },
+  },
+  'GET /ai/agents/:agentId/versions': { query: { limit: { minimum: 1, maximum: 100 }, before: { minimum: 1, maximum: 2147483647 } } },
+  'POST /ai/agents/:agentId/versions/:version/restore': { body: { note: { maxLength: 500 } } },
+  'POST /ai/agents/:agentId/eval-cases': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      messages: { minItems: 1, maxItems: 50 },
+      'messages[].id': { minLength: 1, maxLength: 128 },
+      'messages[].parts': { minItems: 1, maxItems: 20 },
+      'messages[].parts[].text': { minLength: 1, maxLength: 32000 },
+      fromConversationId: { minLength: 1, maxLength: 128 },
+      'expect.contains': { maxItems: 20 },
+      'expect.contains[]': { minLength: 1, maxLength: 500 },
+      'expect.notContains': { maxItems: 20 },
+      'expect.notContains[]': { minLength: 1, maxLength: 500 },
+      'expect.toolCalls': { maxItems: 20 },
+      'expect.toolCalls[]': { minLength: 1, maxLength: 200 },
+      'expect.judge': { minLength: 1, maxLength: 2000 },
+    },
+  },
+  'POST /ai/agents/:agentId/eval-runs': {
+    body: {
+      'definition.name': { minLength: 1, maxLength: 200 },
+      'definition.description': { maxLength: 2000 },
+      'definition.modelId': { minLength: 1, maxLength: 200 },
+      'definition.instructions': { maxLength: 32000 },
+      'definition.temperature': { minimum: 0, maximum: 2 },
+      'definition.maxOutputTokens': { minimum: 1, maximum: 128000 },
+      'definition.guardrails.blockedTerms': { maxItems: 200 },
+      'definition.guardrails.blockedTerms[]': { minLength: 1, maxLength: 100 },
+      'definition.guardrails.moderationModel': { minLength: 1, maxLength: 200 },
+      'definition.guardrails.refusal': { minLength: 1, maxLength: 500 },
+      caseIds: { minItems: 1, maxItems: 50 },
     },
   },
   'PUT /ai/agents/:agentId/tools': {
@@ -2658,16 +2948,29 @@ export const apiLimits = {
   },
   'POST /ai/mcp-oauth/complete': { body: { handoff: { minLength: 1, maxLength: 128 }, browserKey: { minLength: 1, maxLength: 128 } } },
   'GET /ai/org-usage/time-series': {
-    query: { source: { default: 'all' }, groupBy: { default: 'none' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } },
+    query: {
+      source: { default: 'all' },
+      evaluation: { default: 'include' },
+      groupBy: { default: 'none' },
+      timezone: { minLength: 1, maxLength: 64, default: 'UTC' },
+    },
   },
-  'GET /ai/org-usage/projection': { query: { source: { default: 'all' } } },
-  'GET /ai/org-usage/model-efficiency': { query: { source: { default: 'all' }, limit: { minimum: 1, maximum: 50, default: 20 } } },
-  'GET /ai/org-usage/end-users': { query: { source: { default: 'all' }, limit: { minimum: 1, maximum: 100, default: 20 } } },
-  'GET /ai/org-usage/heatmap': { query: { source: { default: 'all' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } } },
-  'GET /ai/org-usage/cache-savings': { query: { source: { default: 'system' } } },
-  'GET /ai/org-usage/summary': { query: { source: { default: 'all' } } },
-  'GET /ai/org-usage/daily': { query: { source: { default: 'all' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } } },
-  'GET /ai/org-usage/by-agent': { query: { source: { default: 'all' } } },
+  'GET /ai/org-usage/projection': { query: { source: { default: 'all' }, evaluation: { default: 'include' } } },
+  'GET /ai/org-usage/model-efficiency': {
+    query: { source: { default: 'all' }, evaluation: { default: 'include' }, limit: { minimum: 1, maximum: 50, default: 20 } },
+  },
+  'GET /ai/org-usage/end-users': {
+    query: { source: { default: 'all' }, evaluation: { default: 'include' }, limit: { minimum: 1, maximum: 100, default: 20 } },
+  },
+  'GET /ai/org-usage/heatmap': {
+    query: { source: { default: 'all' }, evaluation: { default: 'include' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } },
+  },
+  'GET /ai/org-usage/cache-savings': { query: { source: { default: 'system' }, evaluation: { default: 'include' } } },
+  'GET /ai/org-usage/summary': { query: { source: { default: 'all' }, evaluation: { default: 'include' } } },
+  'GET /ai/org-usage/daily': {
+    query: { source: { default: 'all' }, evaluation: { default: 'include' }, timezone: { minLength: 1, maxLength: 64, default: 'UTC' } },
+  },
+  'GET /ai/org-usage/by-agent': { query: { source: { default: 'all' }, evaluation: { default: 'include' } } },
   'POST /ai/agents/:agentId/chat': {
     body: {
       messages: { minItems: 1, maxItems: 10000 },

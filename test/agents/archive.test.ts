@@ -94,6 +94,15 @@ const requests = (agentId: string, serverId: string): Record<string, { body?: ob
   [`POST /ai/agents/${agentId}/channel/secret`]: {},
   [`GET /ai/agents/${agentId}/end-user-conversations`]: {},
   [`GET /ai/agents/${agentId}/end-user-conversations/${uuidv7()}`]: {},
+  [`POST /ai/agents/${agentId}/versions/1/restore`]: { body: {} },
+  [`POST /ai/agents/${agentId}/eval-cases`]: {
+    body: { name: 'Case', messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], expect: { noToolCalls: true } },
+  },
+  [`GET /ai/agents/${agentId}/eval-cases`]: {},
+  [`DELETE /ai/agents/${agentId}/eval-cases/${uuidv7()}`]: {},
+  [`POST /ai/agents/${agentId}/eval-runs`]: { body: {} },
+  [`GET /ai/agents/${agentId}/eval-runs`]: {},
+  [`GET /ai/agents/${agentId}/eval-runs/${uuidv7()}`]: {},
 });
 
 test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for a missing agent', async (t) => {
@@ -110,7 +119,8 @@ test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for
     .map(
       (route) =>
         `${route.method} ${route.path
-          .replace(/:(serverId|documentId)/, ':id')
+          .replace(/:(serverId|documentId|caseId|runId)/, ':id')
+          .replace(':version', '1')
           .replace('end-user-conversations/:conversationId', 'end-user-conversations/:id')
           .replace(':conversationId', 'archived-chat')}`,
     );

@@ -47,6 +47,7 @@ const RELEASED: Record<string, string> = {
   '1221_usage_rollup_month.sql': '5c70af50fba880a8426aad7c036784b4b873fb7e1ccb81b1e77e4289004cc7d7',
   '1222_branding.sql': 'e191be59e6ed6bdde1edd219e613e016f79461156583cadd66226eb0a73ac0ba',
   '1250_invitations.sql': '61cf47f03aab789b29214dd6d7708ca7d8416b7984ff3614c83e7be5799cb955',
+  '1230_agent_versions_and_evaluations.sql': '7375d07796fc4bfc6efa1d99359d18870b2dace97bcffd4cbfe5de10b435ea62',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

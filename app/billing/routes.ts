@@ -3,7 +3,7 @@ import { BinaryAnswer } from '../core/binary-answer.ts';
 import { defineRoute } from '../core/route.ts';
 import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 import { StrictObject, Uuid } from '../core/schemas.ts';
-import { OrganizationSchema } from '../organization/routes.ts';
+import { OrganizationSchema } from '../organization/schemas.ts';
 import { PLANS_PLAN_NOT_AVAILABLE } from '../plans/errors.ts';
 import { agencyBill, billCsv } from './bill.ts';
 import { moveBusinessToPlan, requireAgency } from './business-plan.ts';

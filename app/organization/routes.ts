@@ -1,25 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../core/route.ts';
 import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
-import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
-import { BusinessPlanSchema } from '../plans/schemas.ts';
+import { StrictObject } from '../core/schemas.ts';
+import { OrganizationSchema } from './schemas.ts';
 import { getMyOrganization, updateMyOrganization } from './my-organization.ts';
 import { ORGANIZATION_NO_ACTIVE_PUBLIC_PLAN, ORGANIZATION_NOT_AN_AGENCY, ORGANIZATION_NOT_FOUND } from './errors.ts';
-
-export const OrganizationSchema = Type.Object({
-  id: Uuid(),
-  name: Type.String(),
-  type: Type.Union([Type.Literal('AGENCY'), Type.Literal('BUSINESS'), Type.Literal('PLATFORM')]),
-  parentId: Type.Union([Uuid(), Type.Null()]),
-  allowBusinessRegistration: Type.Boolean(),
-  allowClientRegistration: Type.Boolean({
-    description: 'whether anyone may register as a client of this organization (client register, a Google sign-in as a new client)',
-  }),
-  userCapacity: Type.Union([Type.Integer(), Type.Null()]),
-  plan: Type.Union([BusinessPlanSchema, Type.Null()], { description: 'the plan a BUSINESS is on (docs/billing.md); null otherwise' }),
-  createdAt: DateTime(),
-  updatedAt: DateTime(),
-});
 
 const UpdateOrganizationBody = StrictObject({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

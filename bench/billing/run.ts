@@ -21,6 +21,7 @@ import { sql, type DatabasePool } from 'slonik';
 import { createApp } from '../../app/app.ts';
 import { createDatabasePool } from '../../app/db/pool.ts';
 import { checkAgentLimit, countEndUserMessageOfMonth } from '../../app/plans/limits.ts';
+import { listBillLines } from '../../sql/billing.ts';
 import { migrate } from '../../sql/migrate.ts';
 import { ROLES } from '../../seeds/demo-fixtures.ts';
 import { accessToken } from '../../test/analytics/support.ts';
@@ -166,8 +167,24 @@ async function main(): Promise<void> {
   const app = await serve(db);
   await billOnce(app.url, token);
   const cached: number[] = [];
+  const cpuBefore = process.cpuUsage();
   for (let run = 0; run < CACHED_RUNS; run++) cached.push(await billOnce(app.url, token));
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuPerBill = (cpu.user + cpu.system) / 1000 / CACHED_RUNS;
   await app.close();
+  // The statement alone, as the route runs it (PostgreSQL's time plus the rows' parsing).
+  const statementMs: number[] = [];
+  for (let run = 0; run < 20; run++) {
+    const start = performance.now();
+    await listBillLines(db, {
+      organizationId: AGENCY,
+      from: new Date('2026-10-01'),
+      to: new Date('2026-11-01'),
+      at: new Date('2026-11-01'),
+    });
+    statementMs.push(performance.now() - start);
+  }
+  const load = (await import('node:os')).loadavg()[0]!;
 
   const naive: number[] = [];
   for (let run = 0; run < 5; run++) {
@@ -184,6 +201,8 @@ async function main(): Promise<void> {
   const agentCpu = await cpuPerCall(() => db.transaction((tx) => checkAgentLimit(tx, target, 1)));
   const baseline = await cpuPerCall(() => db.transaction(async (tx) => void (await tx.query(sql.unsafe`SELECT 1`))));
   const messageCpu = await cpuPerCall(() => countEndUserMessageOfMonth({ db, clock: () => new Date('2026-10-15T12:00:00Z') }, target));
+  // What any one statement costs the service through the pool (the floor of a check that is one statement).
+  const statement = await cpuPerCall(async () => void (await db.query(sql.unsafe`SELECT 1`)));
   const rows = await db.oneFirst(sql.unsafe`SELECT coalesce(sum(events), 0)::int8::float8 AS n FROM usage_rollup_month`);
   await db.end();
 
@@ -193,9 +212,12 @@ async function main(): Promise<void> {
       `usage rows: ${Number(rows).toLocaleString('en-US')}, businesses: ${BUSINESSES}`,
       `GET /api/agency/billing (1,000 lines), cold p50 ${f(percentile(cold, 50))} ms, p95 ${f(percentile(cold, 95))} ms (${RUNS} runs)`,
       `GET /api/agency/billing, cached p50 ${f(percentile(cached, 50))} ms, p95 ${f(percentile(cached, 95))} ms (${CACHED_RUNS} runs)`,
+      `  service CPU per cached bill (server and client in this process): ${f(cpuPerBill)} ms`,
+      `  the bill's statement alone: p50 ${f(percentile(statementMs, 50))} ms`,
       `naive sum over the month's raw rows: p50 ${f(percentile(naive, 50))} ms`,
+      `load average (1 min) at the end: ${load.toFixed(1)} on ${(await import('node:os')).cpus().length} CPUs`,
       `agent create, plan-limit check: ${f(agentCpu - baseline)} ms service CPU added (${f(agentCpu)} ms with its transaction, ${f(baseline)} ms an empty one)`,
-      `end-user message, monthly count: ${f(messageCpu)} ms service CPU`,
+      `end-user message, monthly count: ${f(messageCpu)} ms service CPU (one statement; \`SELECT 1\` through the pool: ${f(statement)} ms)`,
       '',
     ].join('\n'),
   );

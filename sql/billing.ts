@@ -30,7 +30,13 @@ export type BillLine = z.infer<typeof BillLine>;
  */
 export function listBillLines(db: CommonQueryMethods, bill: { organizationId: string; from: Date; to: Date; at: Date }) {
   const at = sql.timestamp(bill.at);
+  // Per business two index probes (its plan period, its month's usage); the agency's few plan prices once.
   return db.any(sql.type(BillLine)`
+    WITH price AS (
+      SELECT DISTINCT ON (pp.plan_id) pp.plan_id, pp.price_cents, pp.usage_markup_percent
+      FROM plan_prices pp JOIN plans pl ON pl.id = pp.plan_id
+      WHERE pl.organization_id = ${bill.organizationId}
+      ORDER BY pp.plan_id, pp.starts_at < ${at} DESC, CASE WHEN pp.starts_at < ${at} THEN pp.starts_at END DESC, pp.starts_at, pp.id DESC)
     SELECT b.id AS "businessId", b.name AS "businessName", pl.id AS "planId", pl.name AS "planName",
            coalesce(pr.price_cents, 0) AS "priceCents", coalesce(pr.usage_markup_percent, 0) AS "usageMarkupPercent",
            (round(coalesce(u.cost_usd, 0), 2) * 100)::int8::float8 AS "usageCostCents",
@@ -42,10 +48,7 @@ export function listBillLines(db: CommonQueryMethods, bill: { organizationId: st
       WHERE organization_id = b.id AND starts_at < ${at}
       ORDER BY starts_at DESC, id DESC LIMIT 1) per ON true
     LEFT JOIN plans pl ON pl.id = per.plan_id
-    LEFT JOIN LATERAL (
-      SELECT price_cents, usage_markup_percent FROM plan_prices
-      WHERE plan_id = pl.id
-      ORDER BY starts_at < ${at} DESC, CASE WHEN starts_at < ${at} THEN starts_at END DESC, starts_at, id DESC LIMIT 1) pr ON true
+    LEFT JOIN price pr ON pr.plan_id = pl.id
     LEFT JOIN usage_rollup_month u ON u.organization_id = b.id AND u.month = ${sql.timestamp(bill.from)} AND u.source = 'system'
     WHERE b.parent_id = ${bill.organizationId} AND b.type = 'BUSINESS'
       AND (b.created_at < ${sql.timestamp(bill.to)} OR per.plan_id IS NOT NULL)

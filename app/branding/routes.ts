@@ -11,13 +11,13 @@ const tags = ['branding'];
 const Host = Type.String({
   minLength: 1,
   maxLength: 253,
-  pattern: '^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:[0-9]{1,5})?$',
+  pattern: '^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(:[0-9]{1,5})?$',
   errorMessage: 'must be a host name',
 });
 
 const Color = Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', errorMessage: 'must be a color as #rrggbb' });
 const LogoUrl = Type.Union([
-  Type.String({ maxLength: 2048, pattern: '^https://[^\\s"\'<>\\\\]+$', errorMessage: 'must be an https URL' }),
+  Type.String({ maxLength: 2048, pattern: '^https://[^\\s"\'<>\\\\\\u0000-\\u001f\\u007f]+$', errorMessage: 'must be an https URL' }),
   Type.Null(),
 ]);
 const ProductName = Type.String({

@@ -33,7 +33,9 @@ export function smtpSender(options: SmtpSenderOptions): Sender {
     logger: false,
     debug: false,
   });
-  const fromAddress = /<([^>]+)>\s*$/.exec(options.from)?.[1] ?? options.from.trim();
+  // `Name <address>` or a bare address: the address, which an agency's From name goes with.
+  const [open, close] = [options.from.lastIndexOf('<'), options.from.lastIndexOf('>')];
+  const fromAddress = open >= 0 && close > open ? options.from.slice(open + 1, close) : options.from.trim();
   const domain = options.from.slice(options.from.lastIndexOf('@') + 1).replace(/>$/, '') || 'localhost';
   return {
     name: 'smtp',

@@ -1,3 +1,4 @@
+import { checkUserLimit } from '../plans/limits.ts';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { CommonQueryMethods } from 'slonik';
 import { uuidv7 } from 'uuidv7';
@@ -51,12 +52,13 @@ const quoted = (text: string) => JSON.stringify(text);
  * than to this address (409 `SUBSCRIPTION.USER_LIMIT_REACHED`). Runs under the agency row's lock,
  * which business registration and acceptance take too, so concurrent invitations count exactly.
  *
- * Seam: a business's plan's `maxUsers` (409 `PLANS.LIMIT_REACHED`) is checked here too once a
- * business has a plan (the plans-and-limits work); on this branch a business has none.
+ * A business's plan's `maxUsers` holds too (409 `PLANS.LIMIT_REACHED`, its users counted under
+ * the business row's lock, taken after the agency's as everywhere); acceptance checks it again.
  */
 async function checkSeats(deps: AppDeps, tx: CommonQueryMethods, organization: Organization, email: string): Promise<void> {
   const agencyId = organization.parentId ?? organization.id;
   await lockOrganization(tx, agencyId);
+  if (organization.type === 'BUSINESS') await checkUserLimit(tx, organization.id);
   const seats = await findAgencySeats(tx, agencyId);
   if (!seats || seats.capacity === null) return;
   const promised = await countLiveUserInvitations(tx, agencyId, deps.clock(), email);
@@ -136,6 +138,7 @@ export async function acceptInvitation(
       await lockOrganization(tx, invitation.agencyId);
       const seats = await findAgencySeats(tx, invitation.agencyId);
       if (seats && seats.capacity !== null && seats.used >= seats.capacity) throw userLimitReached();
+      if (invitation.organizationType === 'BUSINESS') await checkUserLimit(tx, invitation.organizationId);
     }
     const userId = uuidv7();
     const inserted = await insertPrincipal(tx, {

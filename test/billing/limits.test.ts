@@ -2,9 +2,9 @@ import anyTest from 'ava';
 import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { z } from 'zod';
-import { checkUserLimit } from '../../app/plans/limits.ts';
-import { insertPrincipal } from '../../sql/principals.ts';
+import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
+import { invitationCodeSentTo, PASSWORD } from '../organization/workspace-support.ts';
 import { as, business, owner, plan, type T } from './support.ts';
 
 // A business's plan limits at their boundary, each under 20 concurrent requests (docs/billing.md, "Limits").
@@ -62,29 +62,33 @@ test('maxDocumentsMb: 20 uploads at once with room for 5 store 5; the rest are 4
   t.is(await count(t, sql.unsafe`SELECT sum(bytes)::int AS n FROM knowledge_documents WHERE organization_id = ${shop.id}`), 1024 * 1024);
 });
 
-test('maxUsers: 20 users added at once to a business whose plan allows 4 (its owner and 3 more) leave 4', async (t) => {
+test('maxUsers: 20 invitations accepted at once into a business whose plan allows 4 (its owner and 3 more) make 3 users; the rest are 409 PLANS.LIMIT_REACHED', async (t) => {
+  // Demo Agency's seat capacity is not what this test counts.
+  await t.context.t.db.pool.query(sql.unsafe`UPDATE organizations SET user_capacity = NULL WHERE id = ${ORGANIZATIONS.demoAgency.id}`);
   const shop = await business(t, 'Users', await plan(t, { limits: { maxUsers: 4 } }));
-  const db = t.context.t.db.pool;
-  const outcomes = await Promise.allSettled(
-    Array.from({ length: 20 }, () =>
-      db.transaction(async (tx) => {
-        await checkUserLimit(tx, shop.id);
-        const id = uuidv7();
-        await insertPrincipal(tx, {
-          id,
-          organizationId: shop.id,
-          type: 'user',
-          email: `${id}@staff.test`,
-          name: 'Staff',
-          passwordHash: null,
-          emailVerified: true,
-        });
-      }),
+  const emails = Array.from({ length: 20 }, () => `${uuidv7()}@staff.test`);
+  for (const email of emails) await as(t, shop.token).post('/api/organization/my/invitations', { email, role: 'member' }).expect(201);
+  const codes = await Promise.all(emails.map(async (email) => (await invitationCodeSentTo(t, email)).code));
+  const responses = await Promise.all(
+    emails.map((email, i) =>
+      t.context.t
+        .http()
+        .post('/api/identity/auth/user/accept-invitation')
+        .send({ email, code: codes[i], password: PASSWORD, name: 'Staff' }),
     ),
   );
-  t.is(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 3);
-  for (const outcome of outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected')) {
-    t.like(outcome.reason, { errorCode: 'PLANS.LIMIT_REACHED', metadata: { limit: 4, value: 4 } });
+  t.is(responses.filter((response) => response.status === 201).length, 3);
+  const refused = responses.filter((response) => response.status === 409);
+  t.is(refused.length, 17);
+  for (const response of refused) {
+    t.is(response.body.errorCode, 'PLANS.LIMIT_REACHED');
+    t.deepEqual(response.body.metadata, { limit: 4, value: 4 });
   }
   t.is(await count(t, sql.unsafe`SELECT count(*)::int AS n FROM users WHERE organization_id = ${shop.id} AND type = 'user'`), 4);
+  // Full: a new invitation of a user is refused at once; a client is no staff user and is invited.
+  const more = await as(t, shop.token).post('/api/organization/my/invitations', { email: `${uuidv7()}@staff.test`, role: 'member' });
+  t.like(more.body, { errorCode: 'PLANS.LIMIT_REACHED', metadata: { limit: 4, value: 4 } });
+  await as(t, shop.token)
+    .post('/api/organization/my/invitations', { email: `${uuidv7()}@client.test`, role: 'client' })
+    .expect(201);
 });

@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pino } from 'pino';
 import { sql } from 'slonik';
+import { uuidv7 } from 'uuidv7';
 import { createApp } from '../../app/app.ts';
 import { seedDemo } from '../../seeds/demo.ts';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
@@ -34,8 +35,11 @@ await db.query(sql.unsafe`UPDATE organizations SET user_capacity = NULL WHERE id
 const started = performance.now();
 await db.query(sql.unsafe`
   INSERT INTO organizations (id, name, type, parent_id, created_at)
-  SELECT gen_random_uuid(), 'Bench business ' || n, 'BUSINESS', ${agency}, now() - n * interval '1 minute'
-  FROM generate_series(1, ${BUSINESSES}) AS n`);
+  SELECT id, 'Bench business ' || n, 'BUSINESS', ${agency}, now() - n * interval '1 minute'
+  FROM unnest(${sql.array(
+    Array.from({ length: BUSINESSES }, () => uuidv7()),
+    'uuid',
+  )}::uuid[]) WITH ORDINALITY AS b (id, n)`);
 const businessIds = await db.anyFirst(sql.unsafe`SELECT id FROM organizations WHERE parent_id = ${agency} ORDER BY created_at DESC`);
 const monthStart = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
 const span = Math.max(1, Date.now() - monthStart.getTime());
@@ -53,7 +57,7 @@ await db.query(sql.unsafe`ANALYZE`);
 const generatedSeconds = (performance.now() - started) / 1000;
 
 const start = () => {
-  const app = createApp({ db, config: testConfig(), logger: pino({ level: 'silent' }), rateLimits: false });
+  const app = createApp({ db, config: testConfig(), logger: pino({ level: process.env.BENCH_LOG ?? 'silent' }), rateLimits: false });
   const server = app.listen(0, '127.0.0.1');
   return new Promise<{ port: number; close: () => void }>((resolve) =>
     server.once('listening', () => resolve({ port: (server.address() as AddressInfo).port, close: () => server.close() })),

@@ -26,6 +26,23 @@ export const ROLES = {
       ['plan', 'update'],
     ],
   },
+  // Created by migration 1201 with this id; repeated here so the seed's accounts can hold it.
+  businessOwner: {
+    id: id(0x103),
+    name: 'business-owner',
+    description: 'Runs a business workspace: its agents, approvals, members and settings',
+    grants: [
+      ['ai.agent', 'read'],
+      ['ai.agent', 'create'],
+      ['ai.agent', 'update'],
+      ['ai.approval', 'update'],
+      ['organization', 'read'],
+      ['organization', 'update'],
+      ['organization.member', 'read'],
+      ['organization.member', 'create'],
+      ['organization.member', 'delete'],
+    ],
+  },
   platformAdmin: {
     id: id(0x102),
     name: 'platform-admin',
@@ -49,6 +66,16 @@ export const ORGANIZATIONS = {
     allowClientRegistration: true,
     userCapacity: 25,
   },
+  // A client workspace of Demo Agency: its agency's staff act in it with `x-org-id`, its owner sees it alone.
+  demoBakery: {
+    id: id(0x204),
+    name: 'Demo Bakery',
+    type: 'BUSINESS',
+    parentId: id(0x201),
+    allowBusinessRegistration: false,
+    allowClientRegistration: false,
+    userCapacity: null,
+  },
   otherAgency: {
     id: id(0x202),
     name: 'Other Agency',
@@ -70,6 +97,7 @@ export const ORGANIZATIONS = {
 export const USERS = {
   owner: { id: id(0x301), email: 'owner@demo.test', name: 'Demo Owner', organization: 'demoAgency', roles: ['agencyOwner'] },
   member: { id: id(0x302), email: 'member@demo.test', name: 'Demo Member', organization: 'demoAgency', roles: [] },
+  bakeryOwner: { id: id(0x305), email: 'bakery@demo.test', name: 'Bakery Owner', organization: 'demoBakery', roles: ['businessOwner'] },
   otherOwner: { id: id(0x303), email: 'owner@other.test', name: 'Other Owner', organization: 'otherAgency', roles: ['agencyOwner'] },
   admin: { id: id(0x304), email: 'admin@platform.test', name: 'Platform Admin', organization: 'platform', roles: ['platformAdmin'] },
 } as const;
@@ -123,6 +151,14 @@ export const AGENTS = {
     name: 'Research Agent',
     description: 'Searches the web and summarises sources',
     instructions: RESEARCH_INSTRUCTIONS,
+  },
+  bakeryHelper: {
+    id: id(0x504),
+    agency: 'demoBakery',
+    name: 'Bakery Helper',
+    description: "Answers the bakery's customers about orders and opening hours",
+    instructions:
+      "You are the assistant of Demo Bakery. Answer questions about orders, opening hours and the day's bread briefly and kindly.",
   },
   otherHelper: {
     id: id(0x503),

@@ -21,14 +21,17 @@ export async function ensureOrganization(
     id: string;
     name: string;
     type: string;
+    /** A business's agency. */
+    parentId?: string;
     allowBusinessRegistration: boolean;
     allowClientRegistration: boolean;
     userCapacity: number | null;
   },
 ) {
   await db.query(sql.unsafe`
-    INSERT INTO organizations (id, name, type, allow_business_registration, allow_client_registration, user_capacity)
-    VALUES (${org.id}, ${org.name}, ${org.type}, ${org.allowBusinessRegistration}, ${org.allowClientRegistration}, ${org.userCapacity})
+    INSERT INTO organizations (id, name, type, parent_id, allow_business_registration, allow_client_registration, user_capacity)
+    VALUES (${org.id}, ${org.name}, ${org.type}, ${org.parentId ?? null}, ${org.allowBusinessRegistration}, ${org.allowClientRegistration},
+            ${org.userCapacity})
     ON CONFLICT (id) DO NOTHING`);
 }
 

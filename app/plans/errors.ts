@@ -18,6 +18,7 @@ export const lastActivePublicPlan = () =>
     en: 'This is the last active public plan while business registration is on. Turn registration off first.',
     es: 'Es el último plan público activo mientras el registro de empresas está activado. Desactiva antes el registro.',
   });
+
 export const PLANS_PLAN_NOT_AVAILABLE = errorCode(409, 'PLANS.PLAN_NOT_AVAILABLE');
 export const PLANS_LIMIT_REACHED = errorCode(409, 'PLANS.LIMIT_REACHED');
 

@@ -115,5 +115,5 @@ test('the demo accounts of docs/interface.md §3 sign in', async (t) => {
   for (const user of Object.values(USERS)) {
     await t.context.t.http().post('/api/identity/auth/user/login').send({ email: user.email, password: 'demo-password-1' }).expect(200);
   }
-  t.is(Object.values(USERS).length, 4);
+  t.is(Object.values(USERS).length, 5);
 });

@@ -7,6 +7,7 @@ import { PresentRow } from './rows.ts';
 const BusinessRow = z.strictObject({
   id: z.string(),
   name: z.string(),
+  plan: z.strictObject({ id: z.string(), name: z.string() }).nullable(),
   users: z.number(),
   agents: z.number(),
   createdAt: z.string(),
@@ -24,8 +25,9 @@ export type BusinessRow = z.infer<typeof BusinessRow>;
  * half-up to cents. Every figure is one index range per listed business (the turns by
  * organization and start, the day rollup's primary key), whatever the agency's history.
  *
- * Seam: the billed amount is the usage cost (no plan price, no markup) until plans carry a price
- * and a usage markup (the plans-and-bill work): then it is price + cost x (1 + markup / 100).
+ * The billed amount is the agency's bill line of the month so far (sql/billing.ts, docs/billing.md):
+ * the plan's current price plus the usage cost times (100 + markup) / 100, each rounded half-up to
+ * cents, summed.
  */
 export function listBusinessesOfAgency(
   db: CommonQueryMethods,
@@ -44,16 +46,24 @@ export function listBusinessesOfAgency(
       ORDER BY b.created_at DESC, b.id DESC
       LIMIT ${page.limit + 1}
     ), figures AS (
-      SELECT p.*,
+      SELECT p.*, pl.id AS plan_id, pl.name AS plan_name,
+        coalesce(pr.price_cents, 0) AS price_cents, coalesce(pr.usage_markup_percent, 0) AS markup,
         (SELECT count(*)::int FROM users u WHERE u.organization_id = p.id AND u.type = 'user') AS users,
         (SELECT count(*)::int FROM agents a WHERE a.organization_id = p.id AND a.archived_at IS NULL) AS agents,
         (SELECT count(*)::int FROM chat_turns t WHERE t.organization_id = p.id AND t.started_at >= ${since}) AS turns,
         (SELECT coalesce(sum(d.cost_usd), 0) FROM usage_rollup_day d
           WHERE d.organization_id = p.id AND d.day >= ${since} AND d.source = 'system') AS cost
       FROM page p
+      JOIN organizations o ON o.id = p.id
+      LEFT JOIN plans pl ON pl.id = o.plan_id
+      LEFT JOIN LATERAL (
+        SELECT price_cents, usage_markup_percent FROM plan_prices
+        WHERE plan_id = pl.id AND starts_at <= now()
+        ORDER BY starts_at DESC, id DESC LIMIT 1) pr ON true
     )
-    SELECT id, name, users, agents, created_at AS "createdAt", turns,
-           cost::float8 AS "usageCostUsd", round(cost, 2)::float8 AS "billedUsd"
+    SELECT id, name, CASE WHEN plan_id IS NULL THEN NULL ELSE json_build_object('id', plan_id, 'name', plan_name) END AS plan,
+           users, agents, created_at AS "createdAt", turns, cost::float8 AS "usageCostUsd",
+           ((price_cents + round(cost * (100 + markup) / 100, 2) * 100) / 100)::float8 AS "billedUsd"
     FROM figures
     ORDER BY created_at DESC, id DESC`);
 }

@@ -1,5 +1,6 @@
 import { uuidv7 } from 'uuidv7';
 import { findActivePlanOfAgency, listBusinessesOfAgency, type BusinessRow } from '../../sql/agency-businesses.ts';
+import { putBusinessOnPlan } from '../../sql/business-plans.ts';
 import { findOrganization, insertOrganization, lockOrganization } from '../../sql/organizations.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { inviteMember } from '../identity/invitations.ts';
@@ -9,14 +10,11 @@ import { planNotAvailable } from '../plans/errors.ts';
 /** The first instant of the UTC month of `now`. */
 export const monthStartOf = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 
-/**
- * A business as the agency's clients list answers it. Seam: `plan` is null until a business
- * carries a plan (the plans-and-bill work adds it to the row and fills it here).
- */
+/** A business as the agency's clients list answers it. */
 const asBusiness = (row: BusinessRow) => ({
   id: row.id,
   name: row.name,
-  plan: null,
+  plan: row.plan,
   users: row.users,
   agents: row.agents,
   createdAt: row.createdAt,
@@ -39,8 +37,8 @@ export async function businessesPage(deps: AppDeps, agencyId: string, query: { l
  * agency and an invitation of its owner (mailed), in one transaction under the agency's row lock
  * (the lock business registration takes: the user capacity counts exactly). Not gated by
  * `allowBusinessRegistration`, which gates self-registration. `planId` must be an active plan of
- * the agency (409 `PLANS.PLAN_NOT_AVAILABLE`). Seam: the plan is checked, not yet kept on the
- * business (businesses carry no plan until the plans-and-bill work).
+ * the agency (409 `PLANS.PLAN_NOT_AVAILABLE`); the business is on it from now (its plan history
+ * starts with it, sql/business-plans.ts).
  */
 export async function createBusiness(
   deps: AppDeps,
@@ -51,9 +49,11 @@ export async function createBusiness(
   return deps.db.transaction(async (tx) => {
     const agency = await lockOrganization(tx, agencyId);
     if (agency?.type !== 'AGENCY') throw agencyOnly();
-    if (!(await findActivePlanOfAgency(tx, agencyId, body.planId))) throw planNotAvailable();
+    const plan = await findActivePlanOfAgency(tx, agencyId, body.planId);
+    if (!plan) throw planNotAvailable();
     const id = uuidv7();
     await insertOrganization(tx, { id, name: body.name, type: 'BUSINESS', parentId: agencyId });
+    await putBusinessOnPlan(tx, id, plan.id, deps.clock());
     const business = (await findOrganization(tx, id))!;
     const invitation = await inviteMember(deps, tx, {
       organizationId: id,
@@ -62,7 +62,17 @@ export async function createBusiness(
       invitedBy,
       name: body.owner.name,
     });
-    const row = { id, name: business.name, users: 0, agents: 0, createdAt: business.createdAt, turns: 0, usageCostUsd: 0, billedUsd: 0 };
+    const row = {
+      id,
+      name: business.name,
+      plan,
+      users: 0,
+      agents: 0,
+      createdAt: business.createdAt,
+      turns: 0,
+      usageCostUsd: 0,
+      billedUsd: 0,
+    };
     return { business: asBusiness(row), invitation: { id: invitation.id, email: invitation.email, expiresAt: invitation.expiresAt } };
   });
 }

@@ -6,7 +6,7 @@ export const BusinessSchema = Type.Object({
   id: Uuid(),
   name: Type.String(),
   plan: Type.Union([Type.Object({ id: Uuid(), name: Type.String() }), Type.Null()], {
-    description: "the business's plan; null while businesses carry no plan",
+    description: "the business's plan now (docs/billing.md); null for a business registered before plans were kept",
   }),
   users: Type.Integer({ description: 'its staff users (clients not counted)' }),
   agents: Type.Integer({ description: 'its agents in use (archived ones not counted)' }),

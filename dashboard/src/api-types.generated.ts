@@ -444,7 +444,7 @@ export type Api = {
       businesses: {
         id: string;
         name: string;
-        /** the business's plan; null while businesses carry no plan */
+        /** the business's plan now (docs/billing.md); null for a business registered before plans were kept */
         plan: {
           id: string;
           name: string;
@@ -482,7 +482,7 @@ export type Api = {
       business: {
         id: string;
         name: string;
-        /** the business's plan; null while businesses carry no plan */
+        /** the business's plan now (docs/billing.md); null for a business registered before plans were kept */
         plan: {
           id: string;
           name: string;

@@ -117,7 +117,13 @@ export async function evaluationTools(
  */
 export async function answerCase(
   deps: AppDeps,
-  run: { owner: RunOwner; definition: FullDefinition; tools: (calls: { toolName: string; input: unknown }[]) => Promise<ToolSet> },
+  run: {
+    owner: RunOwner;
+    definition: FullDefinition;
+    tools: (calls: { toolName: string; input: unknown }[]) => Promise<ToolSet>;
+    /** The run's pending writes (usage rows), awaited before it ends. */
+    writes: Promise<void>[];
+  },
   testCase: RunCase,
   storedKey: ProviderKeyRow | null,
   signal: AbortSignal,
@@ -162,7 +168,8 @@ export async function answerCase(
     return { answer: '', toolCalls, failure: failureText(failure ?? error, model, signal), metered: meteredOf(model) };
   } finally {
     await model.close();
-    await recordRunCalls(deps, run.owner, model);
+    // Written beside the next case rather than before it: the run waits for every write before it ends.
+    run.writes.push(recordRunCalls(deps, run.owner, model));
   }
 }
 

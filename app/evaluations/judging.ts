@@ -64,7 +64,7 @@ export function readVerdict(text: string): { passed: boolean; reason: string } {
  */
 export async function judgeAnswer(
   deps: AppDeps,
-  judge: { owner: RunOwner; modelId: string; storedKey: ProviderKeyRow | null; signal: AbortSignal },
+  judge: { owner: RunOwner; modelId: string; storedKey: ProviderKeyRow | null; signal: AbortSignal; writes: Promise<void>[] },
   testCase: RunCase,
   rubric: string,
   answer: string,
@@ -89,6 +89,6 @@ export async function judgeAnswer(
     return { verdict: null, failure: `The judge failed: ${text}`, metered: meteredOf(model) };
   } finally {
     await model.close();
-    await recordRunCalls(deps, judge.owner, model);
+    judge.writes.push(recordRunCalls(deps, judge.owner, model));
   }
 }

@@ -17,3 +17,22 @@ export const agentLimitReached = (limit: number) =>
     },
     { limit },
   );
+
+export const AI_EVALUATION_NOT_PASSED = errorCode(409, 'AI.EVALUATION_NOT_PASSED');
+
+/** The gate (docs/evaluations.md, "The gate"): the run did not pass, or passed on another definition. */
+export const evaluationNotPassed = (why: 'not_found' | 'running' | 'failed' | 'other_definition') =>
+  new CodedError(
+    AI_EVALUATION_NOT_PASSED,
+    {
+      en:
+        why === 'other_definition'
+          ? 'That evaluation run tried another definition than the one this change results in.'
+          : 'That evaluation run has not passed.',
+      es:
+        why === 'other_definition'
+          ? 'Esa evaluación probó otra definición que la que resulta de este cambio.'
+          : 'Esa evaluación no ha pasado.',
+    },
+    { reason: why },
+  );

@@ -7,7 +7,11 @@ import { defineRoute } from '../core/route.ts';
 import { StrictObject, Uuid } from '../core/schemas.ts';
 import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { ORGANIZATION_NOT_FOUND, organizationNotFound } from '../organization/errors.ts';
-import { AI_AGENT_LIMIT_REACHED, AI_EVALUATION_NOT_PASSED, agentLimitReached, evaluationNotPassed } from './errors.ts';
+import { AI_AGENT_LIMIT_REACHED, AI_EVALUATION_NOT_PASSED, agentLimitReached, agentNotFound } from './errors.ts';
+import { assertRunPassed } from './evaluation-gate.ts';
+import { PLANS_LIMIT_REACHED } from '../plans/errors.ts';
+import { checkAgentLimit } from '../plans/limits.ts';
+import { findCurrentDefinition, recordAgentVersion } from '../../sql/agent-versions.ts';
 import { moderationModelAllowed } from './guardrail-models.ts';
 import { AgentIdParams, AgentSchema } from './schemas.ts';
 import { AGENT_SCOPE } from './scope.ts';
@@ -38,17 +42,29 @@ export const agentCopyRoutes = [
     schemas: { params: AgentIdParams, body: CopyAgentBody },
     status: 201,
     idempotent: true,
-    errors: [ORGANIZATION_NOT_FOUND, AI_AGENT_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_EVALUATION_NOT_PASSED],
+    errors: [ORGANIZATION_NOT_FOUND, AI_AGENT_LIMIT_REACHED, PLANS_LIMIT_REACHED, AI_MODEL_NOT_AVAILABLE, AI_EVALUATION_NOT_PASSED],
     responses: { 201: { description: 'The copy', schema: AgentSchema } },
     handler: async ({ deps, scope, agent, body }) => {
       const target = body.organizationId.toLowerCase();
       if (!(await isAgencyOrItsBusiness(deps.db, scope.organizationId, target))) throw organizationNotFound();
-      // Seam: evaluation runs are another piece of work; until they exist no run has passed on any definition.
-      if (body.evaluationRunId !== undefined) throw evaluationNotPassed();
+      // The gate (docs/evaluations.md): the run passed on exactly the definition the copy receives.
+      if (body.evaluationRunId !== undefined) {
+        const current = await findCurrentDefinition(deps.db, scope.organizationId, agent.id);
+        if (!current) throw agentNotFound();
+        await assertRunPassed(deps.db, {
+          organizationId: scope.organizationId,
+          agentId: agent.id,
+          runId: body.evaluationRunId.toLowerCase(),
+          definition: current.definition,
+        });
+      }
       await moderationModelAllowed(deps, target, agent.guardrails.moderationModel);
       return deps.db.transaction(async (tx) => {
         const limit = deps.config.agents.perOrganization;
-        if ((await countAgentsUnderLock(tx, target)) >= limit) throw agentLimitReached(limit);
+        const agents = await countAgentsUnderLock(tx, target);
+        if (agents >= limit) throw agentLimitReached(limit);
+        // A business's plan may allow fewer (409 PLANS.LIMIT_REACHED), counted under the same lock.
+        await checkAgentLimit(tx, target, agents);
         const copy = await insertAgent(tx, {
           id: uuidv7(),
           organizationId: target,
@@ -61,6 +77,8 @@ export const agentCopyRoutes = [
           guardrails: agent.guardrails,
         });
         await copyToolPermissions(tx, agent.id, copy.id);
+        // The copy's version 1, in the transaction that makes it (docs/evaluations.md, "Versions").
+        await recordAgentVersion(tx, { organizationId: target, agentId: copy.id, note: null, createdBy: scope.userId, now: deps.clock() });
         return copy;
       });
     },

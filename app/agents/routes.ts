@@ -3,15 +3,14 @@ import { archiveAgent, countAgentsUnderLock, insertAgent, listAgentsOfOrganizati
 import { defineRoute } from '../core/route.ts';
 import { ORGANIZATION_SCOPE } from '../core/route-scope.ts';
 import { ValidationErrorBody } from '../core/schemas.ts';
-import { AI_AGENT_LIMIT_REACHED, agentLimitReached, agentNotFound } from './errors.ts';
+import { AI_AGENT_LIMIT_REACHED, AI_EVALUATION_NOT_PASSED, agentLimitReached, agentNotFound } from './errors.ts';
 import { agentRoute } from './scope.ts';
 import { AI_MODEL_NOT_AVAILABLE } from '../metering/errors.ts';
 import { moderationModelAllowed } from './guardrail-models.ts';
 import { PLANS_LIMIT_REACHED } from '../plans/errors.ts';
 import { checkAgentLimit } from '../plans/limits.ts';
 import { findCurrentDefinition, recordAgentVersion } from '../../sql/agent-versions.ts';
-import { AI_EVALUATION_NOT_PASSED } from '../evaluations/errors.ts';
-import { assertRunPassed } from '../evaluations/gate.ts';
+import { assertRunPassed } from './evaluation-gate.ts';
 import { AgentIdParams, AgentListSchema, AgentSchema, CreateAgentBody, DEFAULT_REFUSAL, UpdateAgentBody } from './schemas.ts';
 
 const AGENT = 'ai.agent';

@@ -117,7 +117,13 @@ export async function evaluationTools(
  */
 export async function answerCase(
   deps: AppDeps,
-  run: { owner: RunOwner; definition: FullDefinition; tools: (calls: { toolName: string; input: unknown }[]) => Promise<ToolSet> },
+  run: {
+    owner: RunOwner;
+    definition: FullDefinition;
+    tools: (calls: { toolName: string; input: unknown }[]) => Promise<ToolSet>;
+    /** The run's pending writes (usage rows), awaited before it ends. */
+    writes: Promise<void>[];
+  },
   testCase: RunCase,
   storedKey: ProviderKeyRow | null,
   signal: AbortSignal,

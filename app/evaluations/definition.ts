@@ -26,20 +26,3 @@ export function applyEdit(current: FullDefinition, edit: DefinitionEdit): FullDe
 
 const stripUndefined = <T extends object>(value: T): Partial<T> =>
   Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as Partial<T>;
-
-/** The definition as one canonical string: its fields in a fixed order, whatever order they were built in. */
-function canonical(definition: FullDefinition): string {
-  return JSON.stringify([
-    definition.name,
-    definition.description,
-    definition.modelId,
-    definition.instructions,
-    definition.temperature,
-    definition.maxOutputTokens,
-    [definition.guardrails.blockedTerms, definition.guardrails.moderationModel, definition.guardrails.refusal],
-    definition.tools.map((tool) => [tool.toolName, tool.permissionStatus, tool.providerKey]),
-  ]);
-}
-
-/** Whether two definitions are exactly the same (every field, the tools in the same order). */
-export const sameDefinition = (a: FullDefinition, b: FullDefinition) => canonical(a) === canonical(b);

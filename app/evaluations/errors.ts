@@ -6,7 +6,6 @@ export const AI_EVAL_CASE_NOT_FOUND = errorCode(404, 'AI.EVAL_CASE_NOT_FOUND');
 export const AI_EVAL_RUN_NOT_FOUND = errorCode(404, 'AI.EVAL_RUN_NOT_FOUND');
 export const AI_EVAL_CASE_LIMIT_REACHED = errorCode(409, 'AI.EVAL_CASE_LIMIT_REACHED');
 export const AI_EVALUATION_BUSY = errorCode(409, 'AI.EVALUATION_BUSY');
-export const AI_EVALUATION_NOT_PASSED = errorCode(409, 'AI.EVALUATION_NOT_PASSED');
 
 export const versionNotFound = () => new CodedError(AI_AGENT_VERSION_NOT_FOUND, { en: 'Version not found', es: 'Versión no encontrada' });
 export const caseNotFound = () => new CodedError(AI_EVAL_CASE_NOT_FOUND, { en: 'Test case not found', es: 'Caso de prueba no encontrado' });
@@ -31,21 +30,4 @@ export const evaluationBusy = (limit: number) =>
       es: `Como máximo ${limit} evaluaciones de una organización se ejecutan a la vez; espera a que termine una.`,
     },
     { limit },
-  );
-
-/** The gate (docs/evaluations.md, "The gate"): the run did not pass, or passed on another definition. */
-export const evaluationNotPassed = (why: 'not_found' | 'running' | 'failed' | 'other_definition') =>
-  new CodedError(
-    AI_EVALUATION_NOT_PASSED,
-    {
-      en:
-        why === 'other_definition'
-          ? 'That evaluation run tried another definition than the one this change results in.'
-          : 'That evaluation run has not passed.',
-      es:
-        why === 'other_definition'
-          ? 'Esa evaluación probó otra definición que la que resulta de este cambio.'
-          : 'Esa evaluación no ha pasado.',
-    },
-    { reason: why },
   );

@@ -64,7 +64,7 @@ export function readVerdict(text: string): { passed: boolean; reason: string } {
  */
 export async function judgeAnswer(
   deps: AppDeps,
-  judge: { owner: RunOwner; modelId: string; storedKey: ProviderKeyRow | null; signal: AbortSignal },
+  judge: { owner: RunOwner; modelId: string; storedKey: ProviderKeyRow | null; signal: AbortSignal; writes: Promise<void>[] },
   testCase: RunCase,
   rubric: string,
   answer: string,

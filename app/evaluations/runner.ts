@@ -135,7 +135,7 @@ export class EvaluationRuns {
     ]);
     const done = new Set(run.done);
     const pending = run.cases.map((testCase, position) => ({ testCase, position })).filter(({ position }) => !done.has(position));
-    const context = { owner, storedKey, judgeModel, prices, run };
+    const context = { owner, storedKey, judgeModel, prices, run, writes: [] as Promise<void>[] };
     const tools = (calls: { toolName: string; input: unknown }[]) =>
       evaluationTools(deps, { owner, definition: run.definition, servers }, calls, signal);
     const next = async (): Promise<void> => {
@@ -144,15 +144,26 @@ export class EvaluationRuns {
       const result = await this.#case(context, tools, item.testCase, signal);
       // A case stopped by shutdown has no result: the instance that takes the run over answers it again.
       if (signal.aborted) return;
-      await insertCaseResult(deps.db, run.id, item.position, result);
+      // The result is written while the next case runs; the run ends only once every write is done.
+      context.writes.push(insertCaseResult(deps.db, run.id, item.position, result));
       return next();
     };
     await Promise.all(Array.from({ length: Math.min(CASES_AT_ONCE, pending.length) }, next));
+    const written = await Promise.allSettled(context.writes);
+    const failed = written.find((outcome) => outcome.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** One case under the turn's deadline (`AI_TURN_TIMEOUT_MS`, armed with the app's timers): its answer, judged. */
   async #case(
-    context: { owner: RunOwner; storedKey: ProviderKeyRow | null; judgeModel: string; prices: ModelPrices; run: ClaimedRun },
+    context: {
+      owner: RunOwner;
+      storedKey: ProviderKeyRow | null;
+      judgeModel: string;
+      prices: ModelPrices;
+      run: ClaimedRun;
+      writes: Promise<void>[];
+    },
     tools: Parameters<typeof answerCase>[1]['tools'],
     testCase: RunCase,
     runSignal: AbortSignal,
@@ -168,7 +179,7 @@ export class EvaluationRuns {
     try {
       const answered = await answerCase(
         deps,
-        { owner: context.owner, definition: context.run.definition, tools },
+        { owner: context.owner, definition: context.run.definition, tools, writes: context.writes },
         testCase,
         context.storedKey,
         signal,
@@ -181,7 +192,7 @@ export class EvaluationRuns {
       if (failure === null && testCase.expect.judge !== undefined) {
         const judged = await judgeAnswer(
           deps,
-          { owner: context.owner, modelId: context.judgeModel, storedKey: context.storedKey, signal },
+          { owner: context.owner, modelId: context.judgeModel, storedKey: context.storedKey, signal, writes: context.writes },
           testCase,
           testCase.expect.judge,
           answered.answer,

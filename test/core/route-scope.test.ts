@@ -29,14 +29,15 @@ const pathOf = (route: Route, agentId: string) =>
 test('every route under an agent declares the agent scope and none lists AI.AGENT_NOT_FOUND itself', (t) => {
   const underAgent = areaRoutes.filter((route) => route.path.includes('/:agentId'));
   // Removing an override answers 204 for any agent id: nothing of another organization is touched (docs/agents-and-tools.md).
+  // The versions list reads an archived agent too (docs/evaluations.md): it looks the agent up itself, 404 AI.AGENT_NOT_FOUND.
   const unscoped = underAgent.filter((route) => route.scope !== AGENT_SCOPE).map((route) => `${route.method} ${route.path}`);
-  t.deepEqual(unscoped, ['DELETE /ai/agents/:agentId/tool-overrides/:toolName']);
+  t.deepEqual(unscoped.sort(), ['DELETE /ai/agents/:agentId/tool-overrides/:toolName', 'GET /ai/agents/:agentId/versions']);
   t.is(areaRoutes.find((route) => route.path === '/ai/agents/:agentId/tool-overrides/:toolName')?.scope, ORGANIZATION_SCOPE);
   t.true(scoped.length >= 19, `${scoped.length} scoped routes`);
   const listing = areaRoutes.filter((route) => route.errors?.some((code) => code === AI_AGENT_NOT_FOUND));
   t.deepEqual(
     listing.map((route) => `${route.method} ${route.path}`),
-    [],
+    ['GET /ai/agents/:agentId/versions'],
   );
 });
 

@@ -1,5 +1,7 @@
 import type { Route } from './core/route.ts';
 import { agentRoutes } from './agents/routes.ts';
+import { agentCopyRoutes } from './agents/copy-routes.ts';
+import { agencyRoutes } from './agency/routes.ts';
 import { analyticsRoutes } from './analytics/routes.ts';
 import { chatRoutes } from './chat/routes.ts';
 import { turnRoutes } from './chat/turn-routes.ts';
@@ -43,8 +45,10 @@ export const areaRoutes: Route[] = [
   ...organizationRoutes,
   ...memberRoutes,
   ...invitationRoutes,
+  ...agencyRoutes,
   ...planRoutes,
   ...agentRoutes,
+  ...agentCopyRoutes,
   ...toolRoutes,
   ...toolOverrideRoutes,
   ...knowledgeRoutes,

@@ -72,7 +72,7 @@ async function checkSeats(deps: AppDeps, tx: CommonQueryMethods, organization: O
 export async function inviteMember(
   deps: AppDeps,
   tx: CommonQueryMethods,
-  invitation: { organizationId: string; email: string; role: InvitationRole; invitedBy: string },
+  invitation: { organizationId: string; email: string; role: InvitationRole; invitedBy: string; name?: string },
 ): Promise<Invitation> {
   const organization = await findOrganization(tx, invitation.organizationId);
   if (!organization || organization.type === 'PLATFORM') throw organizationNotFound();
@@ -100,6 +100,7 @@ export async function inviteMember(
     template: 'organization-invitation',
     subject: 'You are invited to an organization',
     text: [
+      ...(invitation.name === undefined ? [] : [`Hello ${quoted(invitation.name)},`, '']),
       `You are invited to join the organization ${quoted(organization.name)} as ${as}.`,
       `Accept within ${INVITATION_TTL_MS / 86_400_000} days, choosing your password, at: ${link}`,
       'If you did not expect this invitation, ignore this message: nothing happens without you.',

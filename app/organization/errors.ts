@@ -33,3 +33,10 @@ export const memberNotFound = () =>
     en: 'The organization has no such member.',
     es: 'La organización no tiene ese miembro.',
   });
+
+/** A route of an agency's own (its clients list, a new client workspace) asked in a business. */
+export const agencyOnly = () =>
+  new CodedError(ORGANIZATION_NOT_AN_AGENCY, {
+    en: 'Only an agency has client workspaces: act in the agency.',
+    es: 'Solo una agencia tiene espacios de clientes: actúa en la agencia.',
+  });

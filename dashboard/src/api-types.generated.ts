@@ -395,6 +395,82 @@ export type Api = {
       expiresAt: string;
     };
   };
+  /** The acting agency's businesses, newest first, with this month's figures */
+  'GET /agency/businesses': {
+    query: {
+      limit?: number;
+      /** the id of the last business of the page before */
+      before?: string;
+    };
+    response: {
+      businesses: {
+        id: string;
+        name: string;
+        /** the business's plan; null while businesses carry no plan */
+        plan: {
+          id: string;
+          name: string;
+        } | null;
+        /** its staff users (clients not counted) */
+        users: number;
+        /** its agents in use (archived ones not counted) */
+        agents: number;
+        createdAt: string;
+        /** since the start of the current UTC month */
+        monthToDate: {
+          /** chat turns started in the business this UTC month (staff and end users) */
+          turns: number;
+          /** usage cost on the platform key this UTC month (its own provider key is its own bill) */
+          usageCostUsd: number;
+          /** what the agency bills the business for it so far, rounded half-up to cents */
+          billedUsd: number;
+        };
+      }[];
+      hasMore: boolean;
+    };
+  };
+  /** Make a client workspace (a business under the acting agency) and invite its owner */
+  'POST /agency/businesses': {
+    body: {
+      name: string;
+      /** an active plan of the agency */
+      planId: string;
+      owner: {
+        email: string;
+        name: string;
+      };
+    };
+    response: {
+      business: {
+        id: string;
+        name: string;
+        /** the business's plan; null while businesses carry no plan */
+        plan: {
+          id: string;
+          name: string;
+        } | null;
+        /** its staff users (clients not counted) */
+        users: number;
+        /** its agents in use (archived ones not counted) */
+        agents: number;
+        createdAt: string;
+        /** since the start of the current UTC month */
+        monthToDate: {
+          /** chat turns started in the business this UTC month (staff and end users) */
+          turns: number;
+          /** usage cost on the platform key this UTC month (its own provider key is its own bill) */
+          usageCostUsd: number;
+          /** what the agency bills the business for it so far, rounded half-up to cents */
+          billedUsd: number;
+        };
+      };
+      invitation: {
+        id: string;
+        email: string;
+        expiresAt: string;
+      };
+    };
+  };
   /** The caller's agency's plans, oldest first */
   'GET /plans': {
     response: {
@@ -559,6 +635,34 @@ export type Api = {
   'DELETE /ai/agents/:agentId': {
     params: {
       agentId: string;
+    };
+  };
+  /** Copy an agent's definition and tool permissions into the acting organization or one of its businesses */
+  'POST /ai/agents/:agentId/copies': {
+    params: {
+      agentId: string;
+    };
+    body: {
+      /** where the copy goes: the acting organization, or (acting in an agency) one of its businesses */
+      organizationId: string;
+      /** an evaluation run that must have passed on exactly the agent's definition (409 AI.EVALUATION_NOT_PASSED) */
+      evaluationRunId?: string;
+    };
+    response: {
+      id: string;
+      name: string;
+      description: string;
+      modelId: string | null;
+      instructions: string;
+      temperature: number | null;
+      maxOutputTokens: number | null;
+      guardrails: {
+        blockedTerms: string[];
+        moderationModel: string | null;
+        refusal: string;
+      };
+      createdAt: string;
+      updatedAt: string;
     };
   };
   /** The static catalog of built-in tools, and whether this deployment runs each */
@@ -2303,6 +2407,14 @@ export const apiLimits = {
   'PATCH /organization/my': { body: { name: { minLength: 1, maxLength: 200 } } },
   'GET /organization/my/members': { query: { limit: { minimum: 1, maximum: 200 } } },
   'POST /organization/my/invitations': { body: { email: { minLength: 3, maxLength: 254 } } },
+  'GET /agency/businesses': { query: { limit: { minimum: 1, maximum: 100 } } },
+  'POST /agency/businesses': {
+    body: {
+      name: { minLength: 1, maxLength: 200 },
+      'owner.email': { minLength: 3, maxLength: 254 },
+      'owner.name': { minLength: 1, maxLength: 200 },
+    },
+  },
   'POST /plans': { body: { name: { minLength: 1, maxLength: 200 }, maxUsers: { minimum: 1, maximum: 1000000 } } },
   'PATCH /plans/:planId': { body: { name: { minLength: 1, maxLength: 200 } } },
   'POST /ai/agents': {

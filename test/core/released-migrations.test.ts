@@ -42,6 +42,7 @@ const RELEASED: Record<string, string> = {
   '1200_organization_id.sql': 'cce5558d83cf553b14daf241093aa605dcaca1a284f028bd2635fef0fb6fdae8',
   '1201_workspace_roles.sql': '097a2220e9f04605009bb22ce8b1dc37941f8a89673ac4c7eb5d5dafe7c6abdc',
   '1250_invitations.sql': '61cf47f03aab789b29214dd6d7708ca7d8416b7984ff3614c83e7be5799cb955',
+  '1251_business_overview.sql': '2e94956a2638717a7b8c48bce7f57e8913f676105e522e9deac70d0f2049b0a3',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

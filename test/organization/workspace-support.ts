@@ -37,6 +37,7 @@ export const as = (t: T, token: string, organizationId?: string) => {
     get: (path: string) => withHeaders(http.get(path)),
     post: (path: string, body: object) => withHeaders(http.post(path)).send(body),
     delete: (path: string) => withHeaders(http.delete(path)),
+    put: (path: string, body: object) => withHeaders(http.put(path)).send(body),
   };
 };
 

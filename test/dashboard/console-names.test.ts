@@ -110,7 +110,7 @@ async function twoOfEverything(t: T) {
 test.serial(
   'on every page of the console, with two of everything, each repeated link or button says what it acts on, axe finds no serious violation and no request fails',
   async (t) => {
-    t.timeout(600_000); // twelve pages, each checked by axe, on a loaded machine
+    t.timeout(600_000); // thirteen pages, each checked by axe, on a loaded machine
     const { origin, endUserConversation } = await twoOfEverything(t);
     const agent = `#/agents/${AGENT.id}`;
     const pages: { module: string; hash: string; ready: string }[] = [
@@ -125,6 +125,7 @@ test.serial(
       { module: 'chat', hash: `${agent}/chat/staff-chat`, ready: '#messages [data-state="approval-requested"]' },
       { module: 'approvals', hash: '#/approvals', ready: '#approval-list[data-loaded="true"]' },
       { module: 'members', hash: '#/members', ready: '#member-list[data-loaded="true"]' },
+      { module: 'clients', hash: '#/clients', ready: '#client-list[data-loaded="true"]' },
       { module: 'settings', hash: '#/settings', ready: '#budget-state:not(:empty)' },
     ];
     t.deepEqual(

@@ -48,6 +48,98 @@ test.serial(
   },
 );
 
+/** The x-org-id of every API request the page makes from now on. */
+function watchActing(page: Page): Map<string, string | undefined> {
+  const seen = new Map<string, string | undefined>();
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/api/ai/') || url.pathname.startsWith('/api/organization/my'))
+      seen.set(`${request.method()} ${url.pathname}`, request.headers()['x-org-id']);
+  });
+  return seen;
+}
+
+test.serial(
+  "an agency user switches to a client's workspace: that client's agents and approvals only, every page saying where it acts",
+  async (t) => {
+    const { page } = await t.context.open({ bypassCSP: true });
+    await signIn(page, t.context.origin, USERS.owner.email);
+    await actingLine(page).filter({ hasText: 'Working in Demo Agency, your agency.' }).waitFor();
+    const switcher = page.getByLabel('Workspace');
+    t.deepEqual(await switcher.locator('option').allInnerTexts(), ['Demo Agency (agency)', 'Bakery (client)', 'Florist (client)']);
+    await page.goto(`${t.context.origin}/dashboard#/agents`);
+    await page.locator('#agent-list li').first().waitFor();
+    t.true((await page.locator('#agent-list').innerText()).includes(AGENTS.support.name));
+    t.false((await page.locator('#agent-list').innerText()).includes('Bakery Helper'));
+
+    const requests = watchActing(page);
+    await switcher.selectOption({ label: 'Bakery (client)' });
+    await actingLine(page).filter({ hasText: 'Working in Bakery, a client workspace of Demo Agency.' }).waitFor();
+    await page.locator('#agent-list li', { hasText: 'Bakery Helper' }).waitFor();
+    const listed = await page.locator('#agent-list').innerText();
+    t.false(listed.includes(AGENTS.support.name), "the agency's own agents are not the client's");
+    t.false(listed.includes('Florist Helper'));
+    t.is(await page.locator('#agent-list > li').count(), 1);
+    t.is(await page.locator('#nav-clients').isVisible(), false, 'Clients belongs to the agency, not to a client');
+
+    await page.getByRole('link', { name: /^Approvals/ }).click();
+    await page.locator('#approval-list[data-loaded="true"]').waitFor();
+    const approvals = page.locator('#approval-list li.approval');
+    t.is(await approvals.count(), 1);
+    t.regex(await approvals.first().innerText(), /Bakery Helper/);
+    await page.locator('#approvals-count[data-count="1"]').waitFor();
+    t.deepEqual(await seriousViolations(page), [], 'the approvals page acting in a client: axe');
+    await screenshot(page, 'console-workspace-bakery-approvals');
+    for (const [request, header] of requests) t.is(header, bakery.id, `${request} acts in Bakery`);
+
+    // A reload stays in the chosen workspace; back to the agency lists the agency's again.
+    await page.reload();
+    await actingLine(page).filter({ hasText: 'Working in Bakery' }).waitFor();
+    t.is(await switcher.inputValue(), bakery.id);
+    await switcher.selectOption({ label: 'Demo Agency (agency)' });
+    await actingLine(page).filter({ hasText: 'your agency' }).waitFor();
+    await page.locator('#approval-list[data-loaded="true"] li.approval', { hasText: AGENTS.support.name }).waitFor();
+    t.is(await page.locator('#approval-list li.approval').count(), 1);
+    await page.context().close();
+  },
+);
+
+test.serial('the Clients page lists the businesses, makes a workspace with its owner invited and copies an agent into one', async (t) => {
+  const { page } = await t.context.open({ bypassCSP: true });
+  await signIn(page, t.context.origin, USERS.owner.email);
+  await page.getByRole('link', { name: 'Clients' }).click();
+  await page.locator('#client-list[data-loaded="true"]').waitFor();
+  const rows = page.locator('#client-rows tr');
+  t.deepEqual((await rows.locator('th').allInnerTexts()).sort(), ['Bakery', 'Florist']);
+  t.regex(
+    await page.locator(`tr[data-business-id="${bakery.id}"]`).innerText(),
+    /^Bakery\s+No plan\s+1\s+1\s/,
+    'no plan yet, one user, one agent',
+  );
+  t.deepEqual(await seriousViolations(page), [], 'Clients: axe');
+
+  await page.getByLabel('Business name').fill('Candle Shop');
+  await page.getByLabel("Owner's name").fill('Cara Candle');
+  await page.getByLabel("Owner's email").fill('cara@candles.test');
+  await page.getByRole('button', { name: 'Create and invite the owner' }).click();
+  await page.locator('#workspace-said', { hasText: 'Candle Shop is ready. The invitation went to cara@candles.test' }).waitFor();
+  await page.locator('#client-rows th', { hasText: 'Candle Shop' }).waitFor();
+  t.true((await page.getByLabel('Workspace').locator('option').allInnerTexts()).includes('Candle Shop (client)'));
+  t.regex(await invitationLink(t, 'cara@candles.test', t.context.origin), /#\/accept-invitation\?/);
+
+  await page.getByLabel("The agency's agent").selectOption({ label: AGENTS.support.name });
+  await page.getByLabel('Into the workspace').selectOption({ label: 'Florist' });
+  await page.getByRole('button', { name: 'Copy the agent' }).click();
+  await page.locator('#copy-said', { hasText: `${AGENTS.support.name} was copied into Florist.` }).waitFor();
+  await screenshot(page, 'console-clients');
+
+  await page.getByRole('button', { name: 'Work in Florist' }).click();
+  await actingLine(page).filter({ hasText: 'Working in Florist' }).waitFor();
+  await page.locator('#agent-list li', { hasText: AGENTS.support.name }).waitFor();
+  t.is(await page.locator('#agent-list > li').count(), 2, "Florist's own agent and the copy");
+  await page.context().close();
+});
+
 test.serial(
   'a business owner invites a member, who accepts in the console and answers an approval of the business, at phone width',
   async (t) => {

@@ -6,15 +6,9 @@
  * (a reload stays in it) and forgotten on sign-out.
  */
 import { requestJson } from './api.ts';
-import { apiLimits, type ApiResponse } from './api-types.generated.ts';
+import type { ApiResponse } from './api-types.generated.ts';
 
 const KEY = 'console.workspace';
-
-/**
- * Whether this build's API has the agency's client list (contract §13, `GET /api/agency/businesses`,
- * in the generated file once merged): the console never calls a route the API does not have.
- */
-const LISTS_BUSINESSES = 'GET /agency/businesses' in apiLimits;
 
 export type Organization = { id: string; name: string; type: string };
 /** A client workspace of the agency, as the switcher lists it. */
@@ -52,8 +46,7 @@ export async function loadWorkspaces(token: string): Promise<void> {
   const read = <T>(path: string, query?: Record<string, string>) => requestJson<T>(path, { token, query }).catch(() => undefined);
   const home = await read<ApiResponse<'GET /organization/my'>>('/api/organization/my');
   state.home = home && { id: home.id, name: home.name, type: home.type };
-  const listed =
-    isAgency() && LISTS_BUSINESSES ? await read<{ businesses: Business[] }>('/api/agency/businesses', { limit: '100' }) : undefined;
+  const listed = isAgency() ? await read<{ businesses: Business[] }>('/api/agency/businesses', { limit: '100' }) : undefined;
   state.businesses = byName((listed?.businesses ?? []).map(({ id, name }) => ({ id, name })));
   const stored = sessionStorage.getItem(KEY);
   state.acting = state.businesses.find((business) => business.id === stored);

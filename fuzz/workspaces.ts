@@ -56,7 +56,7 @@ type Run = { context: EngineContext; record: (outcome: Outcome) => void; nextInd
 /** One trespasser: a caller naming in `x-org-id` an organization it may not act in. */
 export type Trespass = { who: string; caller: Caller; organizationId: string };
 
-/** Who names what in the workspace trespass: every way out of one's own organization that the rules of §13 close. */
+/** Who names what in the workspace trespass: every way out of one's own organization that acting in a workspace closes (docs/identity.md). */
 export function workspaceTrespasses(business: Business, sibling: Business, agencyOwner: Caller, otherAgencyOwner: Caller): Trespass[] {
   return [
     { who: "Other Agency's owner naming Bakery", caller: otherAgencyOwner, organizationId: business.id },

@@ -19,6 +19,8 @@ const routes: [RegExp, () => Promise<PageModule>][] = [
   [new RegExp(`^#/agents/${ID}/conversations/${ID}$`), () => import('./pages/transcript.ts')],
   [new RegExp(`^#/agents/${ID}/chat(?:/([A-Za-z0-9_-]{1,128}))?$`), () => import('./pages/chat.ts')],
   [/^#\/approvals$/, () => import('./pages/approvals.ts')],
+  [/^#\/members$/, () => import('./pages/members.ts')],
+  [/^#\/clients$/, () => import('./pages/clients.ts')],
   [/^#\/settings$/, () => import('./pages/settings.ts')],
 ];
 

@@ -38,13 +38,16 @@ export const isAgency = (): boolean => state.home?.type === 'AGENCY';
 /** The name of the organization acted in, for pages that say where they act. */
 export const actingName = (): string => state.acting?.name ?? state.home?.name ?? 'your organization';
 
+/** The switcher lists the businesses by name. */
+const byName = (businesses: Business[]) => [...businesses].sort((a, b) => a.name.localeCompare(b.name));
+
 /** Reads the user's organization and, for an agency, its businesses; keeps a stored choice that is still one of them. */
 export async function loadWorkspaces(token: string): Promise<void> {
   const read = <T>(path: string, query?: Record<string, string>) => requestJson<T>(path, { token, query }).catch(() => undefined);
   const home = await read<ApiResponse<'GET /organization/my'>>('/api/organization/my');
   state.home = home && { id: home.id, name: home.name, type: home.type };
   const listed = isAgency() ? await read<{ businesses: Business[] }>('/api/agency/businesses', { limit: '100' }) : undefined;
-  state.businesses = (listed?.businesses ?? []).map(({ id, name }) => ({ id, name }));
+  state.businesses = byName((listed?.businesses ?? []).map(({ id, name }) => ({ id, name })));
   const stored = sessionStorage.getItem(KEY);
   state.acting = state.businesses.find((business) => business.id === stored);
   if (!state.acting) sessionStorage.removeItem(KEY);
@@ -59,7 +62,7 @@ export function actIn(businessId: string | undefined): void {
 
 /** Adds a business made in this tab (Clients' "Create a workspace") to the switcher's list. */
 export function addBusiness(business: Business): void {
-  if (!state.businesses.some((known) => known.id === business.id)) state.businesses = [...state.businesses, business];
+  if (!state.businesses.some((known) => known.id === business.id)) state.businesses = byName([...state.businesses, business]);
 }
 
 /** Forgets everything (sign-out). */

@@ -1,6 +1,7 @@
 import anyTest from 'ava';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { seedDemoKnowledge } from '../../seeds/demo-knowledge.ts';
 import { mcpPeer, type T as ChatT } from '../chat/support.ts';
 import { seriousViolations } from '../helpers/axe.ts';
@@ -90,6 +91,18 @@ async function twoOfEverything(t: T) {
     body: JSON.stringify({ id: 'staff-chat', messages: [{ id: 'staff-1', role: 'user', parts: [{ type: 'text', text: 'list them' }] }] }),
   });
   t.regex(await chat.text(), /tool-approval-request/);
+  // Two client workspaces (the Clients page's rows and the switcher's choices); the agency's two members are the demo's.
+  for (const name of ['Bakery', 'Florist'])
+    await http()
+      .post('/api/identity/auth/user/register/business')
+      .send({
+        email: `owner@${name.toLowerCase()}.test`,
+        password: 'demo-password-1',
+        name: `${name} Owner`,
+        businessName: name,
+        agencyId: ORGANIZATIONS.demoAgency.id,
+      })
+      .expect(201);
   const conversations = await http().get(`/api/ai/agents/${AGENT.id}/end-user-conversations`).set('authorization', auth).expect(200);
   return { origin, endUserConversation: (conversations.body.conversations as { id: string }[])[0]!.id };
 }
@@ -97,7 +110,7 @@ async function twoOfEverything(t: T) {
 test.serial(
   'on every page of the console, with two of everything, each repeated link or button says what it acts on, axe finds no serious violation and no request fails',
   async (t) => {
-    t.timeout(600_000); // eleven pages, each checked by axe, on a loaded machine
+    t.timeout(600_000); // thirteen pages, each checked by axe, on a loaded machine
     const { origin, endUserConversation } = await twoOfEverything(t);
     const agent = `#/agents/${AGENT.id}`;
     const pages: { module: string; hash: string; ready: string }[] = [
@@ -111,6 +124,8 @@ test.serial(
       { module: 'transcript', hash: `${agent}/conversations/${endUserConversation}`, ready: '#transcript li' },
       { module: 'chat', hash: `${agent}/chat/staff-chat`, ready: '#messages [data-state="approval-requested"]' },
       { module: 'approvals', hash: '#/approvals', ready: '#approval-list[data-loaded="true"]' },
+      { module: 'members', hash: '#/members', ready: '#member-list[data-loaded="true"]' },
+      { module: 'clients', hash: '#/clients', ready: '#client-list[data-loaded="true"]' },
       { module: 'settings', hash: '#/settings', ready: '#budget-state:not(:empty)' },
     ];
     t.deepEqual(

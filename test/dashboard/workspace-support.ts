@@ -9,6 +9,7 @@ import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { DEMO_PASSWORD, ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import type { DashboardContext } from '../helpers/dashboard.ts';
+import { lastMessageTo, type T as PrincipalsT } from '../identity/principals.ts';
 
 type T = ExecutionContext<DashboardContext>;
 
@@ -72,4 +73,13 @@ export async function pendingApproval(t: T, agencyToken: string, organizationId:
       messages: [{ id: `m-${uuidv7()}`, role: 'user', parts: [{ type: 'text', text: 'use list_documents' }] }],
     });
   if (!turn.text.includes('tool-approval-request')) throw new Error(`no approval asked: ${turn.status} ${turn.text.slice(0, 200)}`);
+}
+
+/** The console's link in the newest invitation mailed to `email`, on `origin` (the mail names PUBLIC_BASE_URL). */
+export async function invitationLink(t: T, email: string, origin: string): Promise<string> {
+  const { text } = await lastMessageTo(t as unknown as PrincipalsT, email);
+  const link = /https?:\/\/\S*#\/accept-invitation\?\S+/.exec(text)?.[0];
+  if (!link) throw new Error(`no invitation link in the mail to ${email}: ${text}`);
+  const url = new URL(link);
+  return `${origin}${url.pathname}${url.hash}`;
 }

@@ -27,6 +27,19 @@ export const WALKS: Record<string, Walk> = {
   'GET /api/organization/my': { request: () => ({}) },
   'GET /api/organization/my/members': { request: () => ({}) },
   'POST /api/organization/my/invitations': { request: (w, as) => ({ body: { email: `invited-${as}@${w.canary}.test`, role: 'member' } }) },
+  // A business is no agency: the documented 409 ORGANIZATION.NOT_AN_AGENCY, after the tenancy checks.
+  'GET /api/agency/businesses': { request: () => ({}), status: 409 },
+  'POST /api/agency/businesses': {
+    request: (w, as) => ({
+      body: {
+        name: `Sub ${w.canary}`,
+        planId: '01900000-0000-7000-8000-000000000401',
+        owner: { email: `sub-${as}@${w.canary}.test`, name: 'Sub Owner' },
+      },
+    }),
+    status: 409,
+  },
+  'POST /api/ai/agents/{agentId}/copies': { request: (w) => ({ params: { agentId: w.agentId }, body: { organizationId: w.id } }) },
   'DELETE /api/organization/my/members/{userId}': { request: (w) => ({ params: { userId: w.doomedMemberId } }), wave: 2 },
   'PATCH /api/organization/my': { request: (w) => ({ body: { name: `${w.name} ${w.canary}` } }) },
   'POST /api/ai/agents': { request: (w) => ({ body: { name: `Walked ${w.canary}` } }) },

@@ -74,7 +74,7 @@ export async function render({ root, signal }: PageContext): Promise<void> {
 }
 
 function businessRow(business: Business): HTMLTableRowElement {
-  const work = el('button', { type: 'button', 'aria-label': `Work in ${business.name}` }, 'Work in it');
+  const work = el('button', { type: 'button' }, `Work in ${business.name}`);
   work.addEventListener('click', () => {
     actIn(business.id);
     renderWorkspaceBar(true);

@@ -5,6 +5,7 @@
  * 7 days). In a client workspace these are the business's people, not the agency's.
  */
 import { ApiError } from '../api.ts';
+import { apiLimits, type ApiResponse } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { confirmDialog } from '../confirm-dialog.ts';
 import { el } from '../format.ts';
@@ -13,11 +14,12 @@ import { card, describeError, field, pageHeading, say, statusLine } from '../ui.
 import { show } from '../views.ts';
 import { actingName } from '../workspace.ts';
 
-type Member = { userId: string; email: string; name: string; role: string; createdAt: string };
-type Invitation = { id: string; email: string; role: string; expiresAt: string };
+type Members = ApiResponse<'GET /organization/my/members'>;
+type Member = Members['members'][number];
+type Invitation = ApiResponse<'POST /organization/my/invitations'>;
 
 /** The most members one page lists (the API's largest page). */
-const SHOWN = 200;
+const SHOWN = apiLimits['GET /organization/my/members'].query.limit.maximum;
 const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium' });
 const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
 const ROLES: [string, string][] = [
@@ -47,7 +49,7 @@ export async function render({ root, signal }: PageContext): Promise<void> {
 
   const reload = async () => {
     try {
-      const { members, hasMore } = await api<{ members: Member[]; hasMore: boolean }>('/api/organization/my/members', {
+      const { members, hasMore } = await api<Members>('/api/organization/my/members', {
         signal,
         query: { limit: String(SHOWN) },
       });
@@ -92,7 +94,12 @@ function memberRow(member: Member, status: HTMLElement, reload: () => Promise<vo
 }
 
 function inviteForm(where: string, status: HTMLElement) {
-  const email = field('invite-email', 'Email', { type: 'email', autocomplete: 'off', required: '', maxlength: '254' });
+  const email = field('invite-email', 'Email to invite', {
+    type: 'email',
+    autocomplete: 'off',
+    required: '',
+    maxlength: String(apiLimits['POST /organization/my/invitations'].body.email.maxLength),
+  });
   const role = el('select', { id: 'invite-role', name: 'invite-role' }, ...ROLES.map(([value, text]) => el('option', { value }, text)));
   const submit = el('button', { type: 'submit' }, 'Send invitation');
   const form = el(

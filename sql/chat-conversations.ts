@@ -77,10 +77,9 @@ export function ensureConversation(
     RETURNING ${conversationColumns}`);
 }
 
-/** Sets a conversation's title (a model's title replacing the first line it started with). */
-export async function setConversationTitle(db: CommonQueryMethods, conversationId: string, title: string): Promise<void> {
-  await db.query(sql.unsafe`UPDATE chat_conversations SET title = ${title} WHERE id = ${conversationId}`);
-}
+/** A data-modifying CTE that sets a conversation's title (for `insertUsageEvents`' `alongside`: the title call's usage row and its title in one statement). */
+export const conversationTitleWrite = (conversationId: string, title: string) =>
+  sql.fragment`titled_conversation AS (UPDATE chat_conversations SET title = ${title} WHERE id = ${conversationId})`;
 
 /** The caller's conversations with this agent, most recently active first. */
 export function listConversations(db: CommonQueryMethods, scope: ConversationScope) {

@@ -1,5 +1,4 @@
 import type { Static } from '@sinclair/typebox';
-import { isModelPriced } from '../../sql/model-pricing.ts';
 import { checkBudgetBeforeTurn } from '../analytics/budget/checker.ts';
 import { AI_BUDGET_EXCEEDED } from '../analytics/budget/errors.ts';
 import type { Config } from '../config.ts';
@@ -12,6 +11,7 @@ import { AI_CONVERSATION_FULL, conversationFull, MAX_CONVERSATION_MESSAGES } fro
 import { DEMO_MODEL_ID } from '../metering/demo-model.ts';
 import type { ChatModel } from '../metering/models.ts';
 import type { ChatBody } from './schemas.ts';
+import { isPriced } from '../metering/prices.ts';
 
 /*
  * What a chat request may bring (`readIncoming`, docs/chat.md "Trust boundary") and the checks its
@@ -55,7 +55,7 @@ export async function admitTurn(
   const early = platformPays ? await turn.priced?.catch(() => null) : null;
   // Both reads at once; their failures are answered in this order.
   const [priced, budget] = await Promise.allSettled([
-    platformPays ? (early ?? isModelPriced(deps.db, model.modelId)) : true,
+    platformPays ? (early ?? isPriced(deps, model.modelId)) : true,
     checkBudgetBeforeTurn(deps, turn.organizationId),
   ]);
   if (priced.status === 'rejected') throw priced.reason;
@@ -74,13 +74,13 @@ export async function admitTurn(
  * if it has to).
  */
 export function startPriceCheck(
-  deps: Pick<AppDeps, 'db' | 'config'>,
+  deps: Pick<AppDeps, 'db' | 'config' | 'clock'>,
   agent: { modelId: string | null },
   storedKey: Promise<unknown>,
 ): Promise<boolean | null> {
   const modelId = agent.modelId ?? deps.config.ai.defaultModel;
   if (deps.config.ai.gatewayApiKey === undefined || modelId === DEMO_MODEL_ID) return Promise.resolve(null);
-  const priced = isModelPriced(deps.db, modelId);
+  const priced = isPriced(deps, modelId);
   return Promise.all([storedKey, priced]).then(
     ([key, isPriced]) => (key === null ? isPriced : null),
     () => null,

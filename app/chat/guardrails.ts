@@ -2,7 +2,6 @@ import type { UIMessageChunk } from 'ai';
 import { uuidv7 } from 'uuidv7';
 import type { Agent } from '../../sql/agents.ts';
 import { saveMessage, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
-import { isModelPriced } from '../../sql/model-pricing.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { callModel } from '../metering/call.ts';
@@ -11,6 +10,7 @@ import { accountOf } from '../metering/record.ts';
 import { DEMO_MODEL_ID } from '../metering/demo-model.ts';
 import { describeFailure, TurnNotSaved } from './turn.ts';
 import { uiMessageStream } from './ui-message-stream.ts';
+import { isPriced } from '../metering/prices.ts';
 
 /*
  * An agent's guardrails (docs/agents-and-tools.md, "Guardrails"): the user message a turn answers
@@ -100,7 +100,7 @@ export async function moderate(
   const account = { ...accountOf(scope.owner), actionType: 'guardrail_check' as const };
   try {
     return await callModel(deps, model, { account, unrecorded: 'log' }, async (ai): Promise<GuardrailVerdict> => {
-      if (model.source === 'system' && model.modelId !== DEMO_MODEL_ID && !(await isModelPriced(deps.db, model.modelId)))
+      if (model.source === 'system' && model.modelId !== DEMO_MODEL_ID && !(await isPriced(deps, model.modelId)))
         return { tripped: true, by: 'moderation', failure: 'unpriced' };
       const result = await ai.generateText({
         system: MODERATION_PROMPT,

@@ -1,12 +1,12 @@
 import type { Agent } from '../../sql/agents.ts';
-import { setConversationTitle, type ConversationScope } from '../../sql/chat-conversations.ts';
-import { isModelPriced } from '../../sql/model-pricing.ts';
+import { conversationTitleWrite, type ConversationScope } from '../../sql/chat-conversations.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { callModel } from '../metering/call.ts';
 import { modelFor } from '../metering/models.ts';
 import { accountOf } from '../metering/record.ts';
 import { DEMO_MODEL_ID } from '../metering/demo-model.ts';
+import { isPriced } from '../metering/prices.ts';
 
 /*
  * Conversation titles (docs/agents-and-tools.md, "Conversation titles"): a new conversation is
@@ -79,9 +79,11 @@ export async function generateTitle(
   try {
     const model = modelFor(deps, turn.owner.organizationId, modelId, signal, turn.storedKey);
     const account = { ...accountOf(turn.owner), actionType: 'title_generation' as const };
-    const title = await callModel(deps, model, { account, unrecorded: 'log' }, async (ai) => {
+    // The title is written in the statement of the call's usage row.
+    const alongside = async (title: string | null | undefined) => (title ? conversationTitleWrite(await conversationId, title) : undefined);
+    return await callModel(deps, model, { account, alongside }, async (ai) => {
       if (model.modelId === DEMO_MODEL_ID) return null;
-      if (model.source === 'system' && !(await isModelPriced(deps.db, model.modelId))) {
+      if (model.source === 'system' && !(await isPriced(deps, model.modelId))) {
         if (!reportedUnpriced.has(model.modelId)) {
           reportedUnpriced.add(model.modelId);
           deps.logger.warn(
@@ -99,8 +101,6 @@ export async function generateTitle(
       });
       return titleFromAnswer(result.text);
     });
-    if (title !== null) await setConversationTitle(deps.db, await conversationId, title);
-    return title;
   } catch (error) {
     deps.logger.info({ agentId: turn.agent.id, err: error instanceof Error ? error.name : 'unknown' }, 'conversation title not made');
     return null;

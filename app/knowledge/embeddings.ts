@@ -1,10 +1,10 @@
-import { isModelPriced } from '../../sql/model-pricing.ts';
 import { checkBudgetBeforeTurn } from '../analytics/budget/checker.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { CodedError } from '../core/errors.ts';
 import { callModel } from '../metering/call.ts';
 import { modelNotAvailable } from '../metering/errors.ts';
 import { embeddingModelFor } from '../metering/models.ts';
+import { isPriced } from '../metering/prices.ts';
 
 /** Whose embedding: the organization, the agent and the staff user or end user (a document's uploader, a turn's owner). */
 export type EmbeddingScope = { organizationId: string; agentId: string; userId: string | null; endUserId?: string | null };
@@ -42,10 +42,7 @@ export async function embedTexts(
   const apiKey = deps.config.ai.gatewayApiKey;
   if (!modelId || !apiKey || texts.length === 0) return null;
   const indexing = options.action === 'document_indexing';
-  const [priced] = await Promise.all([
-    isModelPriced(deps.db, modelId),
-    indexing ? checkBudgetBeforeTurn(deps, scope.organizationId) : null,
-  ]);
+  const [priced] = await Promise.all([isPriced(deps, modelId), indexing ? checkBudgetBeforeTurn(deps, scope.organizationId) : null]);
   if (!priced) {
     if (indexing) throw modelNotAvailable(modelId);
     return null;

@@ -14,12 +14,12 @@ const TokenRow = z.object({ keyId: z.string(), sealed: z.instanceof(Buffer), row
 
 test('an OAuth MCP server is connected end to end and its tokens are stored encrypted', async (t) => {
   const started = await startWithServer(t);
-  const before = Date.now();
-  const initiated = await initiate(t, started).expect(200);
+  // The app's clock stands still for the initiate: the state's lifetime is read exactly.
+  const now = new Date();
+  const initiated = await initiate(t, started, t.context.t.rebuild({ clock: () => now })).expect(200);
   t.deepEqual(Object.keys(initiated.body).sort(), ['authorizationUrl', 'browserKey', 'expiresAt', 'state']);
   t.true(initiated.body.authorizationUrl.startsWith(`${started.fake.issuer}/authorize?`));
-  const lifetime = Date.parse(initiated.body.expiresAt) - before;
-  t.true(lifetime > 9.9 * 60_000 && lifetime <= 10 * 60_000 + 5_000, `expires in ${lifetime} ms`);
+  t.is(Date.parse(initiated.body.expiresAt) - now.getTime(), 10 * 60_000, 'the state lives 10 minutes');
 
   const redirect = await started.fake.authorize(initiated.body.authorizationUrl);
   t.is(redirect.get('state'), initiated.body.state);

@@ -18,7 +18,11 @@ const TURNS = 20;
 async function main() {
   const db = await createTestDatabase();
   await seedDemo(db.pool);
-  const provider = await startOpenAiPeer(() => ({ kind: 'text', text: 'The scripted provider answers with a short paragraph.', pieces: 8 }));
+  const provider = await startOpenAiPeer(() => ({
+    kind: 'text',
+    text: 'The scripted provider answers with a short paragraph.',
+    pieces: 8,
+  }));
   const { child, base } = await startService({ databaseUrl: db.url, gatewayUrl: provider.url });
   const auth = {
     authorization: `Bearer ${accessToken(USERS.owner.id, ORGANIZATIONS.demoAgency.id)}`,

@@ -124,7 +124,16 @@ function who(route: Route): string {
   if (apiKey) parts.push(`${apiKey.keyOnly ? 'only ' : 'or '}an API key with \`${apiKey.scope}\``);
   const limit = route.rateLimit;
   if (limit) {
-    const per = limit.identifierType === 'ip' ? 'address' : limit.identifierType === 'apiKey' ? 'API key' : limit.identifierType === 'organization' ? 'organization' : endUser ? 'end user' : 'user';
+    const per =
+      limit.identifierType === 'ip'
+        ? 'address'
+        : limit.identifierType === 'apiKey'
+          ? 'API key'
+          : limit.identifierType === 'organization'
+            ? 'organization'
+            : endUser
+              ? 'end user'
+              : 'user';
     parts.push(`${limit.limit} per ${spelledWindow(limit.windowMs)} per ${per}`);
   }
   return parts.join('; ');

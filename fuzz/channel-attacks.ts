@@ -143,6 +143,11 @@ const Count = z.strictObject({ n: z.number() });
  * session has `kind: "client"`.
  */
 export async function strangerAsClient(lab: ChannelLab, harness: Harness): Promise<AttackCase> {
+  // The case's premise, whatever the fuzzing before it did: Other Agency's owner may legitimately
+  // have turned client registration on with PATCH /organization/my among the drawn requests.
+  await harness.db.pool.query(
+    sql.unsafe`UPDATE organizations SET allow_client_registration = false WHERE id = ${ORGANIZATIONS.otherAgency.id}`,
+  );
   const email = `stranger-${Date.now()}@fuzz.test`;
   const registered = await lab.call('POST', '/api/identity/auth/client/register', {
     email,

@@ -1,6 +1,6 @@
 import { findAgentInOrganization } from '../../sql/agents.ts';
 import type { CodedError } from '../core/errors.ts';
-import { countEndUserMessageOfMonth } from '../plans/limits.ts';
+import { countEndUserMessageOfMonth } from './monthly-quota.ts';
 import { countEndUserMessage } from '../../sql/end-users.ts';
 import { defineRoute } from '../core/route.ts';
 import { AI_PROVIDER_NOT_CONFIGURED } from '../metering/errors.ts';

@@ -1,7 +1,6 @@
 import type { CommonQueryMethods } from 'slonik';
-import { countMonthlyMessage, countUsersUnderLock, findPlanLimitsOfOrganization, sumDocumentBytes } from '../../sql/plan-limits.ts';
+import { countUsersUnderLock, findPlanLimitsOfOrganization, sumDocumentBytes } from '../../sql/plan-limits.ts';
 import { forgetAllGates } from '../analytics/budget/checker.ts';
-import { endUserMonthlyQuotaExceeded } from '../channel/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { planLimitReached } from './errors.ts';
 
@@ -47,23 +46,9 @@ export async function checkDocumentsLimit(tx: CommonQueryMethods, organizationId
   }
 }
 
-/** The first day of `now`'s UTC month, as `YYYY-MM-01`. */
-const monthOf = (now: Date) => `${now.toISOString().slice(0, 7)}-01`;
-
 /** Seconds from `now` to the next UTC month (at least 1). */
 export const secondsToNextUtcMonth = (now: Date) =>
   Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000));
-
-/**
- * Counts one end-user message of the organization this UTC month, over all its channels; throws
- * 429 `AI.END_USER_QUOTA_EXCEEDED` (with `retryAfterSeconds` to the next UTC month) when its plan's
- * `maxEndUserMessagesPerMonth` is reached. One statement.
- */
-export async function countEndUserMessageOfMonth(deps: Pick<AppDeps, 'db' | 'clock'>, organizationId: string): Promise<void> {
-  const now = deps.clock();
-  const counted = await countMonthlyMessage(deps.db, organizationId, monthOf(now));
-  if (counted.messages === null && counted.limit !== null) throw endUserMonthlyQuotaExceeded(counted.limit, secondsToNextUtcMonth(now));
-}
 
 /**
  * A plan's limits or a business's plan changed: this process's next model call reads the

@@ -103,6 +103,7 @@ const requests = (agentId: string, serverId: string): Record<string, { body?: ob
   [`POST /ai/agents/${agentId}/eval-runs`]: { body: {} },
   [`GET /ai/agents/${agentId}/eval-runs`]: {},
   [`GET /ai/agents/${agentId}/eval-runs/${uuidv7()}`]: {},
+  [`POST /ai/agents/${agentId}/copies`]: { body: { organizationId: ORGANIZATIONS.demoAgency.id } },
 });
 
 test('every route under an archived agent answers 404 AI.AGENT_NOT_FOUND, as for a missing agent', async (t) => {

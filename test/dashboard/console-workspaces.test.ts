@@ -66,7 +66,12 @@ test.serial(
     await signIn(page, t.context.origin, USERS.owner.email);
     await actingLine(page).filter({ hasText: 'Working in Demo Agency, your agency.' }).waitFor();
     const switcher = page.getByLabel('Workspace');
-    t.deepEqual(await switcher.locator('option').allInnerTexts(), ['Demo Agency (agency)', 'Bakery (client)', 'Florist (client)']);
+    t.deepEqual(await switcher.locator('option').allInnerTexts(), [
+      'Demo Agency (agency)',
+      'Bakery (client)',
+      'Demo Bakery (client)',
+      'Florist (client)',
+    ]);
     await page.goto(`${t.context.origin}/dashboard#/agents`);
     await page.locator('#agent-list li').first().waitFor();
     t.true((await page.locator('#agent-list').innerText()).includes(AGENTS.support.name));
@@ -110,11 +115,11 @@ test.serial('the Clients page lists the businesses, makes a workspace with its o
   await page.getByRole('link', { name: 'Clients' }).click();
   await page.locator('#client-list[data-loaded="true"]').waitFor();
   const rows = page.locator('#client-rows tr');
-  t.deepEqual((await rows.locator('th').allInnerTexts()).sort(), ['Bakery', 'Florist']);
+  t.deepEqual((await rows.locator('th').allInnerTexts()).sort(), ['Bakery', 'Demo Bakery', 'Florist']);
   t.regex(
     await page.locator(`tr[data-business-id="${bakery.id}"]`).innerText(),
-    /^Bakery\s+No plan\s+1\s+1\s/,
-    'no plan yet, one user, one agent',
+    /^Bakery\s+Starter\s+1\s+1\s/,
+    "registered on the agency's oldest active public plan, one user, one agent",
   );
   t.deepEqual(await seriousViolations(page), [], 'Clients: axe');
 

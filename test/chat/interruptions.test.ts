@@ -80,7 +80,8 @@ test.serial(
   'PostgreSQL lost after the stream started ends it with an error chunk: no SQL, no stack, no key, nothing half-saved',
   async (t) => {
     const peer = await provider(t, () => ({ kind: 'text', text: 'An answer that is never kept.', usage: { prompt: 12, completion: 6 } }));
-    const base = await serve(t, chatConfig({ gatewayUrl: peer.url }));
+    // No title call (an unpriced title model is never called): its usage row would be the first write to wait on the lock.
+    const base = await serve(t, chatConfig({ gatewayUrl: peer.url, titleModel: 'unpriced/title-model' }));
     const auth = await bearer(t);
     const usageBefore = await count(t, sql.type(Count)`SELECT count(*)::int AS n FROM usage_events WHERE action_type = 'user_interaction'`);
     const db = await backendControl(t);

@@ -19,9 +19,14 @@ async function activePlanId(t: T, token: string): Promise<string> {
   return (plans.body as Array<{ id: string; isActive: boolean }>).find((plan) => plan.isActive)!.id;
 }
 
-test('an agency makes a client workspace, invites its owner, and lists it with its people, agents and month', async (t) => {
+test('an agency makes a client workspace, invites its owner, and lists it with its plan, people, agents and month', async (t) => {
   const owner = await t.context.t.login(USERS.owner.email);
-  const planId = await activePlanId(t, owner);
+  // $10 a month and 20 % on usage: the month so far is billed as the bill bills it.
+  const planId = (
+    await as(t, owner)
+      .post('/api/plans', { name: 'Cafe Plan', isPublic: false, isActive: true, priceUsdPerMonth: 10, usageMarkupPercent: 20 })
+      .expect(201)
+  ).body.id as string;
   const email = `${uuidv7()}@cafe.test`;
   const made = await as(t, owner)
     .post('/api/agency/businesses', { name: 'Corner Cafe', planId, owner: { email, name: 'Cafe Owner' } })
@@ -58,11 +63,12 @@ test('an agency makes a client workspace, invites its owner, and lists it with i
   t.deepEqual(row, {
     id: cafe,
     name: 'Corner Cafe',
-    plan: null,
+    plan: { id: planId, name: 'Cafe Plan' },
     users: 1,
     agents: 1,
     createdAt: made.body.business.createdAt,
-    monthToDate: { turns: 1, usageCostUsd: 0.124456, billedUsd: 0.12 },
+    // 10.00 + round(0.124456 x 1.2 = 0.1493472, 2) = 10.15; the business's own key's usage is not billed.
+    monthToDate: { turns: 1, usageCostUsd: 0.124456, billedUsd: 10.15 },
   });
 });
 

@@ -39,6 +39,41 @@ export const WALKS: Record<string, Walk> = {
     }),
     status: 409,
   },
+  // The plan move and the bill are the agency's own (docs/billing.md): acting in a business they are the plain 403.
+  'PUT /api/agency/businesses/{businessId}/plan': {
+    request: (w) => ({ params: { businessId: w.id }, body: { planId: '01900000-0000-7000-8000-000000000401' } }),
+    // Only the agency's own staff in the agency move a business: acting in the business it is the plain 403.
+    status: 403,
+  },
+  'GET /api/agency/billing': { request: () => ({}), status: 403 },
+  'PUT /api/organization/my/branding': {
+    request: (w, as) => ({
+      body: { productName: `Brand ${as}`, primaryColor: '#336699', logoUrl: null, supportEmail: null, hosts: [`${as}.${w.canary}.test`] },
+    }),
+    // A business shows its agency's brand; only the agency sets it: acting in a business it is the plain 403.
+    status: 403,
+  },
+  'GET /api/organization/my/branding': { request: () => ({}) },
+  'GET /api/ai/agents/{agentId}/versions': { request: (w) => ({ params: agent(w) }) },
+  'POST /api/ai/agents/{agentId}/versions/{version}/restore': { request: (w) => ({ params: { ...agent(w), version: '1' }, body: {} }) },
+  'POST /api/ai/agents/{agentId}/eval-cases': {
+    request: (w) => ({
+      params: agent(w),
+      body: { name: 'Case', messages: [{ role: 'user', parts: [{ type: 'text', text: 'Hi' }] }], expect: { noToolCalls: true } },
+    }),
+  },
+  'GET /api/ai/agents/{agentId}/eval-cases': { request: (w) => ({ params: agent(w) }) },
+  // Ids of nothing: the allowed callers get the documented 404, the others their refusal before it.
+  'DELETE /api/ai/agents/{agentId}/eval-cases/{caseId}': {
+    request: (w) => ({ params: { ...agent(w), caseId: '01900000-0000-7000-8000-00000000dead' } }),
+    status: 404,
+  },
+  'POST /api/ai/agents/{agentId}/eval-runs': { request: (w) => ({ params: agent(w), body: {} }), wave: 2 },
+  'GET /api/ai/agents/{agentId}/eval-runs': { request: (w) => ({ params: agent(w) }) },
+  'GET /api/ai/agents/{agentId}/eval-runs/{runId}': {
+    request: (w) => ({ params: { ...agent(w), runId: '01900000-0000-7000-8000-00000000dead' } }),
+    status: 404,
+  },
   'POST /api/ai/agents/{agentId}/copies': { request: (w) => ({ params: { agentId: w.agentId }, body: { organizationId: w.id } }) },
   'DELETE /api/organization/my/members/{userId}': { request: (w) => ({ params: { userId: w.doomedMemberId } }), wave: 2 },
   'PATCH /api/organization/my': { request: (w) => ({ body: { name: `${w.name} ${w.canary}` } }) },

@@ -144,10 +144,18 @@ const Count = z.strictObject({ n: z.number() });
  */
 export async function strangerAsClient(lab: ChannelLab, harness: Harness): Promise<AttackCase> {
   // The case's premise, whatever the fuzzing before it did: Other Agency's owner may legitimately
-  // have turned client registration on with PATCH /organization/my among the drawn requests.
-  await harness.db.pool.query(
-    sql.unsafe`UPDATE organizations SET allow_client_registration = false WHERE id = ${ORGANIZATIONS.otherAgency.id}`,
+  // have turned client registration on with PATCH /organization/my among the drawn requests. The
+  // flag is put back after the case, so the rows' before-and-after check sees no change.
+  const flag = await harness.db.pool.oneFirst(
+    sql.type(
+      z.strictObject({ on: z.boolean() }),
+    )`SELECT allow_client_registration AS on FROM organizations WHERE id = ${ORGANIZATIONS.otherAgency.id}`,
   );
+  const setFlag = (on: boolean) =>
+    harness.db.pool.query(
+      sql.unsafe`UPDATE organizations SET allow_client_registration = ${on} WHERE id = ${ORGANIZATIONS.otherAgency.id}`,
+    );
+  await setFlag(false);
   const email = `stranger-${Date.now()}@fuzz.test`;
   const registered = await lab.call('POST', '/api/identity/auth/client/register', {
     email,
@@ -156,6 +164,7 @@ export async function strangerAsClient(lab: ChannelLab, harness: Harness): Promi
     organizationId: ORGANIZATIONS.otherAgency.id,
   });
   const made = await harness.db.pool.oneFirst(sql.type(Count)`SELECT count(*)::int AS n FROM users WHERE email = ${email}`);
+  await setFlag(flag);
   const agent = await lab.agent('Clients (fuzz)', MODEL, { identity: 'verified' });
   const login = await lab.call('POST', '/api/identity/auth/client/login', { email: 'customer@demo.test', password: DEMO_PASSWORD });
   const clientToken = login.json().accessToken as string;

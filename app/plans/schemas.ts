@@ -36,7 +36,7 @@ const PlanName = Type.String({ minLength: 1, maxLength: 200 });
 const Price = Type.Number({ minimum: 0, maximum: 1_000_000, description: 'USD per month, at most 2 decimals' });
 const Markup = Type.Integer({ minimum: 0, maximum: 1000, description: 'percent added to the usage cost on the bill' });
 const Count = Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000_000 }), Type.Null()]);
-const UsageUsd = Type.Union([Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000_000 }), Type.Null()]);
+const UsageUsd = Type.Union([Type.Number({ minimum: 0.01, maximum: 1_000_000_000 }), Type.Null()]);
 
 export const LimitsBody = StrictObject({
   maxAgents: Type.Optional(Count),

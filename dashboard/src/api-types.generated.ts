@@ -2900,7 +2900,7 @@ export const apiLimits = {
       'limits.maxUsers': { minimum: 1, maximum: 1000000 },
       'limits.maxEndUserMessagesPerMonth': { minimum: 1, maximum: 1000000000 },
       'limits.maxDocumentsMb': { minimum: 1, maximum: 10000000 },
-      'limits.monthlyUsageUsd': { maximum: 1000000000 },
+      'limits.monthlyUsageUsd': { minimum: 0.01, maximum: 1000000000 },
     },
   },
   'PATCH /plans/:planId': {
@@ -2913,7 +2913,7 @@ export const apiLimits = {
       'limits.maxUsers': { minimum: 1, maximum: 1000000 },
       'limits.maxEndUserMessagesPerMonth': { minimum: 1, maximum: 1000000000 },
       'limits.maxDocumentsMb': { minimum: 1, maximum: 10000000 },
-      'limits.monthlyUsageUsd': { maximum: 1000000000 },
+      'limits.monthlyUsageUsd': { minimum: 0.01, maximum: 1000000000 },
     },
   },
   'PUT /organization/my/branding': {

@@ -81,6 +81,8 @@ test('prices take at most 2 decimals and stay in range; markups are whole percen
   t.deepEqual(await paths({ usageMarkupPercent: 2.5 }), ['usageMarkupPercent']);
   t.deepEqual(await paths({ limits: { maxAgents: 0 } }), ['limits.maxAgents']);
   t.deepEqual(await paths({ limits: { monthlyUsageUsd: 0.001 } }), ['limits.monthlyUsageUsd']);
+  // Below a cent it would store as 0.00, which no limit is (the fuzzer's 5e-9 once answered 500).
+  t.deepEqual(await paths({ limits: { monthlyUsageUsd: 5e-9 } }), ['limits.monthlyUsageUsd']);
   t.deepEqual(await paths({ limits: { unknown: 1 } }), ['limits.unknown']);
   t.deepEqual(await paths({ maxUsers: 3, limits: { maxUsers: 4 } }), ['limits.maxUsers']);
   // 0.29 is 28.999999999999996 cents in binary: still exactly 29 cents.

@@ -11,8 +11,8 @@ import { INPUT_ESTIMATE_MARGIN, reserveCall, settleCall, type ReserveDeps } from
 /*
  * The meter of a language model: a middleware every model call of the service goes through (chat
  * steps, titles, guardrail checks). Before a call it reserves the call's worst case against an
- * enforced budget; after it, it records the call's usage as the provider reported it (and the next
- * call settles the reservation). Writing the usage rows is `recordModelCalls` (app/metering/record.ts).
+ * enforced budget; after it, it records the call's usage as the provider reported it and settles
+ * the reservation. Writing the usage rows is `recordModelCalls` (app/metering/record.ts).
  */
 
 /** One model call as measured: tokens as the provider reported them and the time to its last chunk. */
@@ -41,23 +41,14 @@ export type Meter = {
  * - records the usage the provider reports (streamed: its `finish` part, which a stopped turn still
  *   records; generated: the result), input tokens counted without the cached ones, and the
  *   milliseconds from sending the request to its last part;
- * - settles a call's reservation to its actual cost only when the model is called again (the next
- *   step of a turn, before its own reservation): a last call's reservation is released by the
- *   statement that writes the usage rows, so a one-call turn reserves in one statement.
+ * - settles each call's reservation to its actual cost as soon as the provider reports it; the
+ *   statement that writes the usage rows releases it.
  */
 export function modelMeter(deps: ReserveDeps, account: { organizationId: string; modelId: string }): Meter {
   const calls: MeteredCall[] = [];
   const reservations: string[] = [];
-  // The last call's reservation, held at its worst case until the next call of the model settles
-  // it: a call with no next one (most turns) is released by its usage row's write, never settled.
-  let unsettled: { id: string; call: MeteredCall } | undefined;
 
   async function reserve(params: LanguageModelV3CallOptions) {
-    if (unsettled) {
-      const { id, call } = unsettled;
-      unsettled = undefined;
-      await settleCall(deps, id, { modelId: account.modelId, ...call });
-    }
     const outputTokens = params.maxOutputTokens ?? deps.config.ai.budgetOutputTokens;
     const id = await reserveCall(deps, {
       ...account,
@@ -71,7 +62,10 @@ export function modelMeter(deps: ReserveDeps, account: { organizationId: string;
   function measured(usage: LanguageModelV3Usage, id: string | null, started: number) {
     const call = { ...tokensOf(usage), latencyMs: Math.round(performance.now() - started), finishedAt: deps.clock() };
     calls.push(call);
-    if (id !== null) unsettled = { id, call };
+    // Settled at once to the reported cost: a provider reporting more than the worst case reserved
+    // holds the excess against the budget before any other call is admitted (a settle deferred to
+    // the usage row's write let 30 parallel turns pass a $0.02 limit by 3 %).
+    if (id !== null) void settleCall(deps, id, { modelId: account.modelId, ...call });
   }
 
   const middleware: LanguageModelV3Middleware = {

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import type { LanguageModelV3Prompt } from '@ai-sdk/provider';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import type { countTokens as CountTokensOf } from 'gpt-tokenizer/encoding/o200k_base';
+
+type CountTokens = typeof CountTokensOf;
+/** The tokenizer's ranks (a few MB, ~170 ms to load) are loaded at the first estimate, not at every start. */
+let tokenizer: CountTokens | undefined;
+const countTokens: CountTokens = (text, options) => {
+  tokenizer ??= (createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as { countTokens: CountTokens }).countTokens;
+  return tokenizer(text, options);
+};
 
 /*
  * Token estimates (the o200k tokenizer, GPT-4o's, through `gpt-tokenizer`): what the context

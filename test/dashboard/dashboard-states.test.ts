@@ -1,6 +1,9 @@
 import { TZDate } from '@date-fns/tz';
 import anyTest from 'ava';
-import { addDays, format, startOfDay, subDays } from 'date-fns';
+import { addDays } from 'date-fns/addDays';
+import { format } from 'date-fns/format';
+import { startOfDay } from 'date-fns/startOfDay';
+import { subDays } from 'date-fns/subDays';
 import { areaRoutes } from '../../app/routes.ts';
 import { screenshot } from '../helpers/browser.ts';
 import { signIn, waitForReports, withDashboard } from '../helpers/dashboard.ts';

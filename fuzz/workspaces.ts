@@ -115,3 +115,21 @@ export async function workspaceTrespass(
       (changed.length ? `; ROWS CHANGED: ${changed.join('; ')}` : ''),
   };
 }
+
+/** Written by the agency's own plan move (`PUT /api/agency/businesses/{businessId}/plan`), a right the agency has over its clients. */
+const AGENCY_MOVE_TABLES = ['business_plan_periods.'];
+
+/**
+ * The sibling's changed tables less those its own agency changed legitimately: a plan period is
+ * excused only when an answer shows a 200 plan move of that very business by one of `agencyStaff`.
+ */
+export function siblingChangesNotByItsAgency(changed: string[], outcomes: Outcome[], siblingId: string, agencyStaff: string[]): string[] {
+  const moved = outcomes.some(
+    (outcome) =>
+      outcome.request.method === 'PUT' &&
+      outcome.request.target.startsWith(`/api/agency/businesses/${siblingId}/plan`) &&
+      outcome.response.status === 200 &&
+      agencyStaff.includes(outcome.request.principal),
+  );
+  return moved ? changed.filter((line) => !AGENCY_MOVE_TABLES.some((table) => line.startsWith(table))) : changed;
+}

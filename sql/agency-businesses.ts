@@ -32,17 +32,18 @@ export type BusinessRow = z.infer<typeof BusinessRow>;
 export function listBusinessesOfAgency(
   db: CommonQueryMethods,
   agencyId: string,
-  page: { limit: number; before: string | undefined; monthStart: Date },
+  page: { limit: number; before: string | undefined; monthStart: Date; only?: string },
 ) {
   const before =
     page.before === undefined
       ? sql.fragment``
       : sql.fragment`AND (b.created_at, b.id) < (SELECT created_at, id FROM organizations WHERE id = ${page.before} AND parent_id = ${agencyId})`;
+  const only = page.only === undefined ? sql.fragment`` : sql.fragment`AND b.id = ${page.only}`;
   const since = sql.timestamp(page.monthStart);
   return db.any(sql.type(BusinessRow)`
     WITH page AS (
       SELECT b.id, b.name, b.created_at FROM organizations b
-      WHERE b.parent_id = ${agencyId} AND b.type = 'BUSINESS' ${before}
+      WHERE b.parent_id = ${agencyId} AND b.type = 'BUSINESS' ${before} ${only}
       ORDER BY b.created_at DESC, b.id DESC
       LIMIT ${page.limit + 1}
     ), figures AS (

@@ -54,7 +54,6 @@ export async function createBusiness(
     const id = uuidv7();
     await insertOrganization(tx, { id, name: body.name, type: 'BUSINESS', parentId: agencyId });
     await putBusinessOnPlan(tx, id, plan.id, deps.clock());
-    const business = (await findOrganization(tx, id))!;
     const invitation = await inviteMember(deps, tx, {
       organizationId: id,
       email: body.owner.email,
@@ -62,17 +61,13 @@ export async function createBusiness(
       invitedBy,
       name: body.owner.name,
     });
-    const row = {
-      id,
-      name: business.name,
-      plan,
-      users: 0,
-      agents: 0,
-      createdAt: business.createdAt,
-      turns: 0,
-      usageCostUsd: 0,
-      billedUsd: 0,
-    };
-    return { business: asBusiness(row), invitation: { id: invitation.id, email: invitation.email, expiresAt: invitation.expiresAt } };
+    // Read as the list reads it: the month so far is billed the plan's price from the first day.
+    const [row] = await listBusinessesOfAgency(tx, agencyId, {
+      limit: 1,
+      before: undefined,
+      monthStart: monthStartOf(deps.clock()),
+      only: id,
+    });
+    return { business: asBusiness(row!), invitation: { id: invitation.id, email: invitation.email, expiresAt: invitation.expiresAt } };
   });
 }

@@ -32,7 +32,14 @@ test('an agency makes a client workspace, invites its owner, and lists it with i
     .post('/api/agency/businesses', { name: 'Corner Cafe', planId, owner: { email, name: 'Cafe Owner' } })
     .expect(201);
   t.like(made.body, {
-    business: { name: 'Corner Cafe', users: 0, agents: 0, monthToDate: { turns: 0, usageCostUsd: 0, billedUsd: 0 } },
+    // Made today, it is billed its plan's price for the month already.
+    business: {
+      name: 'Corner Cafe',
+      plan: { id: planId, name: 'Cafe Plan' },
+      users: 0,
+      agents: 0,
+      monthToDate: { turns: 0, usageCostUsd: 0, billedUsd: 10 },
+    },
     invitation: { email },
   });
   const cafe = made.body.business.id as string;

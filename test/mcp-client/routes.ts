@@ -1,4 +1,6 @@
 import type { ExecutionContext } from 'ava';
+import request from 'supertest';
+import type { App } from '../../app/app.ts';
 import { AGENTS } from '../../seeds/demo-fixtures.ts';
 import type { TestContext } from '../helpers/app.ts';
 import type { Peer } from './mcp-peers.ts';
@@ -28,8 +30,9 @@ export async function addServer(t: T, auth: string, body: Record<string, unknown
   return response.body.id as string;
 }
 
-export const toolsOf = (t: T, auth: string, serverId: string, query = '') =>
-  t.context.t.http().get(`${serversPath}/${serverId}/tools${query}`).set('authorization', auth);
+/** The server's tools, through the test's app or `app` (another clock, for example). */
+export const toolsOf = (t: T, auth: string, serverId: string, query = '', app?: App) =>
+  (app ? request(app.callback()) : t.context.t.http()).get(`${serversPath}/${serverId}/tools${query}`).set('authorization', auth);
 
 export const detailOf = async (t: T, auth: string, serverId: string) =>
   (await t.context.t.http().get(`${serversPath}/${serverId}`).set('authorization', auth).expect(200)).body as {

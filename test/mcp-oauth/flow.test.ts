@@ -25,12 +25,13 @@ test('an OAuth MCP server is connected end to end and its tokens are stored encr
   t.is(redirect.get('state'), initiated.body.state);
   // Authorization servers may add parameters of their own; they are ignored.
   redirect.set('session_state', 'opaque-as-value');
-  const done = await callback(t, redirect, started.token).expect(200);
+  // The callback's clock stands still too: the token's expiry is that instant plus the server's expires_in.
+  const done = await callback(t, redirect, started.token, t.context.t.rebuild({ clock: () => now })).expect(200);
   t.is(done.body.agentId, AGENTS.support.id);
   t.is(done.body.serverId, started.serverId);
   t.is(done.body.connected, true);
   t.is(done.body.scope, 'mcp:read');
-  t.true(Math.abs(Date.parse(done.body.expiresAt) - (Date.now() + 3600_000)) < 60_000);
+  t.is(Date.parse(done.body.expiresAt), now.getTime() + 3600_000);
   t.false(JSON.stringify(done.body).includes(started.fake.issuedAccessTokens[0]!));
 
   const row = await t.context.t.db.pool.one(sql.type(TokenRow)`

@@ -1,7 +1,7 @@
 import type { UIMessageChunk } from 'ai';
 import { deleteTurn, endTurn, renewLeases, turnHasEnded, type TurnOutcome } from '../../sql/chat-turns.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { pause, whileRunning, within } from './turn-waits.ts';
+import { every, pause, whileRunning, within } from './turn-waits.ts';
 import { TurnTape, turnStreams, type TurnStreams } from './turn-streams.ts';
 
 /** How long a running turn's row stays claimed without its instance renewing it (an instance that died frees it then). */
@@ -55,7 +55,8 @@ export class ChatTurns {
   #streams: TurnStreams;
   #running = new Map<string, Running>();
   #draining = false;
-  #renewal: NodeJS.Timeout | undefined;
+  /** Stops the lease renewal; set while any turn runs here. */
+  #renewal: (() => void) | undefined;
   /** Who waits here for a turn of another instance to end (`ended`), by turn. */
   #awaitingEnd = new Map<string, Set<() => void>>();
 
@@ -87,7 +88,7 @@ export class ChatTurns {
     const controller = new AbortController();
     const running: Running = { controller };
     this.#running.set(turnId, running);
-    this.#renewal ??= setInterval(() => void this.#renew(), RENEW_EVERY_MS).unref();
+    this.#renewal ??= every(this.#deps.timers, RENEW_EVERY_MS, () => this.#renew());
     const limitMs = this.#deps.config.ai.turnTimeoutMs;
     const deadline = this.#deps.timers.setTimeout(() => {
       const seconds = Math.round(limitMs / 100) / 10;
@@ -97,7 +98,7 @@ export class ChatTurns {
       this.#deps.timers.clearTimeout(deadline);
       this.#running.delete(turnId);
       if (this.#running.size === 0) {
-        clearInterval(this.#renewal);
+        this.#renewal?.();
         this.#renewal = undefined;
       }
     };
@@ -230,7 +231,7 @@ export class ChatTurns {
       if (state === 'DONE') return null;
       if (state !== null) {
         const stream = await this.#streams.resumer.resumeExistingStream(turnId);
-        if (stream) return whileRunning(stream, () => turnHasEnded(this.#deps.db, turnId));
+        if (stream) return whileRunning(this.#deps.timers, stream, () => turnHasEnded(this.#deps.db, turnId));
         if (stream === null) return null;
       }
       if (this.#deps.clock().getTime() > until || (await turnHasEnded(this.#deps.db, turnId))) return null;
@@ -254,7 +255,7 @@ export class ChatTurns {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.#renewal);
+    this.#renewal?.();
     await this.#streams.close();
   }
 }

@@ -173,10 +173,10 @@ test.serial(
     const { whole } = await readUntil(await post(base, auth, 'drip', 'hello', 'm-drip'), hasText('Hel'));
     t.deepEqual(
       armed.map(({ ms }) => ms),
-      [4_500],
-      'one deadline of AI_TURN_TIMEOUT_MS',
+      [10_000, 4_500],
+      "the lease's renewal every 10 s and one deadline of AI_TURN_TIMEOUT_MS, both on the app's timers",
     );
-    armed[0]!.run();
+    armed[1]!.run();
     const { chunks, done } = parseStream(await whole);
 
     t.true(done);

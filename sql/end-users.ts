@@ -110,19 +110,38 @@ export function findChannelSession(db: CommonQueryMethods, agentId: string, endU
     WHERE u.id = ${endUserId} AND u.agent_id = ${agentId}`);
 }
 
-const Counted = z.strictObject({ messages: z.number() });
+const Counted = z.strictObject({ day: z.number().nullable(), month: z.number().nullable(), monthLimit: z.number().nullable() });
 
 /**
- * Counts one new message of the end user on `day` when fewer than `limit` were counted: true when
- * counted, false at the limit. One statement: concurrent messages count one after another, so the
- * limit is exact.
+ * Counts one message of the end user on `day` (when fewer than `dayLimit` were counted) and then,
+ * only if that was counted, one of their organization in `month` (its first day; when fewer than its
+ * plan's `maxEndUserMessagesPerMonth` were counted). One statement, one round trip: concurrent
+ * messages count one after another on each row, so both limits are exact; an end user past their
+ * own day never uses up the organization's month. `day` / `month` are the new counts, null when
+ * refused (`month` is also null when the day was refused); `monthLimit` is the plan's (null: none).
  */
-export async function countEndUserMessage(db: CommonQueryMethods, endUserId: string, day: string, limit: number): Promise<boolean> {
-  const counted = await db.maybeOne(sql.type(Counted)`
-    INSERT INTO end_user_daily_messages AS d (end_user_id, day, messages) VALUES (${endUserId}, ${day}::date, 1)
-    ON CONFLICT (end_user_id, day) DO UPDATE SET messages = d.messages + 1 WHERE d.messages < ${limit}
-    RETURNING messages`);
-  return counted !== null && counted.messages <= limit;
+export function countEndUserMessage(
+  db: CommonQueryMethods,
+  message: { endUserId: string; day: string; dayLimit: number; organizationId: string; month: string },
+) {
+  return db.one(sql.type(Counted)`
+    WITH counted_day AS (
+      INSERT INTO end_user_daily_messages AS d (end_user_id, day, messages)
+      SELECT ${message.endUserId}, ${message.day}::date, 1 WHERE ${message.dayLimit} >= 1
+      ON CONFLICT (end_user_id, day) DO UPDATE SET messages = d.messages + 1 WHERE d.messages < ${message.dayLimit}
+      RETURNING d.messages),
+    lim AS (
+      SELECT (SELECT p.max_end_user_messages_per_month FROM organizations o JOIN plans p ON p.id = o.plan_id
+              WHERE o.id = ${message.organizationId}) AS n),
+    counted_month AS (
+      INSERT INTO organization_monthly_messages AS m (organization_id, month, messages)
+      SELECT ${message.organizationId}, ${message.month}::date, 1 FROM lim
+      WHERE EXISTS (SELECT 1 FROM counted_day) AND (lim.n IS NULL OR lim.n >= 1)
+      ON CONFLICT (organization_id, month) DO UPDATE SET messages = m.messages + 1
+      WHERE (SELECT n FROM lim) IS NULL OR m.messages < (SELECT n FROM lim)
+      RETURNING m.messages)
+    SELECT (SELECT messages FROM counted_day) AS day, (SELECT messages FROM counted_month) AS month, lim.n AS "monthLimit"
+    FROM lim`);
 }
 
 /** One end user, by id (who an approval or a transcript belongs to). */

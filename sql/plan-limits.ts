@@ -41,24 +41,3 @@ export function sumDocumentBytes(db: CommonQueryMethods, organizationId: string)
   return db.oneFirst(sql.type(BytesRow)`
     SELECT coalesce(sum(bytes), 0)::float8 AS bytes FROM knowledge_documents WHERE organization_id = ${organizationId}`);
 }
-
-const MonthlyCount = z.strictObject({ messages: z.number().nullable(), limit: z.number().nullable() });
-
-/**
- * Counts one end-user message of the organization in `month` (its first day) unless its plan's
- * `maxEndUserMessagesPerMonth` is reached. One statement: concurrent messages count one after
- * another, so the limit is exact. `messages` is null when refused; `limit` is the plan's (null: none).
- */
-export function countMonthlyMessage(db: CommonQueryMethods, organizationId: string, month: string) {
-  return db.one(sql.type(MonthlyCount)`
-    WITH lim AS (
-      SELECT (SELECT p.max_end_user_messages_per_month FROM organizations o JOIN plans p ON p.id = o.plan_id
-              WHERE o.id = ${organizationId}) AS n),
-    counted AS (
-      INSERT INTO organization_monthly_messages AS m (organization_id, month, messages)
-      SELECT ${organizationId}, ${month}::date, 1 FROM lim WHERE lim.n IS NULL OR lim.n >= 1
-      ON CONFLICT (organization_id, month) DO UPDATE SET messages = m.messages + 1
-      WHERE (SELECT n FROM lim) IS NULL OR m.messages < (SELECT n FROM lim)
-      RETURNING m.messages)
-    SELECT (SELECT messages FROM counted) AS messages, lim.n AS limit FROM lim`);
-}

@@ -1,7 +1,6 @@
 import { findAgentInOrganization } from '../../sql/agents.ts';
 import type { CodedError } from '../core/errors.ts';
-import { countEndUserMessageOfMonth } from './monthly-quota.ts';
-import { countEndUserMessage } from '../../sql/end-users.ts';
+import { countEndUserTurn } from './quotas.ts';
 import { defineRoute } from '../core/route.ts';
 import { AI_PROVIDER_NOT_CONFIGURED } from '../metering/errors.ts';
 import { ADMISSION_ERRORS } from '../chat/admission.ts';
@@ -19,7 +18,6 @@ import {
   AI_END_USER_QUOTA_EXCEEDED,
   AI_END_USER_NOT_VERIFIED,
   channelNotFound,
-  endUserQuotaExceeded,
   AI_CHANNEL_NOT_FOUND,
   AI_ORIGIN_NOT_ALLOWED,
 } from './errors.ts';
@@ -45,10 +43,6 @@ async function answerChatAsEndUser(call: ChatCall) {
     throw forEndUsers(error);
   }
 }
-
-/** Seconds from `now` to the next UTC midnight (at least 1). */
-export const secondsToUtcMidnight = (now: Date) =>
-  Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000));
 
 /** What an agent's website chat calls (docs/channel.md): a session, then the one chat of docs/chat.md as the end user. */
 export const publicRoutes = [
@@ -111,17 +105,8 @@ export const publicRoutes = [
         approvals: channel.approvals === 'staff' ? 'staff' : 'owner',
         // Every turn the end user starts counts: a new message, a regenerate, approval answers.
         beforeTurn: async () => {
-          const now = deps.clock();
-          const limit = channel.endUserMessagesPerDay;
-          if (!(await countEndUserMessage(deps.db, scope.endUserId, now.toISOString().slice(0, 10), limit))) {
-            const wait = secondsToUtcMidnight(now);
-            ctx.set('Retry-After', String(wait));
-            throw endUserQuotaExceeded(limit, wait);
-          }
-          // Then the business's month over all its channels (its plan's maxEndUserMessagesPerMonth): counted after
-          // the end user's day, so an end user past their own quota never uses up the business's month.
           try {
-            await countEndUserMessageOfMonth(deps, scope.organizationId);
+            await countEndUserTurn(deps, scope, channel.endUserMessagesPerDay);
           } catch (error) {
             const wait = (error as CodedError).metadata?.retryAfterSeconds;
             if (typeof wait === 'number') ctx.set('Retry-After', String(wait));

@@ -16,8 +16,15 @@ const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' 
 /** The current UTC month, `YYYY-MM`. */
 const thisMonth = () => new Date().toISOString().slice(0, 7);
 
-/** Fills `section` with the bill of the agency `organizationId` (the acting workspace is never used). */
-export async function renderBill(section: HTMLElement, organizationId: string | undefined, signal: AbortSignal): Promise<void> {
+/**
+ * Fills `section` with the bill of the agency `organizationId` (the acting workspace is never used);
+ * answers a function that reads the chosen month's bill again (after a client changed plans).
+ */
+export async function renderBill(
+  section: HTMLElement,
+  organizationId: string | undefined,
+  signal: AbortSignal,
+): Promise<() => Promise<void>> {
   const month = el('input', { type: 'month', id: 'bill-month', name: 'bill-month', max: thisMonth(), required: '' });
   month.value = thisMonth();
   const download = el('button', { type: 'button', id: 'bill-csv' }, 'Download CSV');
@@ -43,7 +50,8 @@ export async function renderBill(section: HTMLElement, organizationId: string | 
       el('div', { class: 'actions' }, download),
     ),
     status,
-    el('div', { class: 'table-scroll' }, table),
+    // Focusable: a keyboard can scroll the lines sideways on a phone.
+    el('div', { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-labelledby': 'bill-title' }, table),
   );
   const number = (text: string) => el('td', { class: 'number' }, text);
 
@@ -109,6 +117,7 @@ export async function renderBill(section: HTMLElement, organizationId: string | 
       });
   });
   await load();
+  return load;
 }
 
 /** Saves `blob` as a file named `name` (the browser's download). */

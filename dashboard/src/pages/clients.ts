@@ -63,6 +63,7 @@ export async function render({ root, signal }: PageContext): Promise<void> {
   );
 
   let plans: Plan[] = [];
+  let reloadBill = async () => {};
   const loadPlans = async () => {
     try {
       plans = (await inAgency<Plan[]>('/api/plans')).filter((p) => p.isActive);
@@ -74,7 +75,7 @@ export async function render({ root, signal }: PageContext): Promise<void> {
   const move = (business: Business, planId: string) =>
     inAgency(`/api/agency/businesses/${business.id}/plan`, { method: 'PUT', body: { planId } })
       .then(async () => {
-        await reload();
+        await Promise.all([reload(), reloadBill()]);
         say(status, `${business.name} is on ${plans.find((p) => p.id === planId)?.name ?? 'the new plan'} from now.`, 'ok');
       })
       .catch((error: unknown) => say(status, planMoveError(error)));
@@ -94,7 +95,13 @@ export async function render({ root, signal }: PageContext): Promise<void> {
     }
   };
   create.onCreated = reload;
-  await Promise.all([loadPlans().then(reload), copy.loadAgents(), renderBill(bill, organizationId, signal)]);
+  await Promise.all([
+    loadPlans().then(reload),
+    copy.loadAgents(),
+    renderBill(bill, organizationId, signal).then((load) => {
+      reloadBill = load;
+    }),
+  ]);
 }
 
 /** A refused plan move in words. */
@@ -115,7 +122,7 @@ function planCell(business: Business, plans: Plan[], move: (business: Business, 
     { 'aria-label': `New plan for ${business.name}`, class: 'plan-choice' },
     ...others.map((p) => el('option', { value: p.id }, p.name)),
   );
-  const change = el('button', { type: 'button', 'aria-label': `Change the plan of ${business.name}` }, 'Change plan');
+  const change = el('button', { type: 'button', 'aria-label': `Change plan for ${business.name}` }, 'Change plan');
   change.addEventListener('click', () => {
     change.disabled = true;
     void move(business, choice.value).finally(() => {

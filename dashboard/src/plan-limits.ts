@@ -62,23 +62,20 @@ function row(line: Line): HTMLTableRowElement {
 export async function renderPlanLimits(signal: AbortSignal): Promise<void> {
   const section = byId('plan-limits');
   const body = byId('plan-limits-body');
-  let usage: PlanUsage;
-  try {
-    usage = await api<PlanUsage>('/api/organization/my/plan-usage', { signal });
-  } catch {
-    section.hidden = true;
-    return;
-  }
+  delete section.dataset.loaded;
+  const usage = await api<PlanUsage>('/api/organization/my/plan-usage', { signal }).catch(() => undefined);
   if (signal.aborted) return;
-  if (!usage.plan) {
+  if (!usage?.plan) {
     section.hidden = true;
+    section.dataset.loaded = 'true';
     return;
   }
   body.replaceChildren(
     el('p', { id: 'plan-limits-name' }, 'Plan: ', el('strong', {}, usage.plan.name), ` (figures of ${usage.month}, UTC)`),
     el(
       'div',
-      { class: 'table-scroll' },
+      // Focusable: a keyboard can scroll the table sideways on a phone.
+      { class: 'table-scroll', tabindex: '0', role: 'region', 'aria-labelledby': 'plan-limits-title' },
       el(
         'table',
         { class: 'plain-table', id: 'plan-limits-table' },
@@ -101,4 +98,5 @@ export async function renderPlanLimits(signal: AbortSignal): Promise<void> {
   );
   section.dataset.planId = usage.plan.id;
   section.hidden = false;
+  section.dataset.loaded = 'true';
 }

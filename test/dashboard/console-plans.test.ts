@@ -115,6 +115,10 @@ test.serial(
       .locator('#registration-said', { hasText: 'Businesses cannot register themselves while no plan is both active and public' })
       .waitFor();
     t.false(await page.getByLabel('Businesses may register themselves', { exact: true }).isChecked());
+    await page.setViewportSize(PHONE);
+    t.is(await overflowOf(page), 0, 'Plans at phone width: no sideways scrolling');
+    t.deepEqual(await seriousViolations(page), [], 'Plans at phone width: axe');
+    await screenshot(page, 'console-plans-phone');
     // Back as the demo has it, for the next test.
     await as(t, token).patch(`/api/plans/${PLANS.starter.id}`, { isPublic: true }).expect(200);
     await as(t, token).patch('/api/organization/my', { allowBusinessRegistration: true }).expect(200);

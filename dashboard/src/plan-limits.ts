@@ -52,7 +52,7 @@ function row(line: Line): HTMLTableRowElement {
     el(
       'td',
       { class: 'plan-meter' },
-      share === undefined ? '' : `${formatInteger(Math.floor(share * 100))}% used`,
+      share === undefined ? '' : `${formatInteger(Math.floor(share * 100))}%`,
       ...(share === undefined ? [] : [meter]),
     ),
   );
@@ -89,7 +89,7 @@ export async function renderPlanLimits(signal: AbortSignal): Promise<void> {
             el('th', { scope: 'col' }, 'Limit'),
             el('th', { scope: 'col', class: 'number' }, 'Used'),
             el('th', { scope: 'col', class: 'number' }, 'Allowed'),
-            el('th', { scope: 'col' }, 'Share'),
+            el('th', { scope: 'col' }, 'Used share'),
           ),
         ),
         el('tbody', {}, ...lines(usage).map(row)),

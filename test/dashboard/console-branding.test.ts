@@ -160,11 +160,11 @@ test.serial(
     await page.locator(`#plan-limits[data-loaded="true"][data-plan-id="${planId}"]`).waitFor();
     t.regex(await page.locator('#plan-limits-name').innerText(), /^Plan: Measured/);
     const row = (key: string) => page.locator(`#plan-limits-table tr[data-limit="${key}"] td`).allInnerTexts();
-    t.deepEqual(await row('agents'), ['1', '2', '50% used']);
-    t.deepEqual(await row('users'), ['1', '3', '33% used']);
-    t.deepEqual(await row('messages'), ['0', '100', '0% used']);
-    t.deepEqual(await row('documents'), ['0 MB', '5 MB', '0% used']);
-    t.deepEqual(await row('usage'), ['$2.50', '$10.00', '25% used']);
+    t.deepEqual(await row('agents'), ['1', '2', '50%']);
+    t.deepEqual(await row('users'), ['1', '3', '33%']);
+    t.deepEqual(await row('messages'), ['0', '100', '0%']);
+    t.deepEqual(await row('documents'), ['0 MB', '5 MB', '0%']);
+    t.deepEqual(await row('usage'), ['$2.50', '$10.00', '25%']);
     t.is(await overflowOf(page), 0, 'the usage page at phone width: no sideways scrolling');
     t.deepEqual(await seriousViolations(page), [], 'the usage page with the plan: axe');
     await screenshot(page, 'console-plan-limits-phone');

@@ -30,7 +30,7 @@ const LIMITS: [keyof Limits, string, string][] = [
 
 const checkbox = (id: string, label: string) => {
   const input = el('input', { type: 'checkbox', id, name: id });
-  return { input, block: el('label', { for: id }, input, ` ${label}`) };
+  return { input, block: el('label', { for: id, class: 'check' }, input, label) };
 };
 
 export function planForm(inAgency: InAgency, onSaved: (plan: Plan) => Promise<void>) {

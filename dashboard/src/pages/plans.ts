@@ -117,7 +117,7 @@ function registrationForm(inAgency: InAgency) {
   const form = el(
     'form',
     { id: 'registration-form', novalidate: '', 'aria-label': 'Business self-registration' },
-    el('div', { class: 'field' }, el('label', { for: 'allow-registration' }, allow, ' Businesses may register themselves')),
+    el('div', { class: 'field' }, el('label', { for: 'allow-registration', class: 'check' }, allow, 'Businesses may register themselves')),
     el(
       'p',
       { id: 'allow-registration-help', class: 'note' },

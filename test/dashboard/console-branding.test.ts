@@ -76,6 +76,7 @@ test.serial(
     });
     t.true(fetched() >= 1, 'the browser fetched the logo');
     t.deepEqual(blocked, [], 'nothing refused by the page’s policy');
+    await screenshot(page, 'console-branding');
     const saved = await as(t, await t.context.t.login(USERS.owner.email))
       .get('/api/organization/my/branding')
       .expect(200);

@@ -90,8 +90,13 @@ export async function render({ root, signal }: PageContext): Promise<void> {
 
   root.append(
     pageHeading(`Brand of ${agency?.name ?? 'the agency'}`),
-    card('branding', 'Your brand', status, form, said),
-    card('branding-preview', 'Preview', preview, warnings),
+    // Side by side on a wide screen, so the preview stays in sight while the form is typed in.
+    el(
+      'div',
+      { class: 'branding-layout' },
+      card('branding', 'Your brand', status, form, said),
+      card('branding-preview', 'Preview', preview, warnings),
+    ),
   );
 
   const fill = (brand: Branding) => {

@@ -26,6 +26,7 @@ import { organizationRoutes } from './organization/routes.ts';
 import { memberRoutes } from './organization/member-routes.ts';
 import { acceptInvitationRoutes, invitationRoutes } from './identity/invitation-routes.ts';
 import { planRoutes } from './plans/routes.ts';
+import { planUsageRoutes } from './plans/usage-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { brandingRoutes } from './branding/routes.ts';
 import { toolOverrideRoutes } from './tools/override-routes.ts';
@@ -51,6 +52,7 @@ export const areaRoutes: Route[] = [
   ...invitationRoutes,
   ...agencyRoutes,
   ...planRoutes,
+  ...planUsageRoutes,
   ...billingRoutes,
   ...brandingRoutes,
   ...agentRoutes,

@@ -41,3 +41,40 @@ export function sumDocumentBytes(db: CommonQueryMethods, organizationId: string)
   return db.oneFirst(sql.type(BytesRow)`
     SELECT coalesce(sum(bytes), 0)::float8 AS bytes FROM knowledge_documents WHERE organization_id = ${organizationId}`);
 }
+
+const PlanUsage = z.strictObject({
+  planId: z.string().nullable(),
+  planName: z.string().nullable(),
+  maxAgents: z.number().nullable(),
+  maxUsers: z.number().nullable(),
+  maxEndUserMessagesPerMonth: z.number().nullable(),
+  maxDocumentsMb: z.number().nullable(),
+  monthlyUsageUsd: z.number().nullable(),
+  agents: z.number(),
+  users: z.number(),
+  endUserMessages: z.number(),
+  documentBytes: z.number(),
+  usageUsd: z.number(),
+});
+
+/**
+ * What the organization's plan allows beside what it uses now, each counted as its limit counts it:
+ * agents not archived, staff users, end-user messages of `month` (its first day, UTC) over all its
+ * channels, bytes of knowledge documents and the usage cost of that month, every source. The plan
+ * columns are null without a plan. Read-only and without locks: a figure for people, not a gate.
+ */
+export function findPlanUsage(db: CommonQueryMethods, organizationId: string, month: Date) {
+  return db.one(sql.type(PlanUsage)`
+    SELECT p.id AS "planId", p.name AS "planName", p.max_agents AS "maxAgents", p.max_users AS "maxUsers",
+           p.max_end_user_messages_per_month AS "maxEndUserMessagesPerMonth", p.max_documents_mb AS "maxDocumentsMb",
+           p.monthly_usage_usd::float8 AS "monthlyUsageUsd",
+           (SELECT count(*) FROM agents WHERE organization_id = o.id AND archived_at IS NULL)::int AS agents,
+           (SELECT count(*) FROM users WHERE organization_id = o.id AND type = 'user')::int AS users,
+           coalesce((SELECT messages FROM organization_monthly_messages
+                     WHERE organization_id = o.id AND month = ${month.toISOString().slice(0, 10)}::date), 0) AS "endUserMessages",
+           (SELECT coalesce(sum(bytes), 0) FROM knowledge_documents WHERE organization_id = o.id)::float8 AS "documentBytes",
+           (SELECT coalesce(sum(cost_usd), 0) FROM usage_rollup_month
+            WHERE organization_id = o.id AND month = ${sql.timestamp(month)})::float8 AS "usageUsd"
+    FROM organizations o LEFT JOIN plans p ON p.id = o.plan_id
+    WHERE o.id = ${organizationId}`);
+}

@@ -18,13 +18,15 @@ const TYPES: Record<string, string> = {
 
 /**
  * Same origin only: the page loads its own script and stylesheet and calls its own API. Styles set
- * through the CSSOM (uPlot's sizing, the heatmap's shades) are not affected by `style-src`.
+ * through the CSSOM (uPlot's sizing, the heatmap's shades) are not affected by `style-src`. Images
+ * may also come from any https URL: an agency's logo (docs/billing.md, "Branding") is a URL the
+ * browser loads, never the server; no script or connection goes anywhere but the page's origin.
  */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  "img-src 'self' data: https:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",

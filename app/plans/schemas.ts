@@ -3,7 +3,7 @@ import { DateTime, StrictObject, Uuid } from '../core/schemas.ts';
 
 /** A plan's limits as the API shows them: each a positive number, or null for no limit (docs/billing.md). */
 const Limit = (description: string) => Type.Union([Type.Integer(), Type.Null()], { description });
-const Limits = Type.Object({
+export const LimitsSchema = Type.Object({
   maxAgents: Limit('agents in use (archived ones do not count)'),
   maxUsers: Limit("staff users of the business (the plan's `maxUsers`)"),
   maxEndUserMessagesPerMonth: Limit("end-user messages over all the business's channels per UTC month"),
@@ -19,7 +19,7 @@ export const PlanSchema = Type.Object({
   maxUsers: Type.Union([Type.Integer(), Type.Null()]),
   priceUsdPerMonth: Type.Number(),
   usageMarkupPercent: Type.Integer(),
-  limits: Limits,
+  limits: LimitsSchema,
   createdAt: DateTime(),
   updatedAt: DateTime(),
 });
@@ -29,7 +29,7 @@ export const BusinessPlanSchema = Type.Object({
   id: Uuid(),
   name: Type.String(),
   priceUsdPerMonth: Type.Number(),
-  limits: Limits,
+  limits: LimitsSchema,
 });
 
 const PlanName = Type.String({ minLength: 1, maxLength: 200 });

@@ -624,6 +624,42 @@ export type Api = {
       updatedAt: string;
     };
   };
+  /** The acting organization's plan limits and how much of each it uses this UTC month */
+  'GET /organization/my/plan-usage': {
+    response: {
+      /** the current UTC month */
+      month: string;
+      /** null: on no plan */
+      plan: {
+        id: string;
+        name: string;
+      } | null;
+      limits: {
+        /** agents in use (archived ones do not count) */
+        maxAgents: number | null;
+        /** staff users of the business (the plan's `maxUsers`) */
+        maxUsers: number | null;
+        /** end-user messages over all the business's channels per UTC month */
+        maxEndUserMessagesPerMonth: number | null;
+        /** MB (1,048,576 bytes) of uploaded knowledge documents */
+        maxDocumentsMb: number | null;
+        /** usage cost per UTC month, in USD */
+        monthlyUsageUsd: number | null;
+      };
+      used: {
+        /** agents in use (archived ones do not count) */
+        agents: number;
+        /** staff users */
+        users: number;
+        /** end-user messages this UTC month, all channels */
+        endUserMessages: number;
+        /** MB (1,048,576 bytes) of knowledge documents, 2 decimals */
+        documentsMb: number;
+        /** usage cost this UTC month, every source, 4 decimals */
+        usageUsd: number;
+      };
+    };
+  };
   /** Move one of the agency's businesses to another of its plans */
   'PUT /agency/businesses/:businessId/plan': {
     params: {

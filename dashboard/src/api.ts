@@ -53,10 +53,11 @@ export type RequestOptions = {
   signal?: AbortSignal;
 };
 
-export async function requestJson<T>(path: string, options: RequestOptions = {}): Promise<T> {
+/** The answer of a request whose status is 2xx (else an `ApiError`), in the type `accept` asks for. */
+async function send(path: string, options: RequestOptions, accept: string): Promise<{ response: Response; text: string }> {
   const url = new URL(path, window.location.origin);
   for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.organizationId) headers['x-org-id'] = options.organizationId;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -68,13 +69,13 @@ export async function requestJson<T>(path: string, options: RequestOptions = {})
     credentials: 'omit',
   });
   const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
   if (!response.ok) {
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
     const retryAfter = Number(response.headers.get('retry-after'));
     throw new ApiError(
       response.status,
@@ -83,5 +84,20 @@ export async function requestJson<T>(path: string, options: RequestOptions = {})
       body,
     );
   }
-  return body as T;
+  return { response, text };
+}
+
+export async function requestJson<T>(path: string, options: RequestOptions = {}): Promise<T> {
+  const { text } = await send(path, options, 'application/json');
+  try {
+    return (text ? JSON.parse(text) : undefined) as T;
+  } catch {
+    return undefined as T;
+  }
+}
+
+/** A 2xx answer's text in the type `accept` names (a CSV export), with its `Content-Type`. */
+export async function requestText(path: string, accept: string, options: RequestOptions = {}): Promise<{ text: string; type: string }> {
+  const { response, text } = await send(path, options, accept);
+  return { text, type: response.headers.get('content-type') ?? accept };
 }

@@ -8,6 +8,7 @@
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 import { isInvitationLink, showAcceptInvitation } from './accept-invitation.ts';
+import { wearHostBrand, wearSignedOutBrand, wearUserBrand } from './brand.ts';
 import { leave, route } from './router.ts';
 import { session, SESSION_ENDED } from './session.ts';
 import { setUpSignIn } from './sign-in.ts';
@@ -17,7 +18,7 @@ import { forgetWorkspaces, loadWorkspaces } from './workspace.ts';
 
 /** After sign-in or a resumed session: the workspaces first (every page acts in one), then the page. */
 async function start(): Promise<void> {
-  if (session.accessToken) await loadWorkspaces(session.accessToken);
+  if (session.accessToken) await Promise.all([loadWorkspaces(session.accessToken), wearUserBrand(session.accessToken)]);
   renderWorkspaceBar(true);
   await route();
 }
@@ -28,6 +29,7 @@ const signIn = setUpSignIn(
     leave();
     forgetWorkspaces();
     renderWorkspaceBar(false);
+    wearSignedOutBrand();
   },
 );
 setUpSwitcher(() => void route());
@@ -35,6 +37,9 @@ window.addEventListener('hashchange', () => {
   if (isInvitationLink()) showAcceptInvitation(() => void start());
   else if (session.email) void route();
 });
+
+// The sign-in page wears the brand of the host it is served on.
+void wearHostBrand();
 
 // Back from an MCP authorization server (the API's browser landing): say how it went.
 const landing = oauthLanding();

@@ -21,6 +21,8 @@ const routes: [RegExp, () => Promise<PageModule>][] = [
   [/^#\/approvals$/, () => import('./pages/approvals.ts')],
   [/^#\/members$/, () => import('./pages/members.ts')],
   [/^#\/clients$/, () => import('./pages/clients.ts')],
+  [/^#\/plans$/, () => import('./pages/plans.ts')],
+  [/^#\/branding$/, () => import('./pages/branding.ts')],
   [/^#\/settings$/, () => import('./pages/settings.ts')],
 ];
 

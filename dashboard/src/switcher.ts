@@ -15,7 +15,9 @@ export function renderWorkspaceBar(signedIn: boolean): void {
   const acting = byId('acting');
   const home = homeOrganization();
   const businesses = clientBusinesses();
-  byId('nav-clients').hidden = !signedIn || !isAgency() || actingOrganizationId() !== undefined;
+  // The agency's own pages: its clients, plans and brand (never a client workspace's).
+  for (const id of ['nav-clients', 'nav-plans', 'nav-branding'])
+    byId(id).hidden = !signedIn || !isAgency() || actingOrganizationId() !== undefined;
   bar.hidden = !signedIn || !isAgency() || businesses.length === 0;
   acting.hidden = !signedIn;
   if (!signedIn) return;
@@ -42,7 +44,7 @@ export function setUpSwitcher(rerender: () => void): void {
   select.addEventListener('change', () => {
     actIn(select.value === homeOrganization()?.id ? undefined : select.value);
     renderWorkspaceBar(true);
-    if (/^#\/(agents\/|clients)/.test(location.hash)) location.hash = '#/agents';
+    if (/^#\/(agents\/|clients|plans|branding)/.test(location.hash)) location.hash = '#/agents';
     else rerender();
   });
 }

@@ -103,6 +103,12 @@ async function twoOfEverything(t: T) {
         agencyId: ORGANIZATIONS.demoAgency.id,
       })
       .expect(201);
+  // Two plans (the Plans page's Edit buttons, the Clients page's plan choices).
+  await http()
+    .post('/api/plans')
+    .set('authorization', auth)
+    .send({ name: 'Growth', isPublic: true, isActive: true, priceUsdPerMonth: 49.99, usageMarkupPercent: 30 })
+    .expect(201);
   const conversations = await http().get(`/api/ai/agents/${AGENT.id}/end-user-conversations`).set('authorization', auth).expect(200);
   return { origin, endUserConversation: (conversations.body.conversations as { id: string }[])[0]!.id };
 }
@@ -110,7 +116,7 @@ async function twoOfEverything(t: T) {
 test.serial(
   'on every page of the console, with two of everything, each repeated link or button says what it acts on, axe finds no serious violation and no request fails',
   async (t) => {
-    t.timeout(600_000); // thirteen pages, each checked by axe, on a loaded machine
+    t.timeout(600_000); // fifteen pages, each checked by axe, on a loaded machine
     const { origin, endUserConversation } = await twoOfEverything(t);
     const agent = `#/agents/${AGENT.id}`;
     const pages: { module: string; hash: string; ready: string }[] = [
@@ -125,7 +131,9 @@ test.serial(
       { module: 'chat', hash: `${agent}/chat/staff-chat`, ready: '#messages [data-state="approval-requested"]' },
       { module: 'approvals', hash: '#/approvals', ready: '#approval-list[data-loaded="true"]' },
       { module: 'members', hash: '#/members', ready: '#member-list[data-loaded="true"]' },
-      { module: 'clients', hash: '#/clients', ready: '#client-list[data-loaded="true"]' },
+      { module: 'clients', hash: '#/clients', ready: '#bill-table[data-loaded="true"]' },
+      { module: 'plans', hash: '#/plans', ready: '#plan-list[data-loaded="true"]' },
+      { module: 'branding', hash: '#/branding', ready: '#branding-form[data-loaded="true"]' },
       { module: 'settings', hash: '#/settings', ready: '#budget-state:not(:empty)' },
     ];
     t.deepEqual(

@@ -22,6 +22,8 @@ test('GET /dashboard is the page, revalidated on every load and restricted to it
   t.regex(response.headers['content-type'] ?? '', /^text\/html/);
   t.is(response.headers['cache-control'], 'no-cache');
   t.regex(response.headers['content-security-policy'] ?? '', /default-src 'none'; script-src 'self'; style-src 'self'.*connect-src 'self'/);
+  // An agency's logo is an https URL the browser loads (docs/billing.md, "Branding"): images only.
+  t.regex(response.headers['content-security-policy'] ?? '', /img-src 'self' data: https:;/);
   t.regex(response.text, new RegExp(`<script type="module" src="/dashboard/assets/${assets.script}">`));
   t.notRegex(response.text, /https?:\/\//, 'nothing is loaded from another origin');
   const etag = response.headers.etag ?? '';

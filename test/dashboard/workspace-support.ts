@@ -27,6 +27,7 @@ export function as(t: T, token: string, organizationId?: string) {
     get: (path: string) => set(t.context.t.http().get(path)),
     post: (path: string, body: object) => set(t.context.t.http().post(path)).send(body),
     put: (path: string, body: object) => set(t.context.t.http().put(path)).send(body),
+    patch: (path: string, body: object) => set(t.context.t.http().patch(path)).send(body),
   };
 }
 

@@ -54,6 +54,7 @@ export const WALKS: Record<string, Walk> = {
     status: 403,
   },
   'GET /api/organization/my/branding': { request: () => ({}) },
+  'GET /api/organization/my/plan-usage': { request: () => ({}) },
   'GET /api/ai/agents/{agentId}/versions': { request: (w) => ({ params: agent(w) }) },
   'POST /api/ai/agents/{agentId}/versions/{version}/restore': { request: (w) => ({ params: { ...agent(w), version: '1' }, body: {} }) },
   'POST /api/ai/agents/{agentId}/eval-cases': {

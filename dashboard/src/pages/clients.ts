@@ -1,6 +1,7 @@
 /**
- * The agency's clients (`GET /api/agency/businesses`): each business with its plan, people, agents
- * and this month's turns, cost and billed amount, and "Work in" (the header's switcher, from here);
+ * The agency's clients (`GET /api/agency/businesses`): each business with its plan (changed from
+ * here: `PUT /api/agency/businesses/:businessId/plan`), people, agents and this month's turns, cost
+ * and billed amount, and "Work in" (the header's switcher, from here); the month's bill (bill.ts);
  * Create a workspace (`POST /api/agency/businesses`: the business and an invitation to its owner);
  * Copy an agent of the agency into one of them (`POST /api/ai/agents/:agentId/copies`). Every call
  * of this page acts in the agency itself, whatever workspace is chosen.
@@ -11,8 +12,11 @@ import { el, formatInteger, formatUsd } from '../format.ts';
 import type { PageContext } from '../page.ts';
 import { renderWorkspaceBar } from '../switcher.ts';
 import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
+import { errorCodeOf } from './form-parts.ts';
 import { show } from '../views.ts';
 import { actIn, addBusiness, homeOrganization } from '../workspace.ts';
+import { renderBill } from './bill.ts';
+import { copyForm } from './agent-copy-form.ts';
 
 type Business = {
   id: string;
@@ -23,6 +27,7 @@ type Business = {
   createdAt: string;
   monthToDate: { turns: number; usageCostUsd: number; billedUsd: number };
 };
+type Plan = ApiResponse<'GET /plans'>[number];
 type Created = { business: { id: string; name: string }; invitation: { id: string; email: string; expiresAt: string } };
 
 const dateTime = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short' });
@@ -48,19 +53,39 @@ export async function render({ root, signal }: PageContext): Promise<void> {
   );
   const create = createForm(inAgency);
   const copy = copyForm(inAgency);
+  const bill = el('section', { class: 'card', id: 'bill', 'aria-labelledby': 'bill-title' });
   root.append(
     pageHeading(`Clients of ${agency?.name ?? 'the agency'}`),
     card('clients', 'Client workspaces', status, el('div', { class: 'table-scroll' }, table)),
+    bill,
     card('create-workspace', 'Create a workspace', create.form, create.said),
     card('copy-agent', 'Copy an agent into a workspace', copy.form, copy.said),
   );
+
+  let plans: Plan[] = [];
+  let reloadBill = async () => {};
+  const loadPlans = async () => {
+    try {
+      plans = (await inAgency<Plan[]>('/api/plans')).filter((p) => p.isActive);
+    } catch (error) {
+      if (!signal.aborted) say(status, describeError(error, 'read on plan'));
+    }
+    create.setPlans(plans);
+  };
+  const move = (business: Business, planId: string) =>
+    inAgency(`/api/agency/businesses/${business.id}/plan`, { method: 'PUT', body: { planId } })
+      .then(async () => {
+        await Promise.all([reload(), reloadBill()]);
+        say(status, `${business.name} is on ${plans.find((p) => p.id === planId)?.name ?? 'the new plan'} from now.`, 'ok');
+      })
+      .catch((error: unknown) => say(status, planMoveError(error)));
 
   const reload = async () => {
     try {
       const { businesses } = await inAgency<{ businesses: Business[] }>('/api/agency/businesses', { query: { limit: '100' } });
       for (const business of businesses) addBusiness({ id: business.id, name: business.name });
       renderWorkspaceBar(true);
-      rows.replaceChildren(...businesses.map(businessRow));
+      rows.replaceChildren(...businesses.map((business) => businessRow(business, plans, move)));
       copy.setTargets(businesses);
       table.dataset.loaded = 'true';
       say(status, businesses.length === 0 ? 'No client workspaces yet: create the first below.' : '', 'ok');
@@ -70,10 +95,45 @@ export async function render({ root, signal }: PageContext): Promise<void> {
     }
   };
   create.onCreated = reload;
-  await Promise.all([reload(), create.loadPlans(), copy.loadAgents()]);
+  await Promise.all([
+    loadPlans().then(reload),
+    copy.loadAgents(),
+    renderBill(bill, organizationId, signal).then((load) => {
+      reloadBill = load;
+    }),
+  ]);
 }
 
-function businessRow(business: Business): HTMLTableRowElement {
+/** A refused plan move in words. */
+function planMoveError(error: unknown): string {
+  const code = errorCodeOf(error);
+  if (code === 'PLANS.PLAN_NOT_AVAILABLE') return 'That plan is not available any more (inactive or removed): choose another.';
+  if (code === 'AGENCY.BUSINESS_NOT_FOUND') return 'That business is no longer one of your clients.';
+  return describeError(error, 'update on plan');
+}
+
+/** The business's plan, and a choice of the agency's active plans to move it to. */
+function planCell(business: Business, plans: Plan[], move: (business: Business, planId: string) => Promise<void>): HTMLElement {
+  const cell = el('td', {}, el('span', { class: 'plan-name' }, business.plan?.name ?? 'No plan'));
+  const others = plans.filter((p) => p.id !== business.plan?.id);
+  if (others.length === 0) return cell;
+  const choice = el(
+    'select',
+    { 'aria-label': `New plan for ${business.name}`, class: 'plan-choice' },
+    ...others.map((p) => el('option', { value: p.id }, p.name)),
+  );
+  const change = el('button', { type: 'button', 'aria-label': `Change plan for ${business.name}` }, 'Change plan');
+  change.addEventListener('click', () => {
+    change.disabled = true;
+    void move(business, choice.value).finally(() => {
+      change.disabled = false;
+    });
+  });
+  cell.append(el('div', { class: 'plan-cell' }, choice, change));
+  return cell;
+}
+
+function businessRow(business: Business, plans: Plan[], move: (business: Business, planId: string) => Promise<void>): HTMLTableRowElement {
   const work = el('button', { type: 'button' }, `Work in ${business.name}`);
   work.addEventListener('click', () => {
     actIn(business.id);
@@ -85,7 +145,7 @@ function businessRow(business: Business): HTMLTableRowElement {
     'tr',
     { 'data-business-id': business.id },
     el('th', { scope: 'row' }, business.name),
-    el('td', {}, business.plan?.name ?? 'No plan'),
+    planCell(business, plans, move),
     number(formatInteger(business.users)),
     number(formatInteger(business.agents)),
     number(formatInteger(business.monthToDate.turns)),
@@ -122,13 +182,8 @@ function createForm(inAgency: InAgency) {
     form,
     said,
     onCreated: async () => {},
-    async loadPlans() {
-      try {
-        const plans = await inAgency<ApiResponse<'GET /plans'>>('/api/plans');
-        plan.replaceChildren(...plans.filter((p) => p.isActive).map((p) => el('option', { value: p.id }, p.name)));
-      } catch (error) {
-        say(said, describeError(error, 'read on plan'));
-      }
+    setPlans(plans: Plan[]) {
+      plan.replaceChildren(...plans.map((p) => el('option', { value: p.id }, p.name)));
     },
   };
   form.addEventListener('submit', (event) => {
@@ -159,53 +214,4 @@ function createForm(inAgency: InAgency) {
       });
   });
   return result;
-}
-
-function copyForm(inAgency: InAgency) {
-  const agent = el('select', { id: 'copy-agent-id', name: 'copy-agent-id' });
-  const target = el('select', { id: 'copy-target', name: 'copy-target' });
-  const submit = el('button', { type: 'submit' }, 'Copy the agent');
-  const form = el(
-    'form',
-    { id: 'copy-form', novalidate: '', 'aria-label': 'Copy an agent into a workspace' },
-    el('div', { class: 'field' }, el('label', { for: 'copy-agent-id' }, "The agency's agent"), agent),
-    el('div', { class: 'field' }, el('label', { for: 'copy-target' }, 'Into the workspace'), target),
-    el(
-      'p',
-      { class: 'note' },
-      'Copies its definition and tool permissions; not its documents, MCP credentials, website chat or conversations.',
-    ),
-    el('div', { class: 'actions' }, submit),
-  );
-  const said = el('p', { id: 'copy-said', role: 'status', 'aria-live': 'polite' });
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    if (!agent.value || !target.value) return say(said, 'Choose an agent and a workspace.');
-    const into = target.selectedOptions[0]?.textContent ?? 'the workspace';
-    submit.disabled = true;
-    inAgency<{ id: string; name: string }>(`/api/ai/agents/${agent.value}/copies`, {
-      method: 'POST',
-      body: { organizationId: target.value },
-    })
-      .then((copied) => say(said, `${copied.name} was copied into ${into}.`, 'ok'))
-      .catch((error: unknown) => say(said, describeError(error, 'create on ai.agent')))
-      .finally(() => {
-        submit.disabled = false;
-      });
-  });
-  return {
-    form,
-    said,
-    setTargets(businesses: Business[]) {
-      target.replaceChildren(...businesses.map((business) => el('option', { value: business.id }, business.name)));
-    },
-    async loadAgents() {
-      try {
-        const { agents } = await inAgency<ApiResponse<'GET /ai/agents'>>('/api/ai/agents');
-        agent.replaceChildren(...agents.map((a) => el('option', { value: a.id }, a.name)));
-      } catch (error) {
-        say(said, describeError(error, 'read on ai.agent'));
-      }
-    },
-  };
 }

@@ -1,6 +1,7 @@
-/** The usage page: the report settings and the six panels over the analytics endpoints. */
+/** The usage page: the plan's limits and their use (a business's), the report settings and the six panels over the analytics endpoints. */
 import { Controls } from '../controls.ts';
 import { Reports } from '../reports.ts';
+import { renderPlanLimits } from '../plan-limits.ts';
 import type { PageContext } from '../page.ts';
 import { session } from '../session.ts';
 import { show } from '../views.ts';
@@ -17,5 +18,5 @@ export async function render({ signal }: PageContext): Promise<void> {
   }
   const active = reports;
   signal.addEventListener('abort', () => active.abort());
-  await active.load();
+  await Promise.all([active.load(), renderPlanLimits(signal)]);
 }

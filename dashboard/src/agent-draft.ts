@@ -3,7 +3,7 @@
  * `sessionStorage` so the agent's Tests page can run the cases against it, and the passing run
  * that lets a gated save go through (docs/evaluations.md, "The gate"). A draft belongs to the
  * agent as it was when editing began (`base`: its `updatedAt`); one of an agent changed since is
- * ignored. Nothing here is sent to the API but the draft's fields and the run's id.
+ * ignored, and so is a run that passed on other fields than the form's. Nothing here is sent to the API but the draft's fields and the run's id.
  */
 import type { ApiBody } from './api-types.generated.ts';
 
@@ -12,7 +12,8 @@ export type DraftFields = Pick<
   NonNullable<ApiBody<'POST /ai/agents/:agentId/eval-runs'>['definition']>,
   'instructions' | 'modelId' | 'temperature' | 'maxOutputTokens'
 >;
-export type Draft = { base: string; fields: DraftFields; passedRunId?: string };
+/** `passed`: the fields a run passed on (the draft may have moved on from them, and back). */
+export type Draft = { base: string; fields: DraftFields; passed?: { fields: DraftFields; runId: string } };
 
 const draftKey = (agentId: string) => `console.agent-draft.${agentId}`;
 const gateKey = (agentId: string) => `console.agent-gate.${agentId}`;
@@ -38,20 +39,22 @@ export function readDraft(agentId: string, base: string): Draft | undefined {
   return draft && draft.base === base && typeof draft.fields === 'object' ? draft : undefined;
 }
 
-/** Keeps `fields` as the draft; a run that passed stays attached only while the fields are the same. */
-export function writeDraft(agentId: string, base: string, fields: DraftFields): Draft {
-  const previous = readDraft(agentId, base);
-  const draft: Draft = { base, fields };
-  if (previous?.passedRunId && sameFields(previous.fields, fields)) draft.passedRunId = previous.passedRunId;
-  sessionStorage.setItem(draftKey(agentId), JSON.stringify(draft));
-  return draft;
+/** Keeps `fields` as the draft (and the run that passed, if any). */
+export function writeDraft(agentId: string, base: string, fields: DraftFields): void {
+  const passed = readDraft(agentId, base)?.passed;
+  sessionStorage.setItem(draftKey(agentId), JSON.stringify({ base, fields, ...(passed ? { passed } : {}) } satisfies Draft));
 }
 
-/** Records that run `runId` passed on exactly `fields` (ignored when the draft has changed since). */
+/** Records that run `runId` passed on exactly `fields`. */
 export function recordPassedRun(agentId: string, base: string, fields: DraftFields, runId: string): void {
-  const draft = readDraft(agentId, base);
-  if (!draft || !sameFields(draft.fields, fields)) return;
-  sessionStorage.setItem(draftKey(agentId), JSON.stringify({ ...draft, passedRunId: runId }));
+  const draft = readDraft(agentId, base) ?? { base, fields };
+  sessionStorage.setItem(draftKey(agentId), JSON.stringify({ ...draft, passed: { fields, runId } } satisfies Draft));
+}
+
+/** The run that passed on exactly `fields` of the agent as it is (`base`), if any. */
+export function passedRunFor(agentId: string, base: string, fields: DraftFields): string | undefined {
+  const passed = readDraft(agentId, base)?.passed;
+  return passed && sameFields(passed.fields, fields) ? passed.runId : undefined;
 }
 
 export function clearDraft(agentId: string): void {

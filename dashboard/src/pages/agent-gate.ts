@@ -7,7 +7,7 @@
  * `AI.EVALUATION_NOT_PASSED` otherwise). Any edit of the draft needs a new run.
  */
 import type { Agent } from '../console-types.ts';
-import { chooseGate, gateChosen, readDraft, recordPassedRun, sameFields, writeDraft, type DraftFields } from '../agent-draft.ts';
+import { chooseGate, gateChosen, passedRunFor, recordPassedRun, writeDraft, type DraftFields } from '../agent-draft.ts';
 import { el } from '../format.ts';
 import { describeError, say, statusLine } from '../ui.ts';
 import { followRun, resultsView, runSummary, startRun } from './eval-run.ts';
@@ -43,10 +43,7 @@ export function testBeforeSaving(options: {
     'Runs the agent’s test cases on the draft in this form (its tools do not act), and saves only the draft that passed. ',
     el('a', { href: `#/agents/${agent.id}/tests` }, `Test cases of ${agent.name}`),
   );
-  const passedRun = (fields: DraftFields) => {
-    const draft = readDraft(agent.id, base());
-    return draft?.passedRunId && sameFields(draft.fields, fields) ? draft.passedRunId : undefined;
-  };
+  const passedRun = (fields: DraftFields) => passedRunFor(agent.id, base(), fields);
   let running = false;
   const note = el('p', { id: 'agent-save-gate', class: 'note' });
   save.setAttribute('aria-describedby', note.id);

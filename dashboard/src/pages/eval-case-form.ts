@@ -29,10 +29,17 @@ function textArea(id: string, label: string, help: string, rows = 3): { block: H
   return { block, area };
 }
 
-/** The written messages: a row per turn (who, text), Add and Remove. */
+/** The written messages: a row per turn (who, text), Add and Remove; rows are named by their place. */
 function messageEditor() {
   const list = el('ol', { class: 'case-messages', id: 'case-messages' });
   let counter = 0;
+  const renumber = () =>
+    [...list.children].forEach((row, index) => {
+      const [who, text] = row.querySelectorAll('label');
+      who!.textContent = `Message ${index + 1}: who`;
+      text!.textContent = `Message ${index + 1}: text`;
+      row.querySelector('button')!.setAttribute('aria-label', `Remove message ${index + 1}`);
+    });
   const add = (role: 'user' | 'assistant') => {
     counter += 1;
     const n = counter;
@@ -49,23 +56,27 @@ function messageEditor() {
       rows: '2',
       maxlength: String(LIMITS['messages[].parts[].text'].maxLength),
     });
-    const remove = el('button', { type: 'button', 'aria-label': `Remove message ${n}` }, 'Remove');
+    const remove = el('button', { type: 'button' }, 'Remove');
     const row = el(
       'li',
       { class: 'case-message' },
-      el('div', { class: 'field' }, el('label', { for: select.id }, `Message ${n}: who`), select),
-      el('div', { class: 'field' }, el('label', { for: text.id }, `Message ${n}: text`), text),
+      el('div', { class: 'field' }, el('label', { for: select.id }), select),
+      el('div', { class: 'field' }, el('label', { for: text.id }), text),
       remove,
     );
     remove.addEventListener('click', () => {
-      if (list.childElementCount > 1) row.remove();
+      if (list.childElementCount === 1) return;
+      row.remove();
+      renumber();
+      addButton.focus();
     });
     list.append(row);
+    renumber();
     return text;
   };
-  add('user');
   const addButton = el('button', { type: 'button', id: 'case-message-add' }, 'Add a message');
   addButton.addEventListener('click', () => add(list.childElementCount % 2 === 0 ? 'user' : 'assistant').focus());
+  add('user');
   const values = () =>
     [...list.querySelectorAll('li')].map((row) => ({
       role: row.querySelector('select')!.value as 'user' | 'assistant',

@@ -67,11 +67,11 @@ export function runSummary(run: Run): string {
     case 'running':
       return `Running: ${done} answered so far.`;
     case 'passed':
-      return `Passed: all ${done} passed.`;
+      return `Passed: every case passed (${done}).`;
     case 'failed':
-      return `Failed: ${count(failed, 'case', 'cases')} of ${done} failed.`;
+      return `Failed: ${formatInteger(failed)} of ${done} failed.`;
     default:
-      return `Error: the run could not finish (${count(failed, 'case', 'cases')} of ${done} did not pass). See the reasons below.`;
+      return `Error: the run could not finish (${formatInteger(failed)} of ${done} did not pass). See the reasons below.`;
   }
 }
 

@@ -71,8 +71,11 @@ function markedLines(lines: string[], kept: boolean[], mark: 'del' | 'ins'): HTM
   return block;
 }
 
+/** The fields of several lines, compared line by line; the others are shown whole. */
+const BY_LINE = new Set(['Instructions', 'Blocked terms', 'Tool permissions']);
+
 function cells(label: string, from: string, to: string): [HTMLElement, HTMLElement] {
-  if (from === to || label === 'Name') return [el('div', { class: 'diff-text' }, from), el('div', { class: 'diff-text' }, to)];
+  if (from === to || !BY_LINE.has(label)) return [el('div', { class: 'diff-text' }, from), el('div', { class: 'diff-text' }, to)];
   const a = from.split('\n');
   const b = to.split('\n');
   const [keptA, keptB] = keptLines(a, b);

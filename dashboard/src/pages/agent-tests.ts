@@ -82,8 +82,13 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     try {
       const { runs } = await api<Runs>(`/api/ai/agents/${agentId}/eval-runs`, { signal });
       runList.replaceChildren(
-        ...runs.slice(0, 10).map((run) => {
-          const open = el('button', { type: 'button', class: 'link' }, `The run of ${when(run.startedAt)}: ${STATUS_TEXT[run.status]}`);
+        // Numbered from the oldest of the newest 50 the API lists: two runs of one minute have names of their own.
+        ...runs.slice(0, 10).map((run, index) => {
+          const open = el(
+            'button',
+            { type: 'button', class: 'link' },
+            `Run ${formatInteger(runs.length - index)}, ${when(run.startedAt)}: ${STATUS_TEXT[run.status]}`,
+          );
           open.addEventListener('click', () => {
             api<Run>(`/api/ai/agents/${agentId}/eval-runs/${run.id}`, { signal })
               .then(showRun)

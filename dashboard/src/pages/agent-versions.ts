@@ -63,7 +63,15 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   }
   const agentName = agent?.name ?? versions[0]?.definition.name ?? 'the agent';
   heading.textContent = `Versions of ${agentName}`;
-  say(status, agent ? '' : 'This agent is archived: its versions are shown, none can be restored.', 'ok');
+  say(
+    status,
+    versions.length === 0
+      ? 'No versions yet: the first change of the definition records one.'
+      : agent
+        ? ''
+        : 'This agent is archived: its versions are shown, none can be restored.',
+    'ok',
+  );
 
   const list = el('ol', { class: 'versions', id: 'version-list' });
   const more = el('button', { type: 'button', id: 'versions-more' }, 'Show older versions');

@@ -16,6 +16,8 @@ const routes: [RegExp, () => Promise<PageModule>][] = [
   [new RegExp(`^#/agents/${ID}/mcp-servers$`), () => import('./pages/mcp-servers.ts')],
   [new RegExp(`^#/agents/${ID}/website-chat$`), () => import('./pages/website-chat.ts')],
   [new RegExp(`^#/agents/${ID}/documents$`), () => import('./pages/documents.ts')],
+  [new RegExp(`^#/agents/${ID}/versions$`), () => import('./pages/agent-versions.ts')],
+  [new RegExp(`^#/agents/${ID}/tests(?:\\?from=([A-Za-z0-9_-]{1,128}))?$`), () => import('./pages/agent-tests.ts')],
   [new RegExp(`^#/agents/${ID}/conversations/${ID}$`), () => import('./pages/transcript.ts')],
   [new RegExp(`^#/agents/${ID}/chat(?:/([A-Za-z0-9_-]{1,128}))?$`), () => import('./pages/chat.ts')],
   [/^#\/approvals$/, () => import('./pages/approvals.ts')],

@@ -19,6 +19,8 @@ const PAGES: { name: string; hash: string; ready: string }[] = [
   { name: 'mcp-servers', hash: `#/agents/${agent}/mcp-servers`, ready: '#add-server .note, #add-server-form' },
   { name: 'chat', hash: `#/agents/${agent}/chat`, ready: '#composer' },
   { name: 'documents', hash: `#/agents/${agent}/documents`, ready: '#document-list[data-count]' },
+  { name: 'versions', hash: `#/agents/${agent}/versions`, ready: '#version-list' },
+  { name: 'tests', hash: `#/agents/${agent}/tests`, ready: '#case-count:not(:empty)' },
   { name: 'approvals', hash: '#/approvals', ready: '#approval-list[data-loaded="true"]' },
   { name: 'settings', hash: '#/settings', ready: '#budget-state:not(:empty)' },
 ];

@@ -1,5 +1,6 @@
 import anyTest from 'ava';
 import { readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Page } from 'playwright-core';
 import { ORGANIZATIONS } from '../../seeds/demo-fixtures.ts';
 import { seedDemoKnowledge } from '../../seeds/demo-knowledge.ts';
@@ -79,6 +80,36 @@ async function twoOfEverything(t: T) {
     .set('authorization', auth)
     .send({ guardrails: { blockedTerms: ['password', 'card number'] } })
     .expect(200);
+  // Two versions (the guardrails' change above is the seeded agent's first), two test cases and two runs of them.
+  await http()
+    .patch(`/api/ai/agents/${AGENT.id}`)
+    .set('authorization', auth)
+    .send({ instructions: 'Answer shoppers briefly.', versionNote: 'Shorter answers' })
+    .expect(200);
+  for (const name of ['Greeting', 'Return window'])
+    await http()
+      .post(`/api/ai/agents/${AGENT.id}/eval-cases`)
+      .set('authorization', auth)
+      .send({ name, messages: [{ role: 'user', parts: [{ type: 'text', text: `${name}?` }] }], expect: { contains: ['documents'] } })
+      .expect(201);
+  for (let run = 0; run < 2; run++) {
+    // Through the development app, whose model is the scripted one.
+    const started = await fetch(`${origin}/api/ai/agents/${AGENT.id}/eval-runs`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    t.is(started.status, 202, await started.clone().text());
+    const { id } = (await started.json()) as { id: string };
+    let status = 'running';
+    for (let read = 0; read < 200 && status === 'running'; read++) {
+      await delay(50);
+      status = (
+        (await http().get(`/api/ai/agents/${AGENT.id}/eval-runs/${id}`).set('authorization', auth).expect(200)).body as { status: string }
+      ).status;
+    }
+    t.not(status, 'running');
+  }
   await http()
     .put(`/api/ai/agents/${AGENT.id}/channel`)
     .set('authorization', auth)
@@ -127,6 +158,8 @@ test.serial(
       { module: 'mcp-servers', hash: `${agent}/mcp-servers`, ready: '#add-server .note, #add-server-form' },
       { module: 'website-chat', hash: `${agent}/website-chat`, ready: '#channel-form' },
       { module: 'documents', hash: `${agent}/documents`, ready: '#document-list[data-count]' },
+      { module: 'agent-versions', hash: `${agent}/versions`, ready: '#version-list li + li' },
+      { module: 'agent-tests', hash: `${agent}/tests`, ready: '#run-list li + li' },
       { module: 'transcript', hash: `${agent}/conversations/${endUserConversation}`, ready: '#transcript li' },
       { module: 'chat', hash: `${agent}/chat/staff-chat`, ready: '#messages [data-state="approval-requested"]' },
       { module: 'approvals', hash: '#/approvals', ready: '#approval-list[data-loaded="true"]' },

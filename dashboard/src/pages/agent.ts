@@ -1,25 +1,45 @@
 /**
  * One agent's definition: its instructions (the system message, verbatim), its model (one of
  * `GET /api/ai/models`, or any id with the organization's own provider key), temperature and
- * output limit. Saved with `PATCH /api/ai/agents/:agentId` (`update` on `ai.agent`). Archived
- * from here too (`agent-archive.ts`).
+ * output limit. Saved with `PATCH /api/ai/agents/:agentId` (`update` on `ai.agent`), after a
+ * passing test run of the draft when the person asks for it (`agent-gate.ts`). The draft is kept
+ * in the tab (`agent-draft.ts`), so the Tests page can run it and a reload shows it again.
+ * Archived from here too (`agent-archive.ts`).
  */
 import { apiLimits } from '../api-types.generated.ts';
 import { api } from '../authed.ts';
 import { el } from '../format.ts';
 import type { PageContext } from '../page.ts';
 import type { Agent, ModelCatalog } from '../console-types.ts';
+import { clearDraft, readDraft, sameFields, type DraftFields } from '../agent-draft.ts';
 import { card, describeError, field, pageHeading, say, statusLine } from '../ui.ts';
 import { show } from '../views.ts';
 import { archiveCard } from './agent-archive.ts';
 import { conversationsCard } from './agent-conversations.ts';
+import { testBeforeSaving } from './agent-gate.ts';
 import { guardrailsCard } from './agent-guardrails.ts';
+import { errorCodeOf } from './form-parts.ts';
 import { modelChooser } from './model-chooser.ts';
 
 const LIMITS = apiLimits['PATCH /ai/agents/:agentId'].body;
 
 /** A number field's value: null when empty, else the number (NaN when not one). */
 const numberOf = (input: HTMLInputElement) => (input.value.trim() === '' ? null : Number(input.value));
+
+const savedFields = (agent: Agent): DraftFields => ({
+  instructions: agent.instructions,
+  modelId: agent.modelId,
+  temperature: agent.temperature,
+  maxOutputTokens: agent.maxOutputTokens,
+});
+
+/** What `reason` of a 409 AI.EVALUATION_NOT_PASSED means (docs/evaluations.md, "The gate"). */
+const NOT_PASSED: Record<string, string> = {
+  not_found: 'the test run was not found',
+  running: 'the test run has not ended',
+  failed: 'the test run did not pass',
+  other_definition: 'the agent changed since the run: its definition is no longer the one tested',
+};
 
 export async function render({ root, params, signal }: PageContext): Promise<void> {
   show('page');
@@ -39,6 +59,11 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     return;
   }
   say(status, '', 'ok');
+  let base = agent.updatedAt;
+  // A draft of this tab, begun on the agent as it is now, comes back into the form.
+  const stored = readDraft(agent.id, base);
+  const draft = stored && !sameFields(stored.fields, savedFields(agent)) ? stored.fields : undefined;
+  const start = draft ?? savedFields(agent);
   const instructions = el(
     'textarea',
     {
@@ -48,9 +73,9 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       maxlength: String(LIMITS.instructions.maxLength),
       'aria-describedby': 'agent-instructions-help',
     },
-    agent.instructions,
+    start.instructions ?? '',
   );
-  const model = modelChooser('agent-model', catalog, agent.modelId);
+  const model = modelChooser('agent-model', catalog, start.modelId ?? null);
   const temperature = field(
     'agent-temperature',
     'Temperature',
@@ -60,7 +85,7 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       max: String(LIMITS.temperature.maximum),
       step: '0.1',
       inputmode: 'decimal',
-      value: agent.temperature === null ? '' : String(agent.temperature),
+      value: start.temperature == null ? '' : String(start.temperature),
     },
     `${LIMITS.temperature.minimum} to ${LIMITS.temperature.maximum}; empty for the provider's default.`,
   );
@@ -73,12 +98,22 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       max: String(LIMITS.maxOutputTokens.maximum),
       step: '1',
       inputmode: 'numeric',
-      value: agent.maxOutputTokens === null ? '' : String(agent.maxOutputTokens),
+      value: start.maxOutputTokens == null ? '' : String(start.maxOutputTokens),
     },
     "Most tokens one model call may write, 1 to 128000; empty for the provider's default.",
   );
   const save = el('button', { type: 'submit' }, 'Save agent');
   const saved = statusLine('agent-save-status');
+  /** The form's fields, or why they cannot be sent. */
+  const read = (): DraftFields | string => {
+    const temperatureValue = numberOf(temperature.input);
+    const maxOutputValue = numberOf(maxOutput.input);
+    if (temperatureValue !== null && !(temperatureValue >= 0 && temperatureValue <= 2)) return 'Temperature must be from 0 to 2, or empty.';
+    if (maxOutputValue !== null && !(Number.isInteger(maxOutputValue) && maxOutputValue >= 1 && maxOutputValue <= 128_000))
+      return 'The output limit must be a whole number from 1 to 128000, or empty.';
+    return { instructions: instructions.value, modelId: model.value(), temperature: temperatureValue, maxOutputTokens: maxOutputValue };
+  };
+  const gate = testBeforeSaving({ agent, read, base: () => base, save, signal });
   const form = el(
     'form',
     { id: 'agent-form', novalidate: '', 'aria-label': `Edit ${agent.name}` },
@@ -96,9 +131,15 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
     model.block,
     temperature.block,
     maxOutput.block,
+    gate.block,
     el('div', { class: 'actions' }, save),
+    gate.note,
     saved,
   );
+  if (draft) say(saved, 'Your unsaved draft from this tab is shown. Save it, or reload the saved definition.', 'ok');
+  form.addEventListener('input', () => gate.update());
+  form.addEventListener('change', () => gate.update());
+  gate.update();
   root.append(
     card('agent-definition', agent.name, agent.description ? el('p', { class: 'note' }, agent.description) : '', form),
     guardrailsCard(agent, catalog),
@@ -107,6 +148,8 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
       { class: 'links' },
       el('a', { href: `#/agents/${agent.id}/chat` }, `Chat with ${agent.name}`),
       el('a', { href: `#/agents/${agent.id}/documents` }, `Documents of ${agent.name}`),
+      el('a', { href: `#/agents/${agent.id}/versions` }, `Versions of ${agent.name}`),
+      el('a', { href: `#/agents/${agent.id}/tests` }, `Tests of ${agent.name}`),
       el('a', { href: '#/approvals' }, 'Approvals'),
     ),
     conversationsCard(agent.id, signal),
@@ -115,24 +158,26 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
 
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const temperatureValue = numberOf(temperature.input);
-    const maxOutputValue = numberOf(maxOutput.input);
-    if (temperatureValue !== null && !(temperatureValue >= 0 && temperatureValue <= 2))
-      return say(saved, 'Temperature must be from 0 to 2, or empty.');
-    if (maxOutputValue !== null && !(Number.isInteger(maxOutputValue) && maxOutputValue >= 1 && maxOutputValue <= 128_000))
-      return say(saved, 'The output limit must be a whole number from 1 to 128000, or empty.');
+    const fields = read();
+    if (typeof fields === 'string') return say(saved, fields);
+    const evaluationRunId = gate.runIdFor(fields);
+    if (save.disabled) return;
     save.disabled = true;
-    const body = {
-      instructions: instructions.value,
-      modelId: model.value(),
-      temperature: temperatureValue,
-      maxOutputTokens: maxOutputValue,
-    };
-    api<Agent>(`/api/ai/agents/${agent.id}`, { method: 'PATCH', body })
-      .then(() => say(saved, 'Saved.', 'ok'))
-      .catch((error: unknown) => say(saved, describeError(error, 'update on ai.agent')))
-      .finally(() => {
-        save.disabled = false;
-      });
+    say(saved, 'Saving…', 'ok');
+    api<Agent>(`/api/ai/agents/${agent.id}`, { method: 'PATCH', body: { ...fields, ...(evaluationRunId ? { evaluationRunId } : {}) } })
+      .then((answer) => {
+        base = answer.updatedAt;
+        clearDraft(agent.id);
+        say(saved, evaluationRunId ? 'Saved: the tested draft is the agent’s definition now.' : 'Saved.', 'ok');
+      })
+      .catch((error: unknown) => {
+        const reason = (error as { body?: { metadata?: { reason?: string } } }).body?.metadata?.reason;
+        if (errorCodeOf(error) === 'AI.EVALUATION_NOT_PASSED') {
+          // The run no longer unlocks this draft: the next save needs a new one.
+          clearDraft(agent.id);
+          say(saved, `Not saved: ${NOT_PASSED[reason ?? ''] ?? 'the test run does not cover this change'}. Test the draft again.`);
+        } else say(saved, describeError(error, 'update on ai.agent'));
+      })
+      .finally(() => gate.update());
   });
 }

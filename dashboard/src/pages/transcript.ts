@@ -55,7 +55,21 @@ export async function render({ root, params, signal }: PageContext): Promise<voi
   const heading = pageHeading('Conversation');
   const status = statusLine('transcript-status');
   const log = el('ol', { class: 'messages transcript', id: 'transcript', 'aria-label': 'Messages' });
-  root.append(el('p', { class: 'links' }, el('a', { href: `#/agents/${agentId}` }, "Back to the agent's page")), heading, status, log);
+  root.append(
+    el(
+      'p',
+      { class: 'links' },
+      el('a', { href: `#/agents/${agentId}` }, "Back to the agent's page"),
+      el(
+        'a',
+        { href: `#/agents/${agentId}/tests?from=${conversationId}`, id: 'transcript-make-case' },
+        'Make a test case from this conversation',
+      ),
+    ),
+    heading,
+    status,
+    log,
+  );
   status.textContent = 'Loading…';
   try {
     const transcript = await api<Transcript>(`/api/ai/agents/${agentId}/end-user-conversations/${conversationId}`, { signal });

@@ -1,4 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import { listBillLines, type BillLine } from '../../sql/billing.ts';
+import { ANALYTICS_CACHE_TTL_SECONDS } from '../analytics/cache.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { ValidationError } from '../core/errors.ts';
 import { dollarsOf } from '../plans/money.ts';
@@ -35,6 +37,33 @@ export function monthRange(month: string): { from: Date; to: Date } {
   return { from: new Date(Date.UTC(year, number - 1, 1)), to: new Date(Date.UTC(year, number, 1)) };
 }
 
+/** Lines of kept bills, at most (about 300 bytes each). */
+const MAX_KEPT_LINES = 50_000;
+const kept = new WeakMap<AppDeps, LRUCache<string, Bill>>();
+
+/**
+ * Bills of ended months, per app instance, by `${organizationId}/${YYYY-MM}`. An ended month's
+ * lines change only by usage imported late into it or a business renamed, so its bill is kept as
+ * long as an analytics answer (5 minutes on the app's clock), then read again; the running month's
+ * bill is never kept. Bounded by lines (least recently used dropped first), whatever the number of
+ * agencies and months asked for.
+ */
+function endedBills(deps: AppDeps): LRUCache<string, Bill> {
+  let cache = kept.get(deps);
+  if (!cache) {
+    cache = new LRUCache<string, Bill>({
+      maxSize: MAX_KEPT_LINES,
+      // Its lines and one for its totals, so a bill without a line still counts.
+      sizeCalculation: (bill) => bill.lines.length + 1,
+      ttl: ANALYTICS_CACHE_TTL_SECONDS * 1000,
+      perf: { now: () => deps.clock().getTime() },
+      ttlResolution: 0,
+    });
+    kept.set(deps, cache);
+  }
+  return cache;
+}
+
 /** `now`'s UTC month as `YYYY-MM`. */
 export const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
@@ -50,13 +79,26 @@ const lineOf = (row: BillLine) => ({
   totalCents: row.priceCents + row.usageBilledCents,
 });
 
-/** The acting agency's bill of `month` (default: the current UTC month). `final` once the month is over. */
+/**
+ * The acting agency's bill of `month` (default: the current UTC month). `final` once the month is
+ * over; an ended month's bill is kept for 5 minutes (`endedBills`).
+ */
 export async function agencyBill(deps: AppDeps, organizationId: string, month: string | undefined): Promise<Bill> {
   const now = deps.clock();
   const name = month ?? monthOf(now);
   const { from, to } = monthRange(name);
   const final = now.getTime() >= to.getTime();
-  const rows = await listBillLines(deps.db, { organizationId, from, to, at: final ? to : now });
+  if (!final) return billOf(name, false, await listBillLines(deps.db, { organizationId, from, to, at: now }));
+  const key = `${organizationId}/${name}`;
+  const known = endedBills(deps).get(key);
+  if (known) return known;
+  const bill = billOf(name, true, await listBillLines(deps.db, { organizationId, from, to, at: to }));
+  endedBills(deps).set(key, bill);
+  return bill;
+}
+
+/** The bill of `rows`: lines in dollars, totals summed in cents. */
+function billOf(name: string, final: boolean, rows: readonly BillLine[]): Bill {
   const lines = rows.map(lineOf);
   const sum = (pick: (line: (typeof lines)[number]) => number) => dollarsOf(lines.reduce((total, line) => total + pick(line), 0));
   return {

@@ -1,7 +1,7 @@
 import anyTest from 'ava';
 import request from 'supertest';
 import { uuidv7 } from 'uuidv7';
-import { USERS } from '../../seeds/demo-fixtures.ts';
+import { DEMO_PASSWORD, USERS } from '../../seeds/demo-fixtures.ts';
 import { withTestApp } from '../helpers/app.ts';
 import { usageEvent } from '../ingest/support.ts';
 import { as, business, owner, type T } from './support.ts';
@@ -200,4 +200,53 @@ test('the bill is the agency’s alone: another agency sees none of its business
       [['query', 'month']],
     );
   }
+});
+
+test("an ended month's bill is kept 5 minutes on the app's clock; the running month's is read anew on every request", async (t) => {
+  let now = new Date('2027-03-10T12:00:00.000Z');
+  const server = t.context.t.rebuild({ clock: () => now }).callback();
+  const http = () => request(server);
+  // Signed in on this app's clock, again after each jump (an access token lives 15 minutes).
+  const signIn = async () =>
+    (await http().post('/api/identity/auth/user/login').send({ email: USERS.owner.email, password: DEMO_PASSWORD }).expect(200)).body
+      .accessToken as string;
+  let staff = await signIn();
+  const planId = (
+    await as(t, staff, undefined, http)
+      .post('/api/plans', {
+        name: `Kept ${uuidv7().slice(-4)}`,
+        isPublic: true,
+        isActive: true,
+        priceUsdPerMonth: 10,
+        usageMarkupPercent: 0,
+      })
+      .expect(201)
+  ).body.id as string;
+  const shop = await business(t, `Kept Shop ${uuidv7().slice(-4)}`, planId, http);
+  const spend = (costUsd: number, createdAt: string) =>
+    as(t, staff, shop.id, http)
+      .post('/api/ai/org-usage/events', { events: [usageEvent({ costUsd, createdAt, source: 'system' })] })
+      .expect(200);
+  const lineOf = async (month: string) =>
+    (
+      (await as(t, staff, undefined, http).get(`/api/agency/billing?month=${month}`).expect(200)).body.lines as {
+        businessId: string;
+        usageCostUsd: number;
+      }[]
+    ).find((line) => line.businessId === shop.id)!.usageCostUsd;
+
+  await spend(1, '2027-03-05T00:00:00.000Z');
+  t.is(await lineOf('2027-03'), 1, 'the running month');
+  await spend(2, '2027-03-06T00:00:00.000Z');
+  t.is(await lineOf('2027-03'), 3, 'the running month is never kept');
+
+  now = new Date('2027-04-02T00:00:00.000Z');
+  staff = await signIn();
+  t.is(await lineOf('2027-03'), 3, 'March has ended');
+  // Usage imported late into March: the kept bill answers until its 5 minutes are over.
+  await spend(4, '2027-03-07T00:00:00.000Z');
+  now = new Date(now.getTime() + 5 * 60_000);
+  t.is(await lineOf('2027-03'), 3);
+  now = new Date(now.getTime() + 1);
+  t.is(await lineOf('2027-03'), 7);
 });

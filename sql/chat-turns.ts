@@ -97,6 +97,13 @@ export async function endTurn(db: CommonQueryMethods, turnId: string, outcome: T
     WHERE id = ${turnId} AND ended_at IS NULL`);
 }
 
+/**
+ * `endTurn` as a data-modifying CTE, for the statement that saves the turn's answer with its usage
+ * rows (`insertUsageEvents`' `alongside`): the turn ends when its answer commits, in one round trip.
+ */
+export const turnEndWrite = (turnId: string, outcome: TurnOutcome, now: Date) => sql.fragment`
+  ended_turn AS (UPDATE chat_turns SET ended_at = ${now.toISOString()}, outcome = ${outcome} WHERE id = ${turnId} AND ended_at IS NULL)`;
+
 /** Ends the conversation's running turn whose lease ran out (its instance died): the conversation is free again. */
 export async function endLostTurn(db: CommonQueryMethods, scope: ConversationScope, clientConversationId: string): Promise<void> {
   await db.query(sql.unsafe`

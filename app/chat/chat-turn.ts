@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { Context } from 'koa';
 import type { Agent } from '../../sql/agents.ts';
-import { findConversationHistory, type ConversationScope } from '../../sql/chat-conversations.ts';
+import type { ConversationScope } from '../../sql/chat-conversations.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { serviceUnavailable } from '../core/errors.ts';
 import { approvalNotYours } from '../tools/errors.ts';
@@ -59,13 +59,16 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
   // A new user message (the common turn) also reads the conversation's history now.
   const last = body.messages.at(-1);
   const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
-  const reads = startTurnReads(deps, scope, agent);
+  const reads = startTurnReads(
+    deps,
+    scope,
+    agent,
+    isUserMessage ? { clientId: body.id, maxBytes: historyBytesFor(deps.config), messageId: last.id } : null,
+  );
   const [historyRead, claimRead] = await Promise.allSettled([
-    isUserMessage ? findConversationHistory(deps.db, scope, body.id, { maxBytes: historyBytesFor(deps.config), messageId: last.id }) : null,
+    reads.history,
     claimConversation(deps, scope, body.id, isUserMessage ? last.id : null),
     reads.key,
-    reads.offered,
-    reads.servers,
   ]);
   // A turn claimed for a request that fails its checks never ran: its claim goes.
   const turn = claimRead.status === 'fulfilled' && claimRead.value.kind === 'new' ? turns.begin(claimRead.value.turnId) : undefined;

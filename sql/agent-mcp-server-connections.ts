@@ -46,14 +46,14 @@ export function listAgentServerConnections(db: CommonQueryMethods, ids: { organi
 
 /**
  * `listAgentServerConnections`' rows as one JSON array, for a statement that reads more
- * (sql/chat-turn-reads.ts): the sealed credentials as hex, `updatedAt` as the text the row form
- * reads (it is part of the tool cache key).
+ * (sql/chat-turn-reads.ts): the sealed credentials as hex, `updatedAt` read into the ISO text the
+ * row form's type parser makes (app/db/pool.ts: it is part of the tool cache key).
  */
 export const agentServerConnectionsJson = (ids: { organizationId: string; agentId: string }) => sql.fragment`
   coalesce((SELECT json_agg(json_build_object('id', id, 'organizationId', organization_id, 'agentId', agent_id, 'url', url,
                                               'transportType', transport_type, 'authType', auth_type, 'availableMcpId', available_mcp_id,
                                               'variantType', variant_type, 'status', status, 'credentialsKeyId', credentials_key_id,
-                                              'credentials', encode(credentials, 'hex'), 'updatedAt', updated_at::text))
+                                              'credentials', encode(credentials, 'hex'), 'updatedAt', updated_at))
             FROM agent_mcp_servers
             WHERE organization_id = ${ids.organizationId} AND agent_id = ${ids.agentId}), '[]'::json)`;
 
@@ -64,6 +64,7 @@ export const AgentServerConnectionsJson = z.array(
       .string()
       .nullable()
       .transform((hex) => (hex === null ? null : Buffer.from(hex, 'hex'))),
+    updatedAt: z.string().transform((at) => new Date(at).toISOString()),
   }),
 );
 

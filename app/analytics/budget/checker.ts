@@ -237,7 +237,8 @@ export function usageWritten(pool: object, organizationId: string, write?: Usage
   if (!entry) return;
   if ((entry.budget === 'none' || entry.budget === 'unenforced') && !entry.planLimited) return;
   if (write && entry.value && entry.answeredAt !== undefined && entry.answeredAt < write.startedAt) {
-    entry.value = { ...entry.value, spentUsd: entry.value.spentUsd + write.costUsd };
+    // To the 10 decimals costs are stored with: float sums drift (0.6 + 0.3 + 0.1 < 1).
+    entry.value = { ...entry.value, spentUsd: Number((entry.value.spentUsd + write.costUsd).toFixed(10)) };
     entry.gate = Promise.resolve(entry.value);
     return;
   }

@@ -2,6 +2,7 @@ import type { ServerConnectionRow } from '../../sql/agent-mcp-server-connections
 import type { Agent } from '../../sql/agents.ts';
 import type { ConversationScope } from '../../sql/chat-conversations.ts';
 import { findTurnReads, type TurnReadsRow } from '../../sql/chat-turn-reads.ts';
+import type { TurnClaim } from '../../sql/chat-turns.ts';
 import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { modelFor, type ChatModel } from '../metering/models.ts';
@@ -24,8 +25,9 @@ import { streamTurn } from './turn.ts';
 export const chatRunners: ToolRunners = { mcp: callMcpTool };
 
 /**
- * The reads of a turn, begun and not awaited: the provider key, the offered tools, the MCP servers
- * and the conversation's history (one statement, sql/chat-turn-reads.ts), and the price check.
+ * The reads of a turn, begun and not awaited: the provider key, the offered tools, the MCP servers,
+ * the conversation's history and the turn's claim (one statement, sql/chat-turn-reads.ts), and the
+ * price check.
  */
 export type TurnReads = {
   key: Promise<ProviderKeyRow | null>;
@@ -33,6 +35,8 @@ export type TurnReads = {
   servers: Promise<readonly ServerConnectionRow[]>;
   /** The conversation as `findConversationHistory` reads it; null when absent or not asked for. */
   history: Promise<TurnReadsRow['history']>;
+  /** Whether the claim asked for was written (`claimTurn`); null when none was asked for. */
+  claimed: Promise<boolean | null>;
   priced: Promise<boolean | null>;
 };
 
@@ -44,21 +48,26 @@ const held = <T>(read: Promise<T>) => {
 
 /**
  * Begins a turn's reads (docs/chat.md, "Decisions"): one statement, and the price check beside it.
- * `history`: the conversation to read with them (a new user message's turn), else none.
+ * `history`: the conversation to read with them (a new user message's turn); `claim`: the turn's
+ * first claim (`claimConversation`), written in the same statement; else none.
  */
 export function startTurnReads(
   deps: AppDeps,
   scope: ConversationScope,
   agent: Agent,
-  history: { clientId: string; maxBytes: number; messageId?: string | undefined } | null = null,
+  asked: {
+    history: { clientId: string; maxBytes: number; messageId?: string | undefined } | null;
+    claim: TurnClaim | null;
+  } = { history: null, claim: null },
 ): TurnReads {
-  const all = held(findTurnReads(deps.db, { ...scope, agentId: agent.id }, history));
+  const all = held(findTurnReads(deps.db, { ...scope, agentId: agent.id }, asked));
   const key = held(all.then((row) => row.key));
   return {
     key,
     offered: held(all.then((row) => offeredToolsFrom(row.tools))),
     servers: held(all.then((row) => row.servers)),
     history: held(all.then((row) => row.history)),
+    claimed: held(all.then((row) => row.claimed)),
     priced: held(startPriceCheck(deps, agent, key)),
   };
 }

@@ -5,6 +5,7 @@ import { AGENTS, ORGANIZATIONS, USERS } from '../../seeds/demo-fixtures.ts';
 import { listAgentServerConnections } from '../../sql/agent-mcp-server-connections.ts';
 import { findConversationHistory, saveMessage, saveMessageCreatingConversation } from '../../sql/chat-conversations.ts';
 import { findTurnReads } from '../../sql/chat-turn-reads.ts';
+import { claimTurn, findBlockingTurn } from '../../sql/chat-turns.ts';
 import { findProviderKey, upsertProviderKey } from '../../sql/provider-keys.ts';
 import { listOfferableToolsForUser } from '../../sql/tool-permissions.ts';
 import { withTestApp } from '../helpers/app.ts';
@@ -46,7 +47,7 @@ test.serial("a turn's one read answers the key, offered tools, MCP servers and h
   await saveMessage(db, conversation.id, { id: uuidv7(), role: 'assistant', parts: [{ type: 'text', text: 'Hi.' }] }, now);
   const window = { clientId: 'reads', maxBytes: 100_000, messageId: first.id };
 
-  const reads = await findTurnReads(db, staff, window);
+  const reads = await findTurnReads(db, staff, { history: window, claim: null });
 
   t.deepEqual(reads.key, await findProviderKey(db, organizationId));
   t.true(Buffer.isBuffer(reads.key?.ciphertext));
@@ -63,16 +64,34 @@ test.serial("a turn's one read answers the key, offered tools, MCP servers and h
   t.is(reads.servers.length, 2);
   t.deepEqual(reads.history, await findConversationHistory(db, staff, 'reads', window));
   t.like(reads.history, { id: conversation.id, messageCount: 2, hasMessage: true });
+  t.is(reads.claimed, null);
 
   // An end user's turn: no overrides apply; no history asked for.
-  const endUser = await findTurnReads(db, { organizationId, agentId, endUserId: uuidv7() }, null);
+  const endUser = await findTurnReads(db, { organizationId, agentId, endUserId: uuidv7() }, { history: null, claim: null });
   t.deepEqual(endUser.tools, [...(await listOfferableToolsForUser(db, agentId, null))]);
   t.is(endUser.history, null);
   // Nothing stored: no key, no tools, no servers, no conversation.
   const other = await findTurnReads(
     db,
     { organizationId: ORGANIZATIONS.otherAgency.id, agentId: AGENTS.otherHelper.id, userId: USERS.owner.id },
-    window,
+    { history: window, claim: null },
   );
-  t.deepEqual({ ...other, servers: [...other.servers] }, { key: null, tools: [], servers: [], history: null });
+  t.deepEqual({ ...other, servers: [...other.servers] }, { key: null, tools: [], servers: [], history: null, claimed: null });
+});
+
+test.serial("a turn's claim written with its reads lets one turn in per conversation, as claimTurn does", async (t) => {
+  const db = t.context.t.db.pool;
+  const claim = (id: string, clientMessageId: string) => ({
+    id,
+    clientConversationId: 'claimed',
+    clientMessageId,
+    now: new Date(),
+    leaseMs: 30_000,
+  });
+  const first = uuidv7();
+  t.true((await findTurnReads(db, staff, { history: null, claim: claim(first, 'm-1') })).claimed);
+  // Another message while it runs: not claimed, and the conversation's running turn is still the first.
+  t.false((await findTurnReads(db, staff, { history: null, claim: claim(uuidv7(), 'm-2') })).claimed);
+  t.false(await claimTurn(db, staff, claim(uuidv7(), 'm-3')));
+  t.like(await findBlockingTurn(db, staff, 'claimed', 'm-2'), { id: first, running: true, lost: false });
 });

@@ -94,7 +94,13 @@ export async function evaluationTools(
     const builtin = findBuiltinTool(entry.toolName);
     if (!builtin || builtin.providerKey !== entry.providerKey || !builtin.availability(deps.config).available) continue;
     const reads = READING_TOOLS.has(entry.toolName) ? builtin.execute(deps.config) : undefined;
-    const scope = { organizationId: run.owner.organizationId, agentId: run.owner.agentId, userId: run.owner.userId ?? '' };
+    // The question's embedding, if any, is a usage row of the run like its other model calls.
+    const scope = {
+      organizationId: run.owner.organizationId,
+      agentId: run.owner.agentId,
+      userId: run.owner.userId ?? '',
+      usageMetadata: EVALUATION_METADATA,
+    };
     tools[entry.toolName] = tool({
       description: builtin.description,
       inputSchema: builtinInputSchema(builtin),

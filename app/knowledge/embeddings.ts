@@ -7,7 +7,14 @@ import { embeddingModelFor } from '../metering/models.ts';
 import { isPriced } from '../metering/prices.ts';
 
 /** Whose embedding: the organization, the agent and the staff user or end user (a document's uploader, a turn's owner). */
-export type EmbeddingScope = { organizationId: string; agentId: string; userId: string | null; endUserId?: string | null };
+/** Whose embedding it is; `metadata` goes on its usage row (an evaluation's `{ evaluation: true }`). */
+export type EmbeddingScope = {
+  organizationId: string;
+  agentId: string;
+  userId: string | null;
+  endUserId?: string | null;
+  metadata?: Readonly<Record<string, unknown>> | undefined;
+};
 
 /** What the texts are embedded for: a document being added, or a `search_knowledge_base` question. */
 export type EmbeddingAction = 'document_indexing' | 'rag_query_embedding';
@@ -54,6 +61,7 @@ export async function embedTexts(
     userId: scope.userId,
     endUserId: scope.endUserId ?? null,
     actionType: options.action,
+    ...(scope.metadata ? { metadata: scope.metadata } : {}),
   };
   // The worst case (every UTF-8 byte a token) is reserved before the first call; the calls made are paid for, whether or not the whole batch succeeded.
   const worstCase = () => ({ inputTokens: texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0), outputTokens: 0 });

@@ -1,8 +1,12 @@
 import type { ConversationScope } from '../../sql/chat-conversations.ts';
 import type { AppDeps } from '../core/deps.ts';
 
-/** Whose call it is: the organization, the agent and the user of the turn. Executors scope every read and write by it. */
-export type BuiltinScope = ConversationScope;
+/**
+ * Whose call it is: the organization, the agent and the user of the turn. Executors scope every
+ * read and write by it. `usageMetadata` goes on the usage rows of model calls the tool makes (an
+ * evaluation's `{ evaluation: true }`).
+ */
+export type BuiltinScope = ConversationScope & { usageMetadata?: Readonly<Record<string, unknown>> };
 
 /**
  * What an executor of a built-in tool gets: the input the model sent, already checked against the

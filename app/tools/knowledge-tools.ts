@@ -16,7 +16,7 @@ export async function searchKnowledgeBaseTool({ deps, scope, input, signal }: Bu
   const query = String(input.query ?? '').trim();
   if (query === '') throw new Error('search_knowledge_base needs a non-empty query');
   const limit = Math.min(Math.max(Math.trunc(Number(input.limit ?? DEFAULT_PASSAGES)) || DEFAULT_PASSAGES, 1), MAX_PASSAGES);
-  const passages = await searchKnowledge(deps, accountOf(scope), query, limit, signal);
+  const passages = await searchKnowledge(deps, { ...accountOf(scope), metadata: scope.usageMetadata }, query, limit, signal);
   return {
     query,
     passages: passages.map((passage) => ({

@@ -9,6 +9,7 @@ import { createApp } from '../../app/app.ts';
 import type { AppDeps } from '../../app/core/deps.ts';
 import { openDatabase } from '../../app/db/open.ts';
 import { knowledgeVectorStore, searchKnowledge } from '../../app/knowledge/service.ts';
+import { searchKnowledgeBaseTool } from '../../app/tools/knowledge-tools.ts';
 import { searchPassages } from '../../sql/knowledge-search.ts';
 import { seedDemoKnowledge } from '../../seeds/demo-knowledge.ts';
 import { seedDemo } from '../../seeds/demo.ts';
@@ -74,6 +75,19 @@ test.serial('with AI_EMBEDDING_MODEL, chunks and questions are embedded, usage i
   t.is(usage.filter((row) => row.action === 'rag_query_embedding').length, 1);
   t.is(usage.length, peer.requests.length);
   t.true(usage.every((row) => row.tokens > 0 && Math.abs(row.cost - (row.tokens * 0.02) / 1e6) < 1e-12));
+
+  // The same question asked by the tool in an evaluation run: its embedding's row carries the run's flag.
+  const searched = await searchKnowledgeBaseTool({
+    deps,
+    scope: { ...scope, usageMetadata: { evaluation: true } },
+    input: { query: 'When will my parcel arrive in the US?' },
+    signal: new AbortController().signal,
+  });
+  t.is(searched.passages[0]!.heading, 'Shipping > Delivery times');
+  const flags = await t.context.t.db.pool.anyFirst(sql.type(z.strictObject({ evaluation: z.string().nullable() }))`
+    SELECT metadata->>'evaluation' AS evaluation FROM usage_events
+    WHERE model_id = 'test/concepts' AND action_type = 'rag_query_embedding' AND agent_id = ${scope.agentId} ORDER BY created_at, id`);
+  t.deepEqual(flags, [null, 'true']);
 });
 
 test('on the embedded default (PGlite with pgvector), vectors are stored as pgvector vectors and the fused search finds the meaning, HNSW-indexed dimension or not', async (t) => {

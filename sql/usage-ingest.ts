@@ -44,3 +44,15 @@ export async function findAgentIdsOfOrganization(
     SELECT id::text FROM agents WHERE organization_id = ${organizationId} AND id = ANY(${sql.array([...agentIds], 'uuid')})`);
   return new Set(found);
 }
+
+/** Which of `userIds` are users of the organization (its staff or its clients), lowercased. */
+export async function findUserIdsOfOrganization(
+  db: CommonQueryMethods,
+  organizationId: string,
+  userIds: readonly string[],
+): Promise<Set<string>> {
+  if (userIds.length === 0) return new Set();
+  const found = await db.anyFirst(sql.type(IdRow)`
+    SELECT id::text FROM users WHERE organization_id = ${organizationId} AND id = ANY(${sql.array([...userIds], 'uuid')})`);
+  return new Set(found);
+}

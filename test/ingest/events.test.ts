@@ -1,4 +1,5 @@
 import anyTest from 'ava';
+import { USERS } from '../../seeds/demo-fixtures.ts';
 import { upsertModelPricing } from '../../sql/usage-import.ts';
 import { createTenant, getUsage } from '../analytics/support.ts';
 import { withTestApp, type TestApp } from '../helpers/app.ts';
@@ -85,6 +86,14 @@ test("an agentId must be one of the organization's agents", async (t) => {
   t.is((await storedUsage(t.context.t.db.pool, tenant.organizationId)).length, 0);
   await send(t, key, { events: [usageEvent({ agentId: own })] }).expect(200);
   t.is((await storedUsage(t.context.t.db.pool, tenant.organizationId))[0]!.agentId, own);
+});
+
+test("a userId must be one of the organization's users: another tenant's user is refused and nothing is stored", async (t) => {
+  const tenant = await createTenant(t.context.t.db.pool, 'events-users');
+  const { key } = await createApiKey(t.context.t, tenant.ownerToken);
+  const { body } = await send(t, key, { events: [usageEvent(), usageEvent({ userId: USERS.owner.id })] }).expect(400);
+  t.deepEqual(body.errors, [{ path: ['events', '1', 'userId'], message: 'must be a user of the organization' }]);
+  t.is((await storedUsage(t.context.t.db.pool, tenant.organizationId)).length, 0);
 });
 
 test('a missing costUsd is priced from the price list as the event is stored; unpriced models cost 0', async (t) => {

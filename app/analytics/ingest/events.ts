@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { uuidv7 } from 'uuidv7';
-import { findAgentIdsOfOrganization } from '../../../sql/usage-ingest.ts';
+import { findAgentIdsOfOrganization, findUserIdsOfOrganization } from '../../../sql/usage-ingest.ts';
 import { ACTION_TYPES, USAGE_SOURCES } from '../../../sql/usage-window.ts';
 import type { IngestionCaller } from '../../core/route.ts';
 import type { AppDeps } from '../../core/deps.ts';
@@ -63,10 +63,18 @@ export async function ingestEvents(
     }
   });
   const agentIds = [...new Set(events.flatMap((event) => (event.agentId ? [event.agentId.toLowerCase()] : [])))];
-  const known = await findAgentIdsOfOrganization(deps.db, caller.organizationId, agentIds);
+  const userIds = [...new Set(events.flatMap((event) => (event.userId ? [event.userId.toLowerCase()] : [])))];
+  // A row names only the organization's own agents and users: never another tenant's ids.
+  const [known, users] = await Promise.all([
+    findAgentIdsOfOrganization(deps.db, caller.organizationId, agentIds),
+    findUserIdsOfOrganization(deps.db, caller.organizationId, userIds),
+  ]);
   events.forEach((event, index) => {
     if (event.agentId && !known.has(event.agentId.toLowerCase())) {
       issues.push({ path: ['events', String(index), 'agentId'], message: 'must be an agent of the organization' });
+    }
+    if (event.userId && !users.has(event.userId.toLowerCase())) {
+      issues.push({ path: ['events', String(index), 'userId'], message: 'must be a user of the organization' });
     }
   });
   if (issues.length) throw new ValidationError(issues);

@@ -49,6 +49,7 @@ const RELEASED: Record<string, string> = {
   '1250_invitations.sql': '61cf47f03aab789b29214dd6d7708ca7d8416b7984ff3614c83e7be5799cb955',
   '1230_agent_versions_and_evaluations.sql': '7375d07796fc4bfc6efa1d99359d18870b2dace97bcffd4cbfe5de10b435ea62',
   '1251_business_overview.sql': '2e94956a2638717a7b8c48bce7f57e8913f676105e522e9deac70d0f2049b0a3',
+  '1260_reserve_usage_one_snapshot.sql': '02143cb7f09da9a95c3453f4974d41cf1d3fdf0d656b99f2d97cbb102bac25bd',
 };
 
 test('no released migration file has changed since it was released', async (t) => {

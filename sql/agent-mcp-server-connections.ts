@@ -44,6 +44,30 @@ export function listAgentServerConnections(db: CommonQueryMethods, ids: { organi
     WHERE organization_id = ${ids.organizationId} AND agent_id = ${ids.agentId}`);
 }
 
+/**
+ * `listAgentServerConnections`' rows as one JSON array, for a statement that reads more
+ * (sql/chat-turn-reads.ts): the sealed credentials as hex, `updatedAt` read into the ISO text the
+ * row form's type parser makes (app/db/pool.ts: it is part of the tool cache key).
+ */
+export const agentServerConnectionsJson = (ids: { organizationId: string; agentId: string }) => sql.fragment`
+  coalesce((SELECT json_agg(json_build_object('id', id, 'organizationId', organization_id, 'agentId', agent_id, 'url', url,
+                                              'transportType', transport_type, 'authType', auth_type, 'availableMcpId', available_mcp_id,
+                                              'variantType', variant_type, 'status', status, 'credentialsKeyId', credentials_key_id,
+                                              'credentials', encode(credentials, 'hex'), 'updatedAt', updated_at))
+            FROM agent_mcp_servers
+            WHERE organization_id = ${ids.organizationId} AND agent_id = ${ids.agentId}), '[]'::json)`;
+
+/** What `agentServerConnectionsJson` answers, read as `listAgentServerConnections`' rows. */
+export const AgentServerConnectionsJson = z.array(
+  ServerConnectionRow.extend({
+    credentials: z
+      .string()
+      .nullable()
+      .transform((hex) => (hex === null ? null : Buffer.from(hex, 'hex'))),
+    updatedAt: z.string().transform((at) => new Date(at).toISOString()),
+  }),
+);
+
 /** The same row, locked for an edit until the transaction ends. */
 export function lockServerConnection(db: CommonQueryMethods, ids: { organizationId: string; serverId: string; agentId: string }) {
   return db.maybeOne(sql.type(ServerConnectionRow)`

@@ -206,8 +206,12 @@ export function findConversationHistory(
   clientId: string,
   window: { maxBytes: number; messageId?: string | undefined },
 ) {
+  return db.maybeOne(sql.type(ConversationHistoryRow)`${conversationHistoryOf(scope, clientId, window)}`);
+}
+
+function conversationHistoryOf(scope: ConversationScope, clientId: string, window: { maxBytes: number; messageId?: string | undefined }) {
   const messageId = window.messageId !== undefined && UUID.test(window.messageId) ? window.messageId : null;
-  return db.maybeOne(sql.type(ConversationHistoryRow)`
+  return sql.fragment`
     SELECT c.id,
       (SELECT count(*)::int FROM chat_messages m WHERE m.conversation_id = c.id) AS "messageCount",
       EXISTS (SELECT 1 FROM chat_messages m WHERE m.conversation_id = c.id AND m.id = ${messageId}::uuid) AS "hasMessage",
@@ -218,8 +222,18 @@ export function findConversationHistory(
          WHERE w.newer_bytes < ${window.maxBytes}), '[]'::json) AS messages
     FROM chat_conversations c
     WHERE c.organization_id = ${scope.organizationId} AND c.agent_id = ${scope.agentId}
-      AND ${ownerIs(scope, 'c')} AND c.client_id = ${clientId}`);
+      AND ${ownerIs(scope, 'c')} AND c.client_id = ${clientId}`;
 }
+
+/** `findConversationHistory`'s row as one JSON value (null: no conversation), for a statement that reads more (sql/chat-turn-reads.ts). */
+export const conversationHistoryJson = (
+  scope: ConversationScope,
+  clientId: string,
+  window: { maxBytes: number; messageId?: string | undefined },
+) => sql.fragment`(SELECT row_to_json(h) FROM (${conversationHistoryOf(scope, clientId, window)}) h)`;
+
+/** What `conversationHistoryJson` answers. */
+export const ConversationHistoryJson = ConversationHistoryRow.nullable();
 
 /**
  * One page of a conversation: its newest `limit` messages written before the message `before`

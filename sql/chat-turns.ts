@@ -32,20 +32,21 @@ const scopeIs = (scope: ConversationScope, clientConversationId: string) => sql.
  * conversation already has a running turn or this message id already started one (the unique
  * indexes of migration 1020 decide, so concurrent claims on any instance let exactly one in).
  */
-export async function claimTurn(
-  db: CommonQueryMethods,
-  scope: ConversationScope,
-  turn: { id: string; clientConversationId: string; clientMessageId: string | null; now: Date; leaseMs: number },
-): Promise<boolean> {
-  const claimed = await db.maybeOne(sql.type(IdRow)`
+export async function claimTurn(db: CommonQueryMethods, scope: ConversationScope, turn: TurnClaim): Promise<boolean> {
+  const claimed = await db.maybeOne(sql.type(IdRow)`${claimTurnWrite(scope, turn)}`);
+  return claimed !== null;
+}
+
+export type TurnClaim = { id: string; clientConversationId: string; clientMessageId: string | null; now: Date; leaseMs: number };
+
+/** `claimTurn`'s `INSERT ... RETURNING id`, also a data-modifying CTE of the turn's reads (sql/chat-turn-reads.ts). */
+export const claimTurnWrite = (scope: ConversationScope, turn: TurnClaim) => sql.fragment`
     INSERT INTO chat_turns (id, organization_id, agent_id, user_id, end_user_id, client_conversation_id, client_message_id, started_at, lease_until)
     SELECT ${turn.id}, ${scope.organizationId}, ${scope.agentId}, ${ownerValues(scope)}, ${turn.clientConversationId},
            ${turn.clientMessageId}, ${turn.now.toISOString()}, now() + ${turn.leaseMs} * interval '1 millisecond'
     FROM ${asyncCommit}
     ON CONFLICT DO NOTHING
-    RETURNING id`);
-  return claimed !== null;
-}
+    RETURNING id`;
 
 /**
  * What stood in a claim's way: the running turn of the conversation, else the ended turn that
@@ -96,6 +97,13 @@ export async function endTurn(db: CommonQueryMethods, turnId: string, outcome: T
     FROM ${asyncCommit}
     WHERE id = ${turnId} AND ended_at IS NULL`);
 }
+
+/**
+ * `endTurn` as a data-modifying CTE, for the statement that saves the turn's answer with its usage
+ * rows (`insertUsageEvents`' `alongside`): the turn ends when its answer commits, in one round trip.
+ */
+export const turnEndWrite = (turnId: string, outcome: TurnOutcome, now: Date) => sql.fragment`
+  ended_turn AS (UPDATE chat_turns SET ended_at = ${now.toISOString()}, outcome = ${outcome} WHERE id = ${turnId} AND ended_at IS NULL)`;
 
 /** Ends the conversation's running turn whose lease ran out (its instance died): the conversation is free again. */
 export async function endLostTurn(db: CommonQueryMethods, scope: ConversationScope, clientConversationId: string): Promise<void> {

@@ -17,6 +17,14 @@ export function findProviderKey(db: CommonQueryMethods, organizationId: string) 
     FROM organization_provider_keys WHERE organization_id = ${organizationId}`);
 }
 
+/** `findProviderKey`'s row as one JSON value (the sealed key as hex), for a statement that reads more (sql/chat-turn-reads.ts). */
+export const providerKeyJson = (organizationId: string) => sql.fragment`
+  (SELECT json_build_object('keyId', key_id, 'ciphertext', encode(ciphertext, 'hex'), 'baseUrl', base_url, 'keyLastFour', key_last_four)
+   FROM organization_provider_keys WHERE organization_id = ${organizationId})`;
+
+/** What `providerKeyJson` answers, read as `findProviderKey`'s row. */
+export const ProviderKeyJson = ProviderKey.extend({ ciphertext: z.string().transform((hex) => Buffer.from(hex, 'hex')) }).nullable();
+
 export async function upsertProviderKey(
   db: CommonQueryMethods,
   key: { organizationId: string; sealed: Sealed; baseUrl: string | null; keyLastFour: string; now: Date },

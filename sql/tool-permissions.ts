@@ -63,6 +63,7 @@ const OfferableTool = z.strictObject({
   permissionStatus: z.enum(OFFERED_STATUSES),
   hasOverride: z.boolean(),
 });
+export type OfferableToolRow = z.infer<typeof OfferableTool>;
 
 /**
  * The agent's tools that may be offered to the model (every level but `blocked`), each with
@@ -77,3 +78,15 @@ export function listOfferableToolsForUser(db: CommonQueryMethods, agentId: strin
     WHERE p.agent_id = ${agentId} AND p.permission_status <> 'blocked'
     ORDER BY p.position`);
 }
+
+/** `listOfferableToolsForUser`'s rows as one JSON array, for a statement that reads more (sql/chat-turn-reads.ts). */
+export const offerableToolsJson = (agentId: string, userId: string | null) => sql.fragment`
+  coalesce((SELECT json_agg(json_build_object('toolName', p.tool_name, 'providerKey', p.provider_key,
+                                              'permissionStatus', p.permission_status, 'hasOverride', o.tool_name IS NOT NULL)
+                            ORDER BY p.position)
+            FROM agent_tool_permissions p
+            LEFT JOIN tool_overrides o ON o.agent_id = p.agent_id AND o.tool_name = p.tool_name AND o.user_id = ${userId}
+            WHERE p.agent_id = ${agentId} AND p.permission_status <> 'blocked'), '[]'::json)`;
+
+/** What `offerableToolsJson` answers. */
+export const OfferableToolsJson = z.array(OfferableTool);

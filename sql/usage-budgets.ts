@@ -102,16 +102,24 @@ const UsageLimits = z.strictObject({
   budgetEnforced: z.boolean().nullable(),
   budgetLimitUsd: z.number().nullable(),
   planLimitUsd: z.number().nullable(),
+  spentUsd: z.number().nullable(),
 });
 
 /**
  * What holds an organization's monthly spend: its budget (none: `budgetEnforced` null) and the
- * `monthlyUsageUsd` of its plan (null: none). What reserve_usage (migration 1220) enforces.
+ * `monthlyUsageUsd` of its plan (null: none), what reserve_usage (migration 1220) enforces; and,
+ * when either limit holds, its spend over the whole UTC days `[from, to)` (as `findSpendOfDays`
+ * reads it), in the same statement (null when no limit holds).
  */
-export function findUsageLimits(db: CommonQueryMethods, organizationId: string) {
+export function findUsageLimits(db: CommonQueryMethods, organizationId: string, month: { from: Date; to: Date }) {
   return db.one(sql.type(UsageLimits)`
-    SELECT b.enforce AS "budgetEnforced", b.monthly_limit_usd::float8 AS "budgetLimitUsd",
-           (SELECT p.monthly_usage_usd::float8 FROM organizations o JOIN plans p ON p.id = o.plan_id
-            WHERE o.id = ${organizationId}) AS "planLimitUsd"
-    FROM (SELECT 1) one LEFT JOIN usage_budgets b ON b.organization_id = ${organizationId}`);
+    SELECT l."budgetEnforced", l."budgetLimitUsd", l."planLimitUsd",
+           CASE WHEN l."budgetEnforced" OR l."planLimitUsd" IS NOT NULL THEN
+             (SELECT coalesce(sum(cost_usd), 0)::float8 FROM usage_rollup_day
+              WHERE organization_id = ${organizationId} AND day >= ${sql.timestamp(month.from)} AND day < ${sql.timestamp(month.to)})
+           END AS "spentUsd"
+    FROM (SELECT b.enforce AS "budgetEnforced", b.monthly_limit_usd::float8 AS "budgetLimitUsd",
+                 (SELECT p.monthly_usage_usd::float8 FROM organizations o JOIN plans p ON p.id = o.plan_id
+                  WHERE o.id = ${organizationId}) AS "planLimitUsd"
+          FROM (SELECT 1) one LEFT JOIN usage_budgets b ON b.organization_id = ${organizationId}) l`);
 }

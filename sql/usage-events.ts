@@ -53,12 +53,15 @@ export type UsageEventInput = {
  * `alongside`: more data-modifying CTEs (`name AS (...)`, comma-separated) run in the same
  * statement, so they and the events commit together without a transaction's round trips (a chat
  * turn's answer, `messageWrites` in sql/chat-conversations.ts); they run also when no event is left.
+ *
+ * Answers how many rows were inserted and what they cost together (what an enforced budget's
+ * gate adds to the spend it read: app/analytics/budget/checker.ts).
  */
 export async function insertUsageEvents(
   db: CommonQueryMethods,
   rows: readonly UsageEventInput[],
   alongside?: FragmentSqlToken,
-): Promise<number> {
+): Promise<{ inserted: number; costUsd: number }> {
   const seen = new Set<string>();
   const batch = rows.filter((row) => {
     if (row.ingestKey === undefined) return true;
@@ -67,9 +70,12 @@ export async function insertUsageEvents(
     seen.add(key);
     return true;
   });
-  const Inserted = z.strictObject({ inserted: z.coerce.number().int() });
-  if (batch.length === 0) return alongside ? db.oneFirst(sql.type(Inserted)`WITH ${alongside} SELECT 0 AS inserted`) : 0;
-  return db.oneFirst(sql.type(Inserted)`
+  const Inserted = z.strictObject({ inserted: z.coerce.number().int(), costUsd: z.number() });
+  if (batch.length === 0) {
+    if (alongside) await db.query(sql.unsafe`WITH ${alongside} SELECT 0`);
+    return { inserted: 0, costUsd: 0 };
+  }
+  return db.one(sql.type(Inserted)`
     WITH ${alongside ? sql.fragment`${alongside},` : sql.fragment``} batch AS (
       -- One JSON text parameter: JSON.stringify is native, where 13 array parameters of 1000
       -- elements were escaped element by element in JS (a tenth of a batch's time in Node).
@@ -107,9 +113,9 @@ export async function insertUsageEvents(
       LEFT JOIN model_pricing p ON p.model_id = e."modelId"
       WHERE e."ingestKey" IS NULL OR f.ingest_key IS NOT NULL
       ORDER BY e.n
-      RETURNING 1
+      RETURNING cost_usd
     )
-    SELECT count(*) AS inserted FROM inserted`);
+    SELECT count(*) AS inserted, coalesce(sum(cost_usd), 0)::float8 AS "costUsd" FROM inserted`);
 }
 
 /**

@@ -16,8 +16,8 @@ const ReserveRow = z.strictObject({
 });
 
 /**
- * Reserves the worst case of one call: `inputTokens` at the model's input price plus
- * `outputTokens` at its output price (0 for a model without a price), when the organization's
+ * Reserves the worst case of one call: `inputTokens` at the model's input price (its cached-input
+ * price when dearer) plus `outputTokens` at its output price (0 for a model without a price), when the organization's
  * budget is enforced and the month `[from, to)` has room for it. One round trip, atomic across
  * processes (`reserve_usage` locks the budget row). `spentUsd` counts the live reservations.
  */
@@ -35,7 +35,9 @@ export function reserveUsage(
     expiresAt: Date;
   },
 ) {
-  // The worst case: every input token at the input price (none read from the cache), the whole output limit.
+  // The worst case: every input token at the dearer of the input and cached-input prices (so any
+  // split of `inputTokens` between the two costs no more: app/metering/meter.ts, `mustSettle`), the
+  // whole output limit.
   const worstCase = {
     input: sql.fragment`${call.inputTokens}::int8`,
     output: sql.fragment`${call.outputTokens}::int8`,
@@ -44,7 +46,10 @@ export function reserveUsage(
   return db.one(sql.type(ReserveRow)`
     SELECT r.reserved, r.enforced, r.spent_usd::float8 AS "spentUsd", r.limit_usd::float8 AS "limitUsd"
     FROM reserve_usage(${call.id}, ${call.organizationId},
-      coalesce((SELECT ${tokensCost(worstCase, sql.fragment`p`)} FROM model_pricing p WHERE p.model_id = ${call.modelId}), 0),
+      coalesce((SELECT ${tokensCost(worstCase, sql.fragment`w`)}
+                FROM (SELECT greatest(input_usd_per_mtok, cache_read_usd_per_mtok) AS input_usd_per_mtok, output_usd_per_mtok,
+                             cache_read_usd_per_mtok
+                      FROM model_pricing WHERE model_id = ${call.modelId}) w), 0),
       ${sql.timestamp(call.from)}, ${sql.timestamp(call.to)}, ${sql.timestamp(call.now)}, ${sql.timestamp(call.expiresAt)}) r`);
 }
 

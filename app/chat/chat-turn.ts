@@ -3,7 +3,8 @@ import type { Static } from '@sinclair/typebox';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import type { Context } from 'koa';
 import type { Agent } from '../../sql/agents.ts';
-import { findConversationHistory, type ConversationScope } from '../../sql/chat-conversations.ts';
+import type { ConversationScope } from '../../sql/chat-conversations.ts';
+import { deleteTurn } from '../../sql/chat-turns.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { serviceUnavailable } from '../core/errors.ts';
 import { approvalNotYours } from '../tools/errors.ts';
@@ -13,7 +14,7 @@ import { prepareTurn } from './history.ts';
 import { chatTurns } from './running-turns.ts';
 import type { ChatBody } from './schemas.ts';
 import { generateTitle } from './titles.ts';
-import { answerTurnStream, claimConversation } from './turn-claim.ts';
+import { answerTurnStream, claimConversation, firstClaim } from './turn-claim.ts';
 import { admitTurnSetup, runTurn, startTurnReads, type TurnSetup } from './turn-setup.ts';
 
 /** One chat request, from a staff user (the console, the API) or an end user (the web channel). */
@@ -59,13 +60,16 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
   // A new user message (the common turn) also reads the conversation's history now.
   const last = body.messages.at(-1);
   const isUserMessage = body.trigger !== 'regenerate-message' && last?.role === 'user';
-  const reads = startTurnReads(deps, scope, agent);
+  const messageId = isUserMessage ? last.id : null;
+  const claim = firstClaim(deps, body.id, messageId);
+  const reads = startTurnReads(deps, scope, agent, {
+    history: isUserMessage ? { clientId: body.id, maxBytes: historyBytesFor(deps.config), messageId: last.id } : null,
+    claim,
+  });
   const [historyRead, claimRead] = await Promise.allSettled([
-    isUserMessage ? findConversationHistory(deps.db, scope, body.id, { maxBytes: historyBytesFor(deps.config), messageId: last.id }) : null,
-    claimConversation(deps, scope, body.id, isUserMessage ? last.id : null),
+    reads.history,
+    claimConversation(deps, scope, body.id, messageId, { claim, claimed: reads.claimed }),
     reads.key,
-    reads.offered,
-    reads.servers,
   ]);
   // A turn claimed for a request that fails its checks never ran: its claim goes.
   const turn = claimRead.status === 'fulfilled' && claimRead.value.kind === 'new' ? turns.begin(claimRead.value.turnId) : undefined;
@@ -106,8 +110,11 @@ export async function answerChat(call: ChatCall): Promise<Readable | null> {
     ctx.set(UI_MESSAGE_STREAM_HEADERS);
     return Readable.from(events);
   } catch (error) {
-    // No stream started: the turn's claim goes and its outbound connections (BYOK) end here.
+    // No stream started: the turn's claim goes and its outbound connections (BYOK) end here. A
+    // failed read may have failed after its statement wrote the claim (a row check): its id is this
+    // request's own, so it goes too.
     await turn?.abandon().catch(() => {});
+    if (claimRead.status === 'rejected') await deleteTurn(deps.db, claim.id).catch(() => {});
     await setup?.model.close();
     throw error;
   }

@@ -1,5 +1,6 @@
 import type { UIMessageChunk } from 'ai';
-import { deleteTurn, endTurn, renewLeases, turnHasEnded, type TurnOutcome } from '../../sql/chat-turns.ts';
+import type { FragmentSqlToken } from 'slonik';
+import { deleteTurn, endTurn, renewLeases, turnEndWrite, turnHasEnded, type TurnOutcome } from '../../sql/chat-turns.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { every, pause, whileRunning, within } from './turn-waits.ts';
 import { TurnTape, turnStreams, type TurnStreams } from './turn-streams.ts';
@@ -31,17 +32,32 @@ export class TurnEnd extends Error {
   }
 }
 
+/**
+ * How a turn's end is written with its answer (app/chat/turn.ts): `write()` is the CTE that ends
+ * it with its outcome so far, for the answer's statement; `written()` says that statement
+ * committed, so the turn's drive writes no end of its own (it still does when the answer's
+ * statement failed or never ran: a guardrail's refusal, a turn that failed).
+ */
+export type TurnEnding = { write(): FragmentSqlToken; written(): void };
+
+/** What a turn's signal says of its end: `finished`, or why it was stopped. */
+const outcomeOf = (signal: AbortSignal): TurnOutcome => {
+  const reason: unknown = signal.reason;
+  return signal.aborted ? (reason instanceof TurnEnd ? reason.outcome : 'stopped') : 'finished';
+};
+
 /** A turn this instance runs: its signal ends the provider request and tool calls (stop, deadline, shutdown). */
 export type TurnHandle = {
   id: string;
   signal: AbortSignal;
+  ending: TurnEnding;
   /** Runs the turn to its end whoever reads; returns its server-sent events from the first. */
   run(chunks: ReadableStream<UIMessageChunk>): AsyncGenerator<string>;
   /** The turn never started (a check failed): its claim is removed. */
   abandon(): Promise<void>;
 };
 
-type Running = { controller: AbortController; tape?: TurnTape; done?: Promise<void> };
+type Running = { controller: AbortController; tape?: TurnTape; done?: Promise<void>; endWritten?: boolean };
 
 /**
  * The turns this instance runs (docs/chat.md, "Turns that survive the client"). A turn belongs to
@@ -105,11 +121,15 @@ export class ChatTurns {
     return {
       id: turnId,
       signal: controller.signal,
+      ending: {
+        write: () => turnEndWrite(turnId, outcomeOf(controller.signal), this.#deps.clock()),
+        written: () => (running.endWritten = true),
+      },
       run: (chunks) => {
         const tape = new TurnTape();
         running.tape = tape;
         this.#share(turnId, tape);
-        running.done = this.#drive(turnId, chunks, tape, controller.signal).finally(forget);
+        running.done = this.#drive(turnId, chunks, tape, running).finally(forget);
         return tape.read();
       },
       abandon: async () => {
@@ -119,18 +139,16 @@ export class ChatTurns {
     };
   }
 
-  /** Reads the turn to its end into the tape, then ends its claim, then `[DONE]`. */
-  async #drive(turnId: string, chunks: ReadableStream<UIMessageChunk>, tape: TurnTape, signal: AbortSignal) {
+  /** Reads the turn to its end into the tape, then ends its claim (unless its answer's statement did), then `[DONE]`. */
+  async #drive(turnId: string, chunks: ReadableStream<UIMessageChunk>, tape: TurnTape, running: Running) {
     const deps = this.#deps;
     try {
       for await (const chunk of chunks) tape.push(`data: ${JSON.stringify(chunk)}\n\n`);
     } catch (error) {
       deps.logger.error({ turnId, err: error instanceof Error ? error.message : String(error) }, 'chat turn stream failed');
     }
-    const reason: unknown = signal.reason;
-    const outcome: TurnOutcome = signal.aborted ? (reason instanceof TurnEnd ? reason.outcome : 'stopped') : 'finished';
     try {
-      await endTurn(deps.db, turnId, outcome, deps.clock());
+      if (!running.endWritten) await endTurn(deps.db, turnId, outcomeOf(running.controller.signal), deps.clock());
     } catch (error) {
       // The lease runs out instead: the conversation is free again within TURN_LEASE_MS.
       deps.logger.warn({ turnId, err: error instanceof Error ? error.message : String(error) }, 'chat turn end not recorded');

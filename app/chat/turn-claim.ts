@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { UI_MESSAGE_STREAM_HEADERS } from 'ai';
 import { uuidv7 } from 'uuidv7';
 import type { ConversationScope } from '../../sql/chat-conversations.ts';
-import { claimTurn, endLostTurn, findBlockingTurn } from '../../sql/chat-turns.ts';
+import { claimTurn, endLostTurn, findBlockingTurn, type TurnClaim } from '../../sql/chat-turns.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { messageAlreadySent, streamUnavailable, turnInProgress } from './errors.ts';
 import { TURN_LEASE_MS, type ChatTurns } from './running-turns.ts';
@@ -19,22 +19,21 @@ export type Claim = { kind: 'new'; turnId: string } | { kind: 'join'; turnId: st
  * - another running turn: 409 `AI.TURN_IN_PROGRESS`;
  * - an ended turn of this message id: 409 `AI.MESSAGE_ALREADY_SENT`;
  * - a running turn whose instance died (lease out): it is ended as lost, and the claim retried.
+ * `first`: the first claim, written elsewhere (with the turn's reads: `firstClaim`), and its answer.
  */
 export async function claimConversation(
   deps: AppDeps,
   scope: ConversationScope,
   clientConversationId: string,
   clientMessageId: string | null,
+  first?: { claim: TurnClaim; claimed: Promise<boolean | null> },
 ): Promise<Claim> {
-  const turnId = uuidv7();
+  const turnId = first?.claim.id ?? uuidv7();
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await claimTurn(deps.db, scope, {
-      id: turnId,
-      clientConversationId,
-      clientMessageId,
-      now: deps.clock(),
-      leaseMs: TURN_LEASE_MS,
-    });
+    const claimed =
+      attempt === 0 && first
+        ? await first.claimed
+        : await claimTurn(deps.db, scope, { id: turnId, clientConversationId, clientMessageId, now: deps.clock(), leaseMs: TURN_LEASE_MS });
     if (claimed) return { kind: 'new', turnId };
     const blocking = await findBlockingTurn(deps.db, scope, clientConversationId, clientMessageId);
     if (!blocking) continue;
@@ -48,6 +47,15 @@ export async function claimConversation(
   }
   throw turnInProgress();
 }
+
+/** A turn's first claim, to write with its reads (`startTurnReads`, then `claimConversation`'s `first`). */
+export const firstClaim = (deps: Pick<AppDeps, 'clock'>, clientConversationId: string, clientMessageId: string | null): TurnClaim => ({
+  id: uuidv7(),
+  clientConversationId,
+  clientMessageId,
+  now: deps.clock(),
+  leaseMs: TURN_LEASE_MS,
+});
 
 /**
  * Answers a running turn's stream (the resume GET, a retried POST): 200 with its UI message

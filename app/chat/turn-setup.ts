@@ -1,10 +1,12 @@
-import { listAgentServerConnections, type ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
+import type { ServerConnectionRow } from '../../sql/agent-mcp-server-connections.ts';
 import type { Agent } from '../../sql/agents.ts';
-import { isEndUserScope, type ConversationScope } from '../../sql/chat-conversations.ts';
-import { findProviderKey, type ProviderKeyRow } from '../../sql/provider-keys.ts';
+import type { ConversationScope } from '../../sql/chat-conversations.ts';
+import { findTurnReads, type TurnReadsRow } from '../../sql/chat-turn-reads.ts';
+import type { TurnClaim } from '../../sql/chat-turns.ts';
+import type { ProviderKeyRow } from '../../sql/provider-keys.ts';
 import type { AppDeps } from '../core/deps.ts';
 import { modelFor, type ChatModel } from '../metering/models.ts';
-import { offeredToolsOf, type OfferedTool } from '../tools/resolution.ts';
+import { offeredToolsFrom, type OfferedTool } from '../tools/resolution.ts';
 import { admitTurn, startPriceCheck } from './admission.ts';
 import type { PreparedTurn } from './history.ts';
 import { judgeTurn, refusalOf } from './judge.ts';
@@ -22,11 +24,19 @@ import { streamTurn } from './turn.ts';
 /** Who runs MCP tools: the MCP `tools/call` (built-in tools run their own executor, app/tools/builtins.ts). */
 export const chatRunners: ToolRunners = { mcp: callMcpTool };
 
-/** The reads of a turn, begun and not awaited: the provider key, the offered tools, the MCP servers, the price check. */
+/**
+ * The reads of a turn, begun and not awaited: the provider key, the offered tools, the MCP servers,
+ * the conversation's history and the turn's claim (one statement, sql/chat-turn-reads.ts), and the
+ * price check.
+ */
 export type TurnReads = {
   key: Promise<ProviderKeyRow | null>;
   offered: Promise<ReadonlyMap<string, OfferedTool>>;
   servers: Promise<readonly ServerConnectionRow[]>;
+  /** The conversation as `findConversationHistory` reads it; null when absent or not asked for. */
+  history: Promise<TurnReadsRow['history']>;
+  /** Whether the claim asked for was written (`claimTurn`); null when none was asked for. */
+  claimed: Promise<boolean | null>;
   priced: Promise<boolean | null>;
 };
 
@@ -36,13 +46,28 @@ const held = <T>(read: Promise<T>) => {
   return read;
 };
 
-/** Begins a turn's reads, all at once (docs/chat.md, "Decisions"). */
-export function startTurnReads(deps: AppDeps, scope: ConversationScope, agent: Agent): TurnReads {
-  const key = held(findProviderKey(deps.db, scope.organizationId));
+/**
+ * Begins a turn's reads (docs/chat.md, "Decisions"): one statement, and the price check beside it.
+ * `history`: the conversation to read with them (a new user message's turn); `claim`: the turn's
+ * first claim (`claimConversation`), written in the same statement; else none.
+ */
+export function startTurnReads(
+  deps: AppDeps,
+  scope: ConversationScope,
+  agent: Agent,
+  asked: {
+    history: { clientId: string; maxBytes: number; messageId?: string | undefined } | null;
+    claim: TurnClaim | null;
+  } = { history: null, claim: null },
+): TurnReads {
+  const all = held(findTurnReads(deps.db, { ...scope, agentId: agent.id }, asked));
+  const key = held(all.then((row) => row.key));
   return {
     key,
-    offered: held(offeredToolsOf(deps.db, agent.id, isEndUserScope(scope) ? null : scope.userId)),
-    servers: held(listAgentServerConnections(deps.db, { organizationId: scope.organizationId, agentId: agent.id })),
+    offered: held(all.then((row) => offeredToolsFrom(row.tools))),
+    servers: held(all.then((row) => row.servers)),
+    history: held(all.then((row) => row.history)),
+    claimed: held(all.then((row) => row.claimed)),
     priced: held(startPriceCheck(deps, agent, key)),
   };
 }
@@ -119,6 +144,7 @@ export async function runTurn(
     // Stop, the turn's deadline and shutdown end it; the client going away does not (a disconnect is not a stop).
     signal,
     approvals: turn.approvals,
+    ending: handle.ending,
     ...(title ? { title } : {}),
   });
   return handle.run(stream);

@@ -8,6 +8,7 @@ import {
   type UIMessage,
   type UIMessageChunk,
 } from 'ai';
+import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { isEndUserScope, messageWrites, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
@@ -21,7 +22,7 @@ import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import { fitEveryCall } from './context-window.ts';
 import { notifyStaff } from './staff/notify.ts';
-import { TurnEnd } from './running-turns.ts';
+import { TurnEnd, type TurnEnding } from './running-turns.ts';
 import { toolFailureText } from './tool-map.ts';
 import { uiMessageStream } from './ui-message-stream.ts';
 
@@ -74,6 +75,8 @@ export type Turn = {
   title?: Promise<string | null>;
   /** Who answers its approvals: the owner in the stream, or the staff (who are told: app/chat/staff/notify.ts). */
   approvals: 'owner' | 'staff';
+  /** The turn's end, written in the statement that saves its answer (app/chat/running-turns.ts). */
+  ending?: TurnEnding;
 };
 
 /**
@@ -181,7 +184,8 @@ export async function streamTurn(turn: Turn): Promise<ReadableStream<UIMessageCh
 
 /**
  * Runs the turn's model calls (`callModel`) and saves what `run` answers: the assistant message
- * with one usage row per model call and the release of their reservations, in one statement.
+ * with one usage row per model call, the release of their reservations and the turn's end, in one
+ * statement.
  */
 async function saved(
   turn: Turn,
@@ -191,7 +195,7 @@ async function saved(
   const { deps, model } = turn;
   let conversationId: string | undefined;
   try {
-    return await callModel(
+    const result = await callModel(
       deps,
       model,
       {
@@ -201,16 +205,25 @@ async function saved(
         alongside: async (stopped) => {
           conversationId = await turn.conversationId;
           const answer = stopped?.answer;
-          if (!answer || answer.parts.length === 0) return undefined;
-          return messageWrites(
-            conversationId,
-            { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] },
-            deps.clock(),
-          );
+          const writes = [
+            ...(answer && answer.parts.length > 0
+              ? [
+                  messageWrites(
+                    conversationId,
+                    { id: answer.id, role: 'assistant', parts: answer.parts as StoredMessage['parts'] },
+                    deps.clock(),
+                  ),
+                ]
+              : []),
+            ...(turn.ending ? [turn.ending.write()] : []),
+          ];
+          return writes.length === 0 ? undefined : sql.fragment`${sql.join(writes, sql.fragment`, `)}`;
         },
       },
       run,
     );
+    turn.ending?.written();
+    return result;
   } catch (error) {
     if (error instanceof UsageNotRecorded) throw notSaved(turn, conversationId, error);
     throw error;

@@ -1,6 +1,7 @@
 import type {
   EmbeddingModelV3Middleware,
   LanguageModelV3CallOptions,
+  LanguageModelV3FinishReason,
   LanguageModelV3Middleware,
   LanguageModelV3StreamPart,
   LanguageModelV3Usage,
@@ -41,37 +42,46 @@ export type Meter = {
  * - records the usage the provider reports (streamed: its `finish` part, which a stopped turn still
  *   records; generated: the result), input tokens counted without the cached ones, and the
  *   milliseconds from sending the request to its last part;
- * - settles each call's reservation to its actual cost as soon as the provider reports it; the
+ * - settles a call's reservation to its actual cost as soon as the provider reports it when it
+ *   must (`mustSettle`: the report is past the worst case, or the turn goes on with tools); the
  *   statement that writes the usage rows releases it.
  */
 export function modelMeter(deps: ReserveDeps, account: { organizationId: string; modelId: string }): Meter {
   const calls: MeteredCall[] = [];
   const reservations: string[] = [];
 
-  async function reserve(params: LanguageModelV3CallOptions) {
+  async function reserve(params: LanguageModelV3CallOptions): Promise<Reserved> {
     const outputTokens = params.maxOutputTokens ?? deps.config.ai.budgetOutputTokens;
+    let worst: WorstCase | undefined;
     const id = await reserveCall(deps, {
       ...account,
-      worstCase: () => ({ inputTokens: Math.ceil(promptTokens(params.prompt, params.tools) * INPUT_ESTIMATE_MARGIN), outputTokens }),
+      worstCase: () =>
+        (worst = { inputTokens: Math.ceil(promptTokens(params.prompt, params.tools) * INPUT_ESTIMATE_MARGIN), outputTokens }),
     });
-    if (id === null) return { id, sent: params };
+    if (id === null || worst === undefined) return { reservation: null, sent: params };
     reservations.push(id);
-    return { id, sent: params.maxOutputTokens === undefined ? { ...params, maxOutputTokens: outputTokens } : params };
+    return {
+      reservation: { id, worst },
+      sent: params.maxOutputTokens === undefined ? { ...params, maxOutputTokens: outputTokens } : params,
+    };
   }
 
-  function measured(usage: LanguageModelV3Usage, id: string | null, started: number) {
+  function measured(
+    usage: LanguageModelV3Usage,
+    finishReason: LanguageModelV3FinishReason,
+    reservation: Reservation | null,
+    started: number,
+  ) {
     const call = { ...tokensOf(usage), latencyMs: Math.round(performance.now() - started), finishedAt: deps.clock() };
     calls.push(call);
-    // Settled at once to the reported cost: a provider reporting more than the worst case reserved
-    // holds the excess against the budget before any other call is admitted (a settle deferred to
-    // the usage row's write let 30 parallel turns pass a $0.02 limit by 3 %).
-    if (id !== null) void settleCall(deps, id, { modelId: account.modelId, ...call });
+    if (reservation !== null && mustSettle(reservation.worst, call, finishReason))
+      void settleCall(deps, reservation.id, { modelId: account.modelId, ...call });
   }
 
   const middleware: LanguageModelV3Middleware = {
     specificationVersion: 'v3',
     wrapStream: async ({ params, model }) => {
-      const { id, sent } = await reserve(params);
+      const { reservation, sent } = await reserve(params);
       const started = performance.now();
       const result = await model.doStream(sent);
       let reported = false;
@@ -87,7 +97,7 @@ export function modelMeter(deps: ReserveDeps, account: { organizationId: string;
           // still records the call (the stop route saves "the usage already reported").
           if (part.type === 'finish' && !reported) {
             reported = true;
-            measured(part.usage, id, started);
+            measured(part.usage, part.finishReason, reservation, started);
           }
           controller.enqueue(part);
         },
@@ -96,14 +106,40 @@ export function modelMeter(deps: ReserveDeps, account: { organizationId: string;
       return { ...result, stream };
     },
     wrapGenerate: async ({ params, model }) => {
-      const { id, sent } = await reserve(params);
+      const { reservation, sent } = await reserve(params);
       const started = performance.now();
       const result = await model.doGenerate(sent);
-      measured(result.usage, id, started);
+      measured(result.usage, result.finishReason, reservation, started);
       return result;
     },
   };
   return { middleware, calls, reservations };
+}
+
+type WorstCase = { inputTokens: number; outputTokens: number };
+type Reservation = { id: string; worst: WorstCase };
+type Reserved = { reservation: Reservation | null; sent: LanguageModelV3CallOptions };
+
+/**
+ * Whether a call's reservation is settled as soon as the provider reports its usage (one statement
+ * more), rather than held at its worst case until the statement that writes the usage row releases
+ * it, moments later:
+ * - the provider reported more than the worst case reserved (input and cached tokens past the
+ *   reserved input: `reserveUsage` prices each reserved input token at the dearer of the two
+ *   prices; or output past the limit sent): the excess is held before any other call is admitted
+ *   (a settlement deferred to the usage row's write let 30 parallel turns pass a $0.02 limit by 3 %);
+ * - the call asked for tools (`tool-calls`): the turn goes on with the tools and another call, and
+ *   its worst case would be held, needlessly, through both.
+ * A call within its worst case that ends its turn is not settled: the hold only ever stays above
+ * the cost, so no call is admitted that an immediate settlement would have refused.
+ */
+export function mustSettle(
+  worst: WorstCase,
+  reported: { inputTokens: number; cacheReadTokens: number; outputTokens: number },
+  finishReason: LanguageModelV3FinishReason,
+): boolean {
+  const beyond = reported.inputTokens + reported.cacheReadTokens > worst.inputTokens || reported.outputTokens > worst.outputTokens;
+  return beyond || finishReason.unified === 'tool-calls';
 }
 
 function tokensOf(usage: LanguageModelV3Usage) {

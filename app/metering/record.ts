@@ -71,6 +71,11 @@ export async function recordModelCalls(
     createdAt: options.notBefore && call.finishedAt.getTime() < options.notBefore.getTime() ? options.notBefore : call.finishedAt,
   }));
   if (rows.length === 0 && alongside.length === 0) return;
-  await insertUsageEvents(deps.db, rows, alongside.length > 0 ? sql.fragment`${sql.join(alongside, sql.fragment`, `)}` : undefined);
-  if (rows.length > 0) await afterUsageWritten(deps, account.organizationId);
+  const startedAt = performance.now();
+  const { costUsd } = await insertUsageEvents(
+    deps.db,
+    rows,
+    alongside.length > 0 ? sql.fragment`${sql.join(alongside, sql.fragment`, `)}` : undefined,
+  );
+  if (rows.length > 0) await afterUsageWritten(deps, account.organizationId, { costUsd, startedAt });
 }

@@ -1,5 +1,5 @@
 import type { CommonQueryMethods } from 'slonik';
-import { listOfferableToolsForUser, type OfferedStatus } from '../../sql/tool-permissions.ts';
+import { listOfferableToolsForUser, type OfferableToolRow, type OfferedStatus } from '../../sql/tool-permissions.ts';
 import { findBuiltinTool, parseProviderKey, type ToolProvider } from './builtins.ts';
 
 /** A tool offered to the model for one user's conversation with one agent. */
@@ -31,7 +31,11 @@ const describe = (toolName: string, provider: ToolProvider | null): string | nul
  * (app/agents/scope.ts), the chat stream and `GET .../tools/effective`.
  */
 export async function offeredToolsOf(db: CommonQueryMethods, agentId: string, userId: string | null): Promise<Map<string, OfferedTool>> {
-  const rows = await listOfferableToolsForUser(db, agentId, userId);
+  return offeredToolsFrom(await listOfferableToolsForUser(db, agentId, userId));
+}
+
+/** `offeredToolsOf` from the rows `listOfferableToolsForUser` answers (read with a chat turn's other reads: sql/chat-turn-reads.ts). */
+export function offeredToolsFrom(rows: readonly OfferableToolRow[]): Map<string, OfferedTool> {
   return new Map(
     rows.map((row) => {
       const provider = parseProviderKey(row.providerKey);

@@ -4,8 +4,9 @@
  *
  * - **Budget reservation.** Text turns at c=1 of one model call each (titles off), alternating in
  *   rounds between the organization without a budget, with one far from its limit but not
- *   enforced (no reservation), and with it enforced (`reserve_usage` before the call, its
- *   settlement after); the reservation is the difference of the last two. Per
+ *   enforced (no reservation), and with it enforced (`reserve_usage` before the call; a settlement
+ *   after it only for a call past its worst case or asking for tools, none here); the reservation
+ *   is the difference of the last two. Per
  *   variant: the service's CPU per turn, its PostgreSQL statements per turn, first chunk and whole
  *   turn p50. Then the two statements alone, timed from this process through a slonik pool, one
  *   after the other (their round trip and PostgreSQL's work, no service around them).
@@ -98,12 +99,13 @@ export async function measureMetering(): Promise<string[]> {
 
   // The reservation: one service, titles off (one model call a turn), the budget switched between
   // rounds. A budget alone (not enforced) reads the spend at the turn's door and checks its alerts
-  // after the usage write; enforcing it adds the reservation and its settlement to each model call.
+  // after the usage write; enforcing it adds the reservation to each model call (and its
+  // settlement to a call that asks for tools or is reported past its worst case: none here).
   const plain = await startService({ databaseUrl: db.url, gatewayUrl: provider.url, titleModel: UNPRICED_TITLE_MODEL });
   const budgets: [Variant, BudgetState][] = [
     [variant('no budget'), 'none'],
     [variant('budget, not enforced: no reservation'), 'alerts'],
-    [variant('budget enforced: reserve, then settle'), 'enforced'],
+    [variant('budget enforced: reserve (released by the usage write)'), 'enforced'],
   ];
   await runConcurrent(40, 1, turn(plain));
   for (let i = 0; i < ROUNDS; i++) {

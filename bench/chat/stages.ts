@@ -53,7 +53,12 @@ const RULES: Rule[] = [
   { stage: 'token', url: /\/node_modules\/(jsonwebtoken|jws|jwa)\// },
   { stage: 'policy', url: /\/app\/core\/auth\.ts$/, functions: /^checkPolicy$/ },
   { stage: 'policy', url: /\/sql\/policies\.ts$/ },
-  { stage: 'reads', url: /\/sql\/chat-conversations\.ts$/, functions: /^(findConversationHistory|findConversation)$/ },
+  {
+    stage: 'reads',
+    url: /\/sql\/chat-conversations\.ts$/,
+    functions: /^(findConversationHistory|findConversation|conversationHistoryOf)$/,
+  },
+  { stage: 'reads', url: /\/sql\/chat-turn-reads\.ts$/ },
   { stage: 'history write', url: /\/sql\/(chat-conversations|tool-approvals)\.ts$/ },
   { stage: 'history write', url: /\/app\/chat\/history\.ts$/ },
   { stage: 'history write', url: /\/app\/chat\/admission\.ts$/, functions: /^(readIncoming|answerOf|invalid)$/ },

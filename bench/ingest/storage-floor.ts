@@ -23,7 +23,7 @@ export async function storageAlone(db: DatabasePool, rows: UsageEventInput[], ba
     while (next < batches.length) {
       const batch = batches[next++]!;
       const sent = performance.now();
-      const inserted = await insertUsageEvents(db, batch);
+      const { inserted } = await insertUsageEvents(db, batch);
       latencies.push(performance.now() - sent);
       stored += inserted;
     }

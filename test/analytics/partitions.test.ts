@@ -143,9 +143,11 @@ test('retention drops whole raw months: rollup answers of windows on slot and da
   t.is(agentRow(byAgentAfter)?.executionsCount, 1);
   // An ingested event of a dropped month is still a duplicate: its key outlives its row.
   t.is(
-    await insertUsageEvents(db.pool, [
-      { ...ingested(tenant.organizationId), ingestKey: 'event:january', createdAt: '2031-01-25T09:00:00.000Z' },
-    ]),
+    (
+      await insertUsageEvents(db.pool, [
+        { ...ingested(tenant.organizationId), ingestKey: 'event:january', createdAt: '2031-01-25T09:00:00.000Z' },
+      ])
+    ).inserted,
     0,
   );
 });

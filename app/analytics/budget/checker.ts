@@ -5,7 +5,6 @@ import {
   listBudgetAlertRecipients,
   listBudgetedOrganizationIds,
   tryBudgetSweepLock,
-  findSpendOfDays,
   findUsageLimits,
 } from '../../../sql/usage-budgets.ts';
 import { deleteExpiredReservations } from '../../../sql/usage-reservations.ts';
@@ -79,14 +78,14 @@ type Checks = { running: Promise<void>; queued?: Promise<void> };
 const checksByPool = new WeakMap<object, Map<string, Checks>>();
 
 /**
- * Call after every write of an organization's usage (events, OTLP, chat, import): an alert
- * leaves with the write that caused it. Writes that finish while a check of their organization
+ * Call after every write of an organization's usage (events, OTLP, chat, import), with the write's
+ * cost when it is known (`usageWritten`): an alert leaves with the write that caused it. Writes that finish while a check of their organization
  * runs share one check that starts after it (it sees all of them), so concurrent batches of one
  * organization do not each run their own. Never throws: the usage is already stored, and the
  * once-a-minute sweep retries what failed here.
  */
-export function afterUsageWritten(deps: BudgetCheckDeps, organizationId: string): Promise<void> {
-  usageWritten(deps.db, organizationId);
+export function afterUsageWritten(deps: BudgetCheckDeps, organizationId: string, write?: UsageWrite): Promise<void> {
+  usageWritten(deps.db, organizationId, write);
   const checks = checksByPool.get(deps.db) ?? new Map<string, Checks>();
   checksByPool.set(deps.db, checks);
   const current = checks.get(organizationId);
@@ -145,7 +144,18 @@ type Gate = { limitUsd: number; spentUsd: number } | null;
  * `budget`: what the read found, once it has: no budget, one not enforced (both a null gate, which
  * no spend changes) or an enforced one.
  */
-type Entry = { gate: Promise<Gate>; readAt: number; budget?: 'none' | 'unenforced' | 'enforced'; planLimited?: boolean };
+type Entry = {
+  gate: Promise<Gate>;
+  readAt: number;
+  budget?: 'none' | 'unenforced' | 'enforced';
+  planLimited?: boolean;
+  /** The gate once read (and the cost of this process's usage writes since added to its spend), and when it was. */
+  value?: Gate;
+  answeredAt?: number;
+};
+
+/** A usage write of this process: what its rows cost and when its statement was sent (`performance.now()`). */
+export type UsageWrite = { costUsd: number; startedAt: number };
 
 /** Per pool (a test app, the service), per organization: the last read and when it started. */
 const gatesByPool = new WeakMap<object, Map<string, Entry>>();
@@ -153,17 +163,20 @@ const gatesByPool = new WeakMap<object, Map<string, Entry>>();
 const MAX_ENTRIES = 10_000;
 
 async function readGate(deps: GateDeps, organizationId: string, entry: Entry): Promise<Gate> {
-  const limits = await findUsageLimits(deps.db, organizationId);
+  const now = deps.clock();
+  // A whole UTC month is whole days: the day rollup alone answers its spend (one index range, no raw rows).
+  const month = {
+    from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+    to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
+  };
+  const limits = await findUsageLimits(deps.db, organizationId, month);
   entry.budget = limits.budgetEnforced === null ? 'none' : limits.budgetEnforced ? 'enforced' : 'unenforced';
   // A plan's monthlyUsageUsd holds like an enforced budget; the lower limit of the two applies.
   entry.planLimited = limits.planLimitUsd !== null;
   const held = [...(limits.budgetEnforced ? [limits.budgetLimitUsd!] : []), ...(limits.planLimitUsd === null ? [] : [limits.planLimitUsd])];
-  if (held.length === 0) return null;
-  const now = deps.clock();
-  const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const to = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-  // A whole UTC month is whole days: the day rollup alone answers it (one index range, no raw rows).
-  return { limitUsd: Math.min(...held), spentUsd: await findSpendOfDays(deps.db, organizationId, from, to) };
+  entry.value = held.length === 0 ? null : { limitUsd: Math.min(...held), spentUsd: limits.spentUsd ?? 0 };
+  entry.answeredAt = performance.now();
+  return entry.value;
 }
 
 /**
@@ -209,15 +222,27 @@ export function spendChanged(pool: object, organizationId: string): void {
 }
 
 /**
- * Forgets the read after the organization's usage was written, unless it found no enforced budget:
- * spend alone cannot turn that answer into a refusal (a budget change calls `spendChanged`). An
- * organization without an enforced budget so keeps its one read per `SPEND_MAX_AGE_MS` while its
- * turns write usage, instead of a budget read before every turn (bench/chat).
+ * After the organization's usage was written in this process: a read that found no enforced budget
+ * is kept (spend alone cannot turn that answer into a refusal; a budget change calls
+ * `spendChanged`), so an organization without one keeps its one read per `SPEND_MAX_AGE_MS` while
+ * its turns write usage. A read that found a limit gets the cost of a `write` sent after it
+ * answered added to its spend (its snapshot cannot hold that write): an enforced budget's turns so
+ * read the stored spend once per `SPEND_MAX_AGE_MS`, not before every turn. Any other read (still
+ * running, or answered after the write was sent: it may or may not hold it) or a write of unknown
+ * cost forgets it: the next turn reads the stored spend.
  */
-export function usageWritten(pool: object, organizationId: string): void {
+export function usageWritten(pool: object, organizationId: string, write?: UsageWrite): void {
   const entries = gatesByPool.get(pool);
   const entry = entries?.get(organizationId);
-  if ((entry?.budget !== 'none' && entry?.budget !== 'unenforced') || entry.planLimited) entries?.delete(organizationId);
+  if (!entry) return;
+  if ((entry.budget === 'none' || entry.budget === 'unenforced') && !entry.planLimited) return;
+  if (write && entry.value && entry.answeredAt !== undefined && entry.answeredAt < write.startedAt) {
+    // To the 10 decimals costs are stored with: float sums drift (0.6 + 0.3 + 0.1 < 1).
+    entry.value = { ...entry.value, spentUsd: Number((entry.value.spentUsd + write.costUsd).toFixed(10)) };
+    entry.gate = Promise.resolve(entry.value);
+    return;
+  }
+  entries!.delete(organizationId);
 }
 
 /**

@@ -23,7 +23,8 @@ export async function storeIngestedEvents(
   eventAt: (index: number) => IngestedUsageEvent,
 ): Promise<IngestResult> {
   const unstored = await findUnstoredIngestKeys(deps.db, organizationId, ingestKeys);
-  const accepted = await insertUsageEvents(deps.db, unstored.map(eventAt));
-  if (accepted > 0) await afterUsageWritten(deps, organizationId);
+  const startedAt = performance.now();
+  const { inserted: accepted, costUsd } = await insertUsageEvents(deps.db, unstored.map(eventAt));
+  if (accepted > 0) await afterUsageWritten(deps, organizationId, { costUsd, startedAt });
   return { accepted, duplicates: ingestKeys.length - accepted };
 }

@@ -191,11 +191,23 @@ test.serial('Stop asks the service to stop the turn: the model call is dropped a
 });
 
 test.serial('a reload in the middle of an answer follows it from its first chunk to its end', async (t) => {
-  const { page, send } = await chatPage(t, () => ({ kind: 'drip', text: 'A slow and steady answer.', everyMs: 60 }));
+  // The provider holds after "A slow" until the reloaded page follows the stream: however slow the
+  // machine, the reload lands in the middle of the answer.
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const { page, send } = await chatPage(t, () => ({
+    kind: 'drip',
+    text: 'A slow and steady answer.',
+    everyMs: 20,
+    holdAfter: 'A slow'.length,
+    release: released,
+  }));
   await send('answer slowly');
   await page.locator('#messages', { hasText: 'A slow' }).waitFor();
   await page.reload();
   await page.locator('#chat[data-status="streaming"]').waitFor();
+  await page.locator('#messages', { hasText: 'A slow' }).waitFor();
+  release();
   await page.locator('#messages', { hasText: 'A slow and steady answer.' }).waitFor();
   await page.locator('#chat[data-status="ready"]').waitFor();
   // One answer, not a copy: the resumed stream continued the message it had started.

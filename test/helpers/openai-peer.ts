@@ -28,9 +28,10 @@ export type Reply =
   /**
    * A slow provider: each character of `text` in its own chunk, one every `everyMs`, then the usual
    * end; with `forever`, after the text one byte every `everyMs` (an SSE comment line, which
-   * keeps an idle timeout at bay) until the client leaves.
+   * keeps an idle timeout at bay) until the client leaves. With `holdAfter`, the drip stops after
+   * that many characters until `release` settles (a test's own moment, not a race with the clock).
    */
-  | { kind: 'drip'; text: string; everyMs: number; usage?: Usage; forever?: boolean };
+  | { kind: 'drip'; text: string; everyMs: number; usage?: Usage; forever?: boolean; holdAfter?: number; release?: Promise<void> };
 
 export type ToolCall = { toolName: string; input: unknown; id: string };
 
@@ -242,7 +243,10 @@ function answer(reply: Reply, body: ChatRequest, response: ServerResponse) {
       send(chunk(body.model, { role: 'assistant', content: '' }));
       const characters = [...reply.text];
       let sent = 0;
+      let released = reply.release === undefined;
+      void reply.release?.then(() => (released = true));
       const timer = setInterval(() => {
+        if (!released && sent === reply.holdAfter) return;
         if (sent < characters.length) {
           send(chunk(body.model, { content: characters[sent++] }));
         } else if (reply.forever) {

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { Route } from './route.ts';
 import { makeAjv } from './validation.ts';
 
@@ -47,18 +47,31 @@ export function closedCopy(schema: unknown, insideAllOf = false): unknown {
 const closeEach = (properties: unknown) =>
   Object.fromEntries(Object.entries(properties as Record<string, unknown>).map(([name, value]) => [name, closedCopy(value)]));
 
+/** One compilation per declared schema, shared by every app of the process. */
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+/** Compiles the closed copy of a declared answer schema now (or finds it compiled). */
+export function compileResponseSchema(schema: TSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = responseAjv.compile(closedCopy(JSON.parse(JSON.stringify(schema))) as TSchema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
 /**
- * Compiles, once at mount time, the check of a route's success answer against its declared schema
- * (closed, see `closedCopy`). Returns undefined when the success status declares no schema.
- * The answer is checked as it will be sent: after a JSON round trip (`toJSON` applied); a Buffer
- * is JSON serialized ahead of time (the analytics cache) and is parsed.
+ * The check of a route's success answer against its declared schema (closed, see `closedCopy`),
+ * compiled at the route's first answer. Returns undefined when the success status declares no
+ * schema. The answer is checked as it will be sent: after a JSON round trip (`toJSON` applied); a
+ * Buffer is JSON serialized ahead of time (the analytics cache) and is parsed.
  */
 export function compileResponseCheck(route: Route, status: number): ((body: unknown) => void) | undefined {
   const schema = route.responses[status]?.schema;
   if (!schema) return undefined;
-  const validate = responseAjv.compile(closedCopy(JSON.parse(JSON.stringify(schema))) as TSchema);
   const name = `${route.method} /api${route.path}`;
   return (body) => {
+    const validate = compileResponseSchema(schema);
     const sent: unknown = Buffer.isBuffer(body)
       ? JSON.parse(body.toString('utf8'))
       : body === undefined

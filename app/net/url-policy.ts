@@ -2,7 +2,8 @@ import { lookup as dnsLookupCallback, type LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
 import type { Config } from '../config.ts';
 
 /**
@@ -208,6 +209,9 @@ export function checkUrlTextToSave(raw: string, policy: UrlPolicy): URL {
   return checkUrlText(raw, policy).url;
 }
 
+/** undici's Agent, loaded at the first outbound session, not at start (its 110 modules). */
+let undiciAgent: typeof Undici.Agent | undefined;
+
 /**
  * An undici dispatcher for Node's global fetch whose socket `lookup` checks, at connect time,
  * every address a host name resolves to with `isPublicAddress`. `checkOutboundUrl` checks the
@@ -217,8 +221,9 @@ export function checkUrlTextToSave(raw: string, policy: UrlPolicy): URL {
  *
  * undici 7.29.1, the version bundled with Node 24.21, so its dispatcher fits the global fetch.
  */
-export function guardedAgent(policy: UrlPolicy, resolve?: HostLookup): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(policy, resolve) }, keepAliveTimeout: 1_000 });
+export function guardedAgent(policy: UrlPolicy, resolve?: HostLookup): Undici.Agent {
+  undiciAgent ??= (createRequire(import.meta.url)('undici') as typeof Undici).Agent;
+  return new undiciAgent({ connect: { lookup: guardedLookup(policy, resolve) }, keepAliveTimeout: 1_000 });
 }
 
 export function guardedLookup(policy: UrlPolicy, resolve?: HostLookup): LookupFunction {

@@ -62,18 +62,25 @@ function stringOf(schema: JsonSchema, name: string, hints: Hints): fc.Arbitrary<
     );
   }
   const known = hints.known(name);
-  if (known.length) return fc.oneof(fc.constantFrom(...known), fc.string({ minLength, maxLength }));
-  if (typeof schema.pattern === 'string') {
-    try {
-      const pattern = new RegExp(schema.pattern as string, 'u');
-      return fc
-        .stringMatching(pattern)
-        .filter((text) => text.length >= minLength && text.length <= ((schema.maxLength as number | undefined) ?? Infinity));
-    } catch {
-      // A pattern fast-check cannot read: plain strings, which the server may refuse.
-    }
+  // Drawn text obeys the schema's pattern beside known values too: an id drawn as '' or with a '/'
+  // would never reach its route (a path segment is never empty), so it would test nothing.
+  const drawn = patternedString(schema, minLength) ?? fc.string({ minLength, maxLength, unit: 'grapheme' });
+  if (known.length) return fc.oneof(fc.constantFrom(...known), drawn);
+  return drawn;
+}
+
+/** Strings matching the schema's `pattern`, or undefined without one (or one fast-check cannot read). */
+function patternedString(schema: JsonSchema, minLength: number): fc.Arbitrary<string> | undefined {
+  if (typeof schema.pattern !== 'string') return undefined;
+  try {
+    const pattern = new RegExp(schema.pattern, 'u');
+    return fc
+      .stringMatching(pattern)
+      .filter((text) => text.length >= minLength && text.length <= ((schema.maxLength as number | undefined) ?? Infinity));
+  } catch {
+    // A pattern fast-check cannot read: plain strings, which the server may refuse.
+    return undefined;
   }
-  return fc.string({ minLength, maxLength, unit: 'grapheme' });
 }
 
 function integerOf(schema: JsonSchema): fc.Arbitrary<number> {

@@ -25,7 +25,7 @@ export async function snapshotAgency(db: DatabasePool, organizationId: string): 
   const agents = sql.fragment`(SELECT id FROM agents WHERE organization_id = ${organizationId})`;
   const endUsers = sql.fragment`(SELECT id FROM end_users WHERE organization_id = ${organizationId})`;
   const snapshot = new Map<string, string[]>();
-  for (const { table, column } of [...columns, { table: 'organizations', column: 'id' }]) {
+  for (const { table, column } of columns) {
     const owned =
       column === 'user_id'
         ? sql.fragment`${sql.identifier([column])} IN ${users}`
@@ -41,6 +41,14 @@ export async function snapshotAgency(db: DatabasePool, organizationId: string): 
       rows.map((row) => row.row_text),
     );
   }
+  // The organization's plan apart from the rest of its row: a business's plan move by its agency
+  // (a right the agency has) writes only these two columns (see `siblingChangesNotByItsAgency`).
+  const organization = await db.any(sql.type(RowText)`
+    SELECT (to_jsonb(o) - 'plan_id' - 'updated_at')::text AS row_text FROM organizations o WHERE id = ${organizationId}
+    UNION ALL
+    SELECT jsonb_build_object('plan_id', plan_id, 'updated_at', updated_at)::text FROM organizations WHERE id = ${organizationId}`);
+  snapshot.set('organizations.id', [organization[0]?.row_text ?? '-']);
+  snapshot.set('organizations.plan_id', [organization[1]?.row_text ?? '-']);
   return snapshot;
 }
 

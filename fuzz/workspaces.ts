@@ -116,8 +116,12 @@ export async function workspaceTrespass(
   };
 }
 
-/** Written by the agency's own plan move (`PUT /api/agency/businesses/{businessId}/plan`), a right the agency has over its clients. */
-const AGENCY_MOVE_TABLES = ['business_plan_periods.'];
+/**
+ * Written by the agency's own plan move (`PUT /api/agency/businesses/{businessId}/plan`), a right
+ * the agency has over its clients: a plan period, and the business's `plan_id` and `updated_at`
+ * (snapshotted apart from the rest of its row, `snapshotAgency`).
+ */
+const AGENCY_MOVE_TABLES = ['business_plan_periods.', 'organizations.plan_id '];
 
 /**
  * The sibling's changed tables less those its own agency changed legitimately: a plan period is

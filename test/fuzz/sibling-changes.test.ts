@@ -34,3 +34,10 @@ test("a sibling's plan period stays a problem without a move by its agency's sta
     CHANGED,
   );
 });
+
+test("a sibling's plan and updated_at written by its agency's move are excused; the rest of its organization row is not", (t) => {
+  const plan = 'organizations.plan_id (-1 +1: was {"plan_id": "a", "updated_at": "t1"}; now {"plan_id": "b", "updated_at": "t2"})';
+  const renamed = 'organizations.id (-1 +1: was {"name": "Florist"}; now {"name": "Renamed"})';
+  t.deepEqual(siblingChangesNotByItsAgency([plan, renamed], [move('owner@demo.test', 200)], SIBLING, ['owner@demo.test']), [renamed]);
+  t.deepEqual(siblingChangesNotByItsAgency([plan], [move('owner@bakery.test', 200)], SIBLING, ['owner@demo.test']), [plan]);
+});

@@ -59,13 +59,21 @@ const ChannelWithSecret = Channel.extend({
   agentName: z.string(),
   secretKeyId: z.string().nullable(),
   secretCiphertext: z.instanceof(Buffer).nullable(),
+  /** The brand in force for the channel's organization (its own, else its agency's): null for none. */
+  brand: z.strictObject({ productName: z.string(), primaryColor: z.string() }).nullable(),
 }).strict();
 export type ChannelWithSecret = z.infer<typeof ChannelWithSecret>;
 
-/** The enabled channel of this publishable key whose agent is in use, with the agent's name and the sealed secret; else null. */
+/**
+ * The enabled channel of this publishable key whose agent is in use, with the agent's name, the
+ * sealed secret and the brand in force (one statement: a session is opened on it); else null.
+ */
 export function findChannelByKey(db: CommonQueryMethods, publishableKey: string) {
   return db.maybeOne(sql.type(ChannelWithSecret)`
-    SELECT ${channelColumns}, a.name AS "agentName", c.secret_key_id AS "secretKeyId", c.secret_ciphertext AS "secretCiphertext"
+    SELECT ${channelColumns}, a.name AS "agentName", c.secret_key_id AS "secretKeyId", c.secret_ciphertext AS "secretCiphertext",
+      (SELECT json_build_object('productName', b.product_name, 'primaryColor', b.primary_color)
+       FROM organizations o JOIN organization_brandings b ON b.organization_id = coalesce(o.parent_id, o.id)
+       WHERE o.id = c.organization_id) AS brand
     FROM agent_channels c JOIN agents a ON a.id = c.agent_id AND a.archived_at IS NULL
     WHERE c.publishable_key = ${publishableKey} AND c.enabled`);
 }

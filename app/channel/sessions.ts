@@ -1,4 +1,4 @@
-import { brandOf } from '../branding/brand.ts';
+import { PRODUCT_BRAND } from '../branding/brand.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Context } from 'koa';
 import { uuidv7 } from 'uuidv7';
@@ -45,7 +45,7 @@ export async function openSession(deps: AppDeps, ctx: Context, body: Static<type
   if (!known && origin === '') throw originNotAllowed();
   const visitor = known ? undefined : await visitorOf(deps, channel, body.visitorToken, now);
   const endUser = known ?? visitor!.endUser;
-  const brand = await brandOf(deps.db, channel.organizationId);
+  const brand = channel.brand ?? PRODUCT_BRAND;
   const sessionToken = signSessionToken(
     { endUserId: endUser.id, agentId: channel.agentId, organizationId: channel.organizationId },
     deps.config.jwtSecret,

@@ -102,6 +102,10 @@ async function main() {
   const db = await createTestDatabase();
   await seedDemo(db.pool);
   const embedder = MODES.includes('embeddings') ? await startEmbedder() : undefined;
+  // On the platform key an unpriced embedding model is never called: the scripted one gets a price.
+  await db.pool.query(sql.unsafe`
+    INSERT INTO model_pricing (model_id, input_usd_per_mtok, output_usd_per_mtok, cache_read_usd_per_mtok)
+    VALUES ('bench/hash', 0.02, 0, 0) ON CONFLICT (model_id) DO NOTHING`);
   const defaults = testConfig({ nodeEnv: 'production' });
   // The corpus passes the default per-agent limits (100,000 passages): they are raised, the search's bounds are not.
   const unlimited = { maxDocumentsPerAgent: 1e7, maxChunksPerAgent: 1e8, maxChunksPerOrganization: 1e9 };

@@ -8,7 +8,7 @@ import { callModel } from '../metering/call.ts';
 import { modelFor } from '../metering/models.ts';
 import { accountOf } from '../metering/record.ts';
 import { DEMO_MODEL_ID } from '../metering/demo-model.ts';
-import { describeFailure, TurnNotSaved } from './turn.ts';
+import { describeFailure, TurnNotSaved } from './turn-failure.ts';
 import { uiMessageStream } from './ui-message-stream.ts';
 import { isPriced } from '../metering/prices.ts';
 

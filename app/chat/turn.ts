@@ -1,35 +1,25 @@
-import { APICallError } from '@ai-sdk/provider';
-import {
-  convertToModelMessages,
-  RetryError,
-  stepCountIs,
-  type StreamTextTransform,
-  type ToolSet,
-  type UIMessage,
-  type UIMessageChunk,
-} from 'ai';
+import { convertToModelMessages, stepCountIs, type StreamTextTransform, type ToolSet, type UIMessage, type UIMessageChunk } from 'ai';
 import { sql } from 'slonik';
 import { uuidv7 } from 'uuidv7';
 import { isEndUserScope, messageWrites, type ConversationScope, type StoredMessage } from '../../sql/chat-conversations.ts';
 import type { Agent } from '../../sql/agents.ts';
 import { forEndUsers } from '../analytics/budget/errors.ts';
 import type { AppDeps } from '../core/deps.ts';
-import { CodedError } from '../core/errors.ts';
 import { callModel, UsageNotRecorded, type LanguageCalls } from '../metering/call.ts';
 import type { ChatModel } from '../metering/models.ts';
 import { accountOf } from '../metering/record.ts';
-import type { ProviderFailure } from '../net/guarded-fetch.ts';
 import { requestToolApproval } from '../tools/approvals.ts';
 import { fitEveryCall } from './context-window.ts';
 import { notifyStaff } from './staff/notify.ts';
 import { TurnEnd, type TurnEnding } from './running-turns.ts';
+import { describeFailure, TurnNotSaved } from './turn-failure.ts';
 import { toolFailureText } from './tool-map.ts';
 import { uiMessageStream } from './ui-message-stream.ts';
 
 /*
  * One chat turn: the system message and settings of its model calls, the stream that runs them
- * and saves the answer with its usage, how a stopped turn ends, and the words of its `error` chunk
- * (`describeFailure`).
+ * and saves the answer with its usage, and how a stopped turn ends; the words of its `error` chunk
+ * are turn-failure.ts's.
  */
 
 /** The service's own note, added after the instructions only when the model is offered tools. */
@@ -274,35 +264,3 @@ export function endingChunk(signal: AbortSignal, finish: UIMessageChunk | undefi
   if (reason instanceof TurnEnd && reason.outcome === 'timed_out') return { type: 'error', errorText: reason.message };
   return { type: 'finish', finishReason: 'stop' };
 }
-
-/** Storing the turn failed after the stream had started (PostgreSQL lost mid-turn). */
-export class TurnNotSaved extends Error {
-  override name = 'TurnNotSaved';
-}
-
-/**
- * The text of the stream's `error` chunk: it names the cause in the service's own words. The
- * provider's text is never quoted (a provider may echo the request, key included).
- */
-export function describeFailure(error: unknown, failures: readonly ProviderFailure[]): string {
-  const tool = toolFailureText(error);
-  if (tool !== undefined) return tool;
-  // A refused budget reservation (app/metering/reservations.ts): the call was not made.
-  if (error instanceof CodedError) return `${error.errorCode}: ${error.messages.en}`;
-  if (error instanceof TurnNotSaved) return 'The conversation could not be saved; this answer was not kept. Try again.';
-  if (failures.includes('timeout')) return 'The model provider did not answer in time.';
-  if (failures.includes('too_large')) return 'The model provider sent more data than allowed.';
-  if (failures.includes('unreachable')) return 'The model provider could not be reached.';
-  const cause = RetryError.isInstance(error) ? error.lastError : error;
-  if (APICallError.isInstance(cause)) {
-    const status = cause.statusCode;
-    if (status === 401 || status === 403) return `The model provider refused the API key (HTTP ${status}).`;
-    if (status !== undefined) return `The model provider answered HTTP ${status}.`;
-    return 'The model provider could not be reached.';
-  }
-  if (isNamed(cause, ['AI_JSONParseError', 'AI_TypeValidationError', 'AI_InvalidResponseDataError', 'AI_EmptyResponseBodyError']))
-    return 'The model provider sent a malformed stream.';
-  return 'The chat failed unexpectedly.';
-}
-
-const isNamed = (error: unknown, names: string[]) => error instanceof Error && names.includes(error.name);
